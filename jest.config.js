@@ -1,0 +1,13 @@
+// jose v6 ships ESM only; Jest's CommonJS runtime cannot load it untransformed,
+// so ts-jest compiles it (allowJs) along with our TypeScript.
+/** @type {import('jest').Config} */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  transform: {
+    '^.+\\.[tj]s$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }],
+  },
+  transformIgnorePatterns: ['/node_modules/(?!jose/)'],
+  testTimeout: 20000,
+};

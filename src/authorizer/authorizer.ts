@@ -1,0 +1,48 @@
+import { ServiceUnavailableError } from '../http';
+
+/**
+ * One authorization question: may `principal` do `action` on `resource`, under the
+ * policy named by `policyPath`? The principal is the directory user id (the access
+ * token's `sub`); roles and relations are looked up in the directory, never the token.
+ */
+export interface AuthorizationRequest {
+  /** Directory user id. */
+  readonly principal: string;
+  /** Cedar action id, e.g. `DELETE` (RBAC app) or `update` (todo app). */
+  readonly action: string;
+  readonly resource: {
+    /** Cedar entity type without namespace, e.g. `Resource` or `Todo`. */
+    readonly type: string;
+    readonly id: string;
+    /** Extra facts about the resource, e.g. a todo's `owner` (a user id). */
+    readonly attributes?: Readonly<Record<string, string | number | boolean>>;
+  };
+  /**
+   * Topaz-style policy path `<policy name>.<action>`, e.g. `rbac.DELETE`. Named in
+   * 403 messages and sent to the edge as `policy_context.path`.
+   */
+  readonly policyPath: string;
+}
+
+export interface AuthorizationDecision {
+  readonly allowed: boolean;
+  readonly policyPath: string;
+}
+
+/**
+ * Answers authorization questions. `local` evaluates Cedar in-process; `edge` asks an
+ * edge authorizer over HTTP. Implementations throw {@link AuthorizerUnavailableError}
+ * when they cannot answer — callers then fail closed (503), never allow.
+ */
+export interface Authorizer {
+  readonly kind: 'local' | 'edge';
+  authorize(request: AuthorizationRequest): Promise<AuthorizationDecision>;
+  close(): Promise<void>;
+}
+
+/** The authorizer could not decide (edge unreachable, policy not loaded, …): 503. */
+export class AuthorizerUnavailableError extends ServiceUnavailableError {
+  constructor(message: string) {
+    super(message, 'authorizer_unavailable');
+  }
+}

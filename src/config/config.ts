@@ -1,0 +1,179 @@
+import { isAbsolute, resolve } from 'node:path';
+import { z } from 'zod';
+import { findProjectRoot } from './project-root';
+
+const port = z.coerce.number().int().min(0).max(65535);
+const url = z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ''));
+const seconds = z.coerce.number().int().positive();
+const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+const authorizerKind = z.enum(['local', 'edge']);
+
+/**
+ * Every environment variable Outpost reads, with its default. The README and
+ * `.env.example` document the same list; keep the three in step.
+ */
+const envSchema = z.object({
+  OUTPOST_HOST: z.string().min(1).default('127.0.0.1'),
+  OUTPOST_DATA_DIR: z.string().min(1).default('.data'),
+  LOG_LEVEL: logLevel.default('info'),
+
+  IDP_PORT: port.default(5556),
+  AUTH_URL: url.default('http://localhost:5556'),
+  IDP_ISSUER: url.optional(),
+  ACCESS_TOKEN_TTL: seconds.default(3600),
+  ID_TOKEN_TTL: seconds.default(3600),
+  API_AUDIENCE: z.string().min(1).default('urn:outpost:sample-api'),
+  DEMO_CLIENT_ID: z.string().min(1).default('outpost-demo-client'),
+  KEY_ROTATION_OVERLAP: seconds.default(24 * 3600),
+  LOGIN_MAX_FAILURES: z.coerce.number().int().positive().default(5),
+  LOGIN_FAILURE_WINDOW: seconds.default(300),
+
+  RBAC_PORT: port.default(3001),
+  APP_URL: url.default('http://localhost:3001'),
+  TODO_PORT: port.default(3002),
+  TODO_URL: url.default('http://localhost:3002'),
+  RBAC_POLICY: z.string().regex(/^[a-z][a-z0-9-]*$/).default('rbac'),
+  AUTHORIZER: authorizerKind.default('local'),
+  CLOCK_TOLERANCE: z.coerce.number().int().min(0).max(300).default(5),
+
+  CONTROL_PLANE_PORT: port.default(8585),
+  RELAY_URL: url.default('http://localhost:8585'),
+  EDGE_PORT: port.default(8383),
+  EDGE_URL: url.default('http://localhost:8383'),
+  DISCOVERY_INTERVAL: seconds.default(60),
+  DIRECTORY_SYNC_INTERVAL: seconds.default(60),
+  FULL_SYNC_INTERVAL: seconds.default(3600),
+  EDGE_CONNECTION_ID: z.string().min(1).optional(),
+  EDGE_CONNECTION_SECRET: z.string().min(1).optional(),
+  RELAY_EXEC_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  RELAY_HEARTBEAT_MS: z.coerce.number().int().positive().default(30_000),
+});
+
+/** The parsed, frozen configuration shared by every component. */
+export interface Config {
+  readonly host: string;
+  readonly projectRoot: string;
+  readonly dataDir: string;
+  readonly logLevel: z.infer<typeof logLevel>;
+  readonly idp: {
+    readonly port: number;
+    readonly url: string;
+    readonly issuer: string;
+    readonly accessTokenTtl: number;
+    readonly idTokenTtl: number;
+    readonly apiAudience: string;
+    readonly clientId: string;
+    readonly keyRotationOverlap: number;
+    readonly maxLoginFailures: number;
+    readonly loginFailureWindow: number;
+  };
+  readonly apps: {
+    readonly rbacPort: number;
+    readonly rbacUrl: string;
+    readonly todoPort: number;
+    readonly todoUrl: string;
+    readonly rbacPolicy: string;
+    readonly authorizer: z.infer<typeof authorizerKind>;
+    readonly clockTolerance: number;
+  };
+  readonly controlPlane: {
+    readonly port: number;
+    readonly url: string;
+    /** How long exec waits for the edge's confirmation before answering 504. */
+    readonly execTimeoutMs: number;
+    /** Ping period; a peer silent for a whole period is dropped. */
+    readonly heartbeatMs: number;
+  };
+  readonly edge: {
+    readonly port: number;
+    readonly url: string;
+    readonly discoveryInterval: number;
+    readonly directorySyncInterval: number;
+    readonly fullSyncInterval: number;
+    /** Connection credentials; when absent the edge reads `<dataDir>/demo-tenant.json`. */
+    readonly connectionId: string | undefined;
+    readonly connectionSecret: string | undefined;
+  };
+  /** The directory seed file shared by the IdP (users) and the directory (roles). */
+  readonly directorySeedFile: string;
+  /** Folder holding one sub-folder per policy (`policies/rbac`, …). */
+  readonly policiesDir: string;
+}
+
+/** Raised with every problem found in the environment at once. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * Parses the environment once into a frozen {@link Config}. The only place in Outpost
+ * that reads `process.env`; everything else receives the result.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const relevant = Object.fromEntries(
+    Object.keys(envSchema.shape)
+      .filter((key) => env[key] !== undefined && env[key] !== '')
+      .map((key) => [key, env[key]]),
+  );
+  const parsed = envSchema.safeParse(relevant);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
+  }
+  const e = parsed.data;
+  const projectRoot = findProjectRoot();
+  const config: Config = {
+    host: e.OUTPOST_HOST,
+    projectRoot,
+    dataDir: isAbsolute(e.OUTPOST_DATA_DIR) ? e.OUTPOST_DATA_DIR : resolve(projectRoot, e.OUTPOST_DATA_DIR),
+    logLevel: e.LOG_LEVEL,
+    idp: {
+      port: e.IDP_PORT,
+      url: e.AUTH_URL,
+      issuer: e.IDP_ISSUER ?? e.AUTH_URL,
+      accessTokenTtl: e.ACCESS_TOKEN_TTL,
+      idTokenTtl: e.ID_TOKEN_TTL,
+      apiAudience: e.API_AUDIENCE,
+      clientId: e.DEMO_CLIENT_ID,
+      keyRotationOverlap: e.KEY_ROTATION_OVERLAP,
+      maxLoginFailures: e.LOGIN_MAX_FAILURES,
+      loginFailureWindow: e.LOGIN_FAILURE_WINDOW,
+    },
+    apps: {
+      rbacPort: e.RBAC_PORT,
+      rbacUrl: e.APP_URL,
+      todoPort: e.TODO_PORT,
+      todoUrl: e.TODO_URL,
+      rbacPolicy: e.RBAC_POLICY,
+      authorizer: e.AUTHORIZER,
+      clockTolerance: e.CLOCK_TOLERANCE,
+    },
+    controlPlane: {
+      port: e.CONTROL_PLANE_PORT,
+      url: e.RELAY_URL,
+      execTimeoutMs: e.RELAY_EXEC_TIMEOUT_MS,
+      heartbeatMs: e.RELAY_HEARTBEAT_MS,
+    },
+    edge: {
+      port: e.EDGE_PORT,
+      url: e.EDGE_URL,
+      discoveryInterval: e.DISCOVERY_INTERVAL,
+      directorySyncInterval: e.DIRECTORY_SYNC_INTERVAL,
+      fullSyncInterval: e.FULL_SYNC_INTERVAL,
+      connectionId: e.EDGE_CONNECTION_ID,
+      connectionSecret: e.EDGE_CONNECTION_SECRET,
+    },
+    directorySeedFile: resolve(projectRoot, 'data', 'citadel-directory.json'),
+    policiesDir: resolve(projectRoot, 'policies'),
+  };
+  return deepFreeze(config);
+}
+
+function deepFreeze<T extends object>(value: T): T {
+  for (const child of Object.values(value)) {
+    if (child && typeof child === 'object') deepFreeze(child);
+  }
+  return Object.freeze(value);
+}

@@ -1,0 +1,101 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+
+/** Relations a user can hold on a resource, strongest first. */
+export const RELATIONS = ['owner', 'writer', 'reader'] as const;
+export type Relation = (typeof RELATIONS)[number];
+
+const roleSchema = z.object({ id: z.string().regex(/^[a-z_][a-z0-9_]*$/), includes: z.array(z.string()) });
+const userSchema = z.object({
+  id: z.string().min(1),
+  email: z.email(),
+  name: z.string().min(1),
+  roles: z.array(z.string()),
+});
+const resourceSchema = z.object({
+  id: z.string().regex(/^[A-Za-z0-9._-]+$/),
+  /** Relation → user ids (the seed file may name users by e-mail; they are resolved on load). */
+  relations: z.object({ owner: z.array(z.string()), writer: z.array(z.string()), reader: z.array(z.string()) }),
+});
+
+export const directoryDataSchema = z.object({
+  roles: z.array(roleSchema),
+  users: z.array(userSchema),
+  resources: z.array(resourceSchema),
+});
+
+export type Role = z.infer<typeof roleSchema>;
+export type DirectoryUser = z.infer<typeof userSchema>;
+export type DirectoryResource = z.infer<typeof resourceSchema>;
+
+/**
+ * The directory's content: who the users are, what roles exist and nest, and who
+ * holds which relation on which resource. Roles come from here, never from a token.
+ * `revision` increases with every change (the central directory's change counter).
+ */
+export interface DirectoryData {
+  readonly revision: number;
+  readonly roles: readonly Role[];
+  readonly users: readonly DirectoryUser[];
+  readonly resources: readonly DirectoryResource[];
+}
+
+/** The seed file adds the demo password (used by the IdP at first start only). */
+export interface DirectorySeed {
+  readonly demoPassword: string;
+  readonly directory: DirectoryData;
+}
+
+const seedSchema = directoryDataSchema.extend({ demo_password: z.string().min(8) });
+
+/**
+ * Reads and checks the seed file. Users named by e-mail in resource relations are
+ * resolved to their ids; unknown roles or users are reported, not ignored.
+ */
+export function loadDirectorySeed(file: string): DirectorySeed {
+  const raw = seedSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
+  const byEmail = new Map(raw.users.map((u) => [u.email, u.id]));
+  const userIds = new Set(raw.users.map((u) => u.id));
+  const roleIds = new Set(raw.roles.map((r) => r.id));
+  const problems: string[] = [];
+  for (const role of raw.roles) {
+    for (const inc of role.includes) if (!roleIds.has(inc)) problems.push(`role ${role.id} includes unknown role ${inc}`);
+  }
+  for (const user of raw.users) {
+    for (const role of user.roles) if (!roleIds.has(role)) problems.push(`user ${user.email} has unknown role ${role}`);
+  }
+  const resolveUser = (ref: string) => {
+    const id = byEmail.get(ref) ?? (userIds.has(ref) ? ref : undefined);
+    if (!id) problems.push(`unknown user ${ref} in resource relations`);
+    return id ?? ref;
+  };
+  const resources = raw.resources.map((r) => ({
+    id: r.id,
+    relations: {
+      owner: r.relations.owner.map(resolveUser),
+      writer: r.relations.writer.map(resolveUser),
+      reader: r.relations.reader.map(resolveUser),
+    },
+  }));
+  if (problems.length > 0) throw new Error(`invalid directory seed ${file}: ${problems.join('; ')}`);
+  return {
+    demoPassword: raw.demo_password,
+    directory: { revision: 1, roles: raw.roles, users: raw.users, resources },
+  };
+}
+
+/** Every role a user holds, with nested roles expanded (admin ⊃ editor ⊃ viewer). */
+export function effectiveRoles(directory: DirectoryData, userId: string): string[] {
+  const user = directory.users.find((u) => u.id === userId);
+  if (!user) return [];
+  const includes = new Map(directory.roles.map((r) => [r.id, r.includes]));
+  const seen = new Set<string>();
+  const stack = [...user.roles];
+  while (stack.length > 0) {
+    const role = stack.pop() as string;
+    if (seen.has(role)) continue;
+    seen.add(role);
+    stack.push(...(includes.get(role) ?? []));
+  }
+  return [...seen].sort();
+}

@@ -1,0 +1,76 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { Logger } from '../observability';
+import { HttpError, OAuthError } from './http-error';
+import './express-request';
+
+/** Which body shape an app uses for errors it did not raise itself. */
+export type ErrorShape = 'oauth' | 'api';
+
+/** Errors raised by body-parser (express.json), identified by their `type`, never their text. */
+interface BodyParserError {
+  type: string;
+  status?: number;
+}
+
+function isBodyParserError(err: unknown): err is BodyParserError {
+  return typeof err === 'object' && err !== null && typeof (err as BodyParserError).type === 'string';
+}
+
+function make(shape: ErrorShape, status: number, code: string, message: string): HttpError {
+  return shape === 'oauth' ? new OAuthError(status, code, message) : new HttpError(status, code, message);
+}
+
+/** Maps body-parser's failures to client errors; anything else is ours (undefined). */
+function fromBodyParser(err: unknown, shape: ErrorShape): HttpError | undefined {
+  if (!isBodyParserError(err)) return undefined;
+  const badRequest = shape === 'oauth' ? 'invalid_request' : 'bad_request';
+  switch (err.type) {
+    case 'entity.parse.failed':
+      return make(shape, 400, badRequest, 'the request body is not valid JSON');
+    case 'entity.too.large':
+      return make(shape, 413, shape === 'oauth' ? 'invalid_request' : 'payload_too_large', 'the request body is too large');
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return make(shape, 415, shape === 'oauth' ? 'invalid_request' : 'unsupported_media_type', 'unsupported body encoding');
+    case 'request.aborted':
+    case 'request.size.invalid':
+    case 'stream.encoding.set':
+      return make(shape, 400, badRequest, 'the request body could not be read');
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The one place where errors become responses (CONVENTIONS §4). Known errors keep their
+ * status, headers and body; everything else is a generic 500 `server_error` whose detail
+ * goes only to the log, tagged with the request id.
+ */
+export function createErrorHandler(logger: Logger, shape: ErrorShape): ErrorRequestHandler {
+  return function errorHandler(err, req, res, next) {
+    if (res.headersSent) {
+      next(err);
+      return;
+    }
+    const known = err instanceof HttpError ? err : fromBodyParser(err, shape);
+    if (known) {
+      if (known.status >= 500) logger.warn({ req_id: req.id, code: known.code }, known.message);
+      res.status(known.status).set(known.headers).json(known.toBody());
+      return;
+    }
+    logger.error({ req_id: req.id, err }, 'unhandled error');
+    const body =
+      shape === 'oauth'
+        ? { error: 'server_error', error_description: 'internal error' }
+        : { code: 'server_error', message: 'internal error' };
+    res.status(500).json(body);
+  };
+}
+
+/** Final route: unknown paths answer a JSON 404 instead of Express's HTML page. */
+export function notFound(shape: ErrorShape): RequestHandler {
+  return function notFoundHandler(req, _res, next) {
+    const message = `no route for ${req.method} ${req.path}`;
+    next(shape === 'oauth' ? new OAuthError(404, 'not_found', message) : new HttpError(404, 'not_found', message));
+  };
+}

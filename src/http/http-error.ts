@@ -1,0 +1,62 @@
+/**
+ * Errors that carry their HTTP shape. Handlers throw them; the one final error
+ * middleware of each app ({@link createErrorHandler}) turns them into responses.
+ */
+export class HttpError extends Error {
+  /** Extra response headers, e.g. `WWW-Authenticate` or `Retry-After`. */
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = new.target.name;
+    this.headers = headers;
+  }
+
+  /** The JSON body: `{code, message}` for Outpost's own APIs. */
+  toBody(): Record<string, unknown> {
+    return { code: this.code, message: this.message };
+  }
+}
+
+/**
+ * An error in the OAuth 2.0 shape `{error, error_description}` (RFC 6749 §5.2,
+ * RFC 6750 §3) used by the token endpoint and the bearer-token middleware.
+ */
+export class OAuthError extends HttpError {
+  override toBody(): Record<string, unknown> {
+    return { error: this.code, error_description: this.message };
+  }
+}
+
+/** 400 with the `{code, message}` body, for malformed requests to Outpost's own APIs. */
+export class BadRequestError extends HttpError {
+  constructor(message: string, code = 'bad_request') {
+    super(400, code, message);
+  }
+}
+
+/** 404 with the `{code, message}` body. */
+export class NotFoundError extends HttpError {
+  constructor(message: string, code = 'not_found') {
+    super(404, code, message);
+  }
+}
+
+/** 409 with the `{code, message}` body. */
+export class ConflictError extends HttpError {
+  constructor(message: string, code = 'conflict') {
+    super(409, code, message);
+  }
+}
+
+/** 503: a dependency we need (JWKS, authorizer) is unavailable. Fail closed. */
+export class ServiceUnavailableError extends HttpError {
+  constructor(message: string, code = 'service_unavailable') {
+    super(503, code, message);
+  }
+}

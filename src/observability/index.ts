@@ -1,0 +1,2 @@
+export { createLogger, silentLogger } from './logger';
+export type { Logger } from './logger';

@@ -1,0 +1,55 @@
+import { loadConfig, ConfigError } from '../../src/config';
+
+describe('loadConfig', () => {
+  it('applies the documented defaults', () => {
+    const config = loadConfig({});
+    expect(config.idp.port).toBe(5556);
+    expect(config.idp.url).toBe('http://localhost:5556');
+    expect(config.idp.issuer).toBe('http://localhost:5556');
+    expect(config.apps.rbacPort).toBe(3001);
+    expect(config.controlPlane.port).toBe(8585);
+    expect(config.edge.port).toBe(8383);
+    expect(config.apps.authorizer).toBe('local');
+    expect(config.dataDir).toMatch(/\.data$/);
+  });
+
+  it('returns a deeply frozen object', () => {
+    const config = loadConfig({});
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(Object.isFrozen(config.idp)).toBe(true);
+    expect(() => {
+      (config.idp as { port: number }).port = 1;
+    }).toThrow(TypeError);
+  });
+
+  it('reads overrides and strips trailing slashes from URLs', () => {
+    const config = loadConfig({ IDP_PORT: '6000', AUTH_URL: 'http://127.0.0.1:6000/', IDP_ISSUER: 'https://id.example/' });
+    expect(config.idp.port).toBe(6000);
+    expect(config.idp.url).toBe('http://127.0.0.1:6000');
+    expect(config.idp.issuer).toBe('https://id.example');
+  });
+
+  it('treats empty variables as unset', () => {
+    expect(loadConfig({ IDP_PORT: '' }).idp.port).toBe(5556);
+  });
+
+  it('reports every problem at once', () => {
+    let error: unknown;
+    try {
+      loadConfig({ IDP_PORT: 'seventy', AUTH_URL: 'ftp://x', AUTHORIZER: 'magic', LOG_LEVEL: 'loud' });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems;
+    expect(problems).toHaveLength(4);
+    expect(problems.join('\n')).toMatch(/IDP_PORT/);
+    expect(problems.join('\n')).toMatch(/AUTH_URL/);
+    expect(problems.join('\n')).toMatch(/AUTHORIZER/);
+    expect(problems.join('\n')).toMatch(/LOG_LEVEL/);
+  });
+
+  it('rejects out-of-range ports', () => {
+    expect(() => loadConfig({ RBAC_PORT: '70000' })).toThrow(/RBAC_PORT/);
+  });
+});
