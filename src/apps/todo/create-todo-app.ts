@@ -1,0 +1,92 @@
+import express, { type Request, type RequestHandler } from 'express';
+import helmet from 'helmet';
+import type { Authorizer } from '../../authorizer/authorizer';
+import type { DirectoryData } from '../../directory';
+import { HttpError, NotFoundError, createErrorHandler, notFound, requestContext } from '../../http';
+import { requirePermission } from '../../middleware/require-permission';
+import type { Logger } from '../../observability';
+import { TODO_ID, createTodoBody, parseBody, updateTodoBody } from './todo-schemas';
+import type { Todo, TodoStore } from './todo-store';
+
+export interface TodoAppDeps {
+  readonly authenticate: RequestHandler;
+  readonly authorizer: Authorizer;
+  readonly store: TodoStore;
+  /** Directory used to answer `GET /users/:id` (names and e-mails for the page). */
+  readonly directory: () => DirectoryData;
+  readonly logger: Logger;
+  /** Policy evaluated for every route; `todo` unless a variant is configured. */
+  readonly policyName?: string;
+  /** Folder with the small web page served at `/`; none when absent. */
+  readonly publicDir?: string;
+}
+
+const POLICY = 'todo';
+
+/** Loads the todo named in the path (404 when absent) and keeps it for the handler. */
+const loadTodo =
+  (store: TodoStore): RequestHandler =>
+  (req, res, next) => {
+    const id = String(req.params.id);
+    const todo = TODO_ID.test(id) ? store.get(id) : undefined;
+    if (!todo) throw new NotFoundError(`no todo with id ${id}`);
+    res.locals.todo = todo;
+    next();
+  };
+
+const theTodo = (req: Request): Todo => req.res?.locals.todo as Todo;
+
+/**
+ * The todo sample: a small REST API whose rules live in `policies/todo` — anyone in the
+ * directory lists, editors create, owners (and evil geniuses) update, owners and admins
+ * delete. Ownership comes from the store, roles from the directory, identity from the token.
+ */
+export function createTodoApp(deps: TodoAppDeps): express.Express {
+  const policy = deps.policyName ?? POLICY;
+  const may = (action: string, resource: (req: Request) => { type: string; id: string; attributes?: Record<string, string> }) =>
+    requirePermission(deps.authorizer, policy, { action, resource });
+  const asTodo = (req: Request) => {
+    const todo = theTodo(req);
+    return { type: 'Todo', id: todo.id, attributes: { owner: todo.owner_id } };
+  };
+  const collection = () => ({ type: 'Todo', id: '*' });
+  const auth = deps.authenticate;
+  const json = express.json({ limit: '4kb' });
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(helmet());
+  app.use(requestContext(deps.logger));
+  if (deps.publicDir) app.use(express.static(deps.publicDir, { index: 'index.html' }));
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+
+  app.get('/todos', auth, may('list', collection), (_req, res) => {
+    res.json({ todos: deps.store.list() });
+  });
+  app.post('/todos', auth, json, may('create', collection), (req, res) => {
+    const { title } = parseBody(createTodoBody, req.body);
+    const sub = (req as { auth?: { sub: string } }).auth!.sub;
+    res.status(201).json(deps.store.create(sub, title));
+  });
+  app.put('/todos/:id', auth, json, loadTodo(deps.store), may('update', asTodo), (req, res) => {
+    const changes = parseBody(updateTodoBody, req.body);
+    const updated = deps.store.update(theTodo(req).id, changes);
+    if (!updated) throw new HttpError(409, 'conflict', 'the todo was deleted meanwhile');
+    res.json(updated);
+  });
+  app.delete('/todos/:id', auth, loadTodo(deps.store), may('delete', asTodo), (req, res) => {
+    if (!deps.store.remove(theTodo(req).id)) throw new HttpError(409, 'conflict', 'the todo was deleted meanwhile');
+    res.status(204).end();
+  });
+  app.get('/users/:id', auth, may('read_user', (req) => ({ type: 'User', id: String(req.params.id) })), (req, res) => {
+    const user = deps.directory().users.find((u) => u.id === req.params.id || u.email === req.params.id);
+    if (!user) throw new NotFoundError(`no user ${String(req.params.id)}`);
+    res.json({ id: user.id, email: user.email, name: user.name });
+  });
+
+  app.use(notFound('api'));
+  app.use(createErrorHandler(deps.logger, 'api'));
+  return app;
+}

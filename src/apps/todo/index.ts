@@ -1,0 +1,4 @@
+export { createTodoApp } from './create-todo-app';
+export type { TodoAppDeps } from './create-todo-app';
+export { openTodoStore } from './todo-store';
+export type { Todo, TodoStore } from './todo-store';

@@ -1,0 +1,50 @@
+import type { Request, RequestHandler } from 'express';
+import { HttpError } from '../http';
+import {
+  AuthorizerUnavailableError,
+  type AuthorizationRequest,
+  type Authorizer,
+} from '../authorizer/authorizer';
+
+/** What a route asks the authorizer: the action and how to name the resource. */
+export interface PermissionRule {
+  /** Cedar action id, e.g. `DELETE` or `update`. */
+  readonly action: string;
+  /** The resource the request acts on, read from the request (params, a loaded record…). */
+  readonly resource: (req: Request) => AuthorizationRequest['resource'];
+}
+
+/** 403 in the documented shape `{"code":"forbidden","message":"Forbidden by policy <path>"}`. */
+export class ForbiddenError extends HttpError {
+  constructor(readonly policyPath: string) {
+    super(403, 'forbidden', `Forbidden by policy ${policyPath}`);
+  }
+}
+
+/**
+ * Authorization middleware for one route. Runs after the access-token middleware: the
+ * principal is the token's `sub`; what that user may do is the policy's and the
+ * directory's business, never the token's. Fails closed: if the authorizer cannot
+ * answer, the request gets 503, never an allow.
+ */
+export function requirePermission(authorizer: Authorizer, policyName: string, rule: PermissionRule): RequestHandler {
+  if (!/^[a-z][a-z0-9-]*$/.test(policyName)) throw new TypeError(`invalid policy name: ${policyName}`);
+  const policyPath = `${policyName}.${rule.action}`;
+  return async function requirePermissionMiddleware(req, _res, next) {
+    const principal = (req as { auth?: { sub?: unknown } }).auth?.sub;
+    if (typeof principal !== 'string' || principal === '') {
+      // Only reachable when a route forgot the authentication middleware.
+      throw new Error('requirePermission needs an authenticated request (req.auth.sub)');
+    }
+    const request: AuthorizationRequest = { principal, action: rule.action, resource: rule.resource(req), policyPath };
+    let allowed: boolean;
+    try {
+      ({ allowed } = await authorizer.authorize(request));
+    } catch (err) {
+      if (err instanceof AuthorizerUnavailableError) throw err;
+      throw new AuthorizerUnavailableError('the authorizer could not answer');
+    }
+    if (!allowed) throw new ForbiddenError(policyPath);
+    next();
+  };
+}
