@@ -2,7 +2,7 @@ import express, { type RequestHandler } from 'express';
 import helmet from 'helmet';
 import type { Authorizer } from '../../authorizer/authorizer';
 import { BadRequestError, createErrorHandler, notFound, requestContext } from '../../http';
-import { requirePermission } from '../../middleware/require-permission';
+import { requirePermission } from '../../middleware';
 import type { Logger } from '../../observability';
 
 /** The methods the RBAC sample serves on `/resource/:name`; each is a Cedar action. */

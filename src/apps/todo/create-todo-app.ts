@@ -3,7 +3,7 @@ import helmet from 'helmet';
 import type { Authorizer } from '../../authorizer/authorizer';
 import type { DirectoryData } from '../../directory';
 import { HttpError, NotFoundError, createErrorHandler, notFound, requestContext } from '../../http';
-import { requirePermission } from '../../middleware/require-permission';
+import { requirePermission } from '../../middleware';
 import type { Logger } from '../../observability';
 import { TODO_ID, createTodoBody, parseBody, updateTodoBody } from './todo-schemas';
 import type { Todo, TodoStore } from './todo-store';
@@ -19,6 +19,8 @@ export interface TodoAppDeps {
   readonly policyName?: string;
   /** Folder with the small web page served at `/`; none when absent. */
   readonly publicDir?: string;
+  /** `{auth_url}`: the page signs in there, so the CSP must let it connect. */
+  readonly authUrl?: string;
 }
 
 const POLICY = 'todo';
@@ -55,9 +57,14 @@ export function createTodoApp(deps: TodoAppDeps): express.Express {
 
   const app = express();
   app.disable('x-powered-by');
-  app.use(helmet());
+  const connectSrc = deps.authUrl ? ["'self'", deps.authUrl] : ["'self'"];
+  app.use(helmet({ contentSecurityPolicy: { directives: { connectSrc } } }));
   app.use(requestContext(deps.logger));
   if (deps.publicDir) app.use(express.static(deps.publicDir, { index: 'index.html' }));
+  // The page learns where to sign in from here rather than from a hard-coded URL.
+  app.get('/config.json', (_req, res) => {
+    res.json({ auth_url: deps.authUrl ?? null });
+  });
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });

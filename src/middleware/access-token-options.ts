@@ -1,0 +1,79 @@
+import { DEFAULT_REALM } from '../oauth2-bearer';
+
+/** Options of {@link requireAccessToken}; checked once, when the middleware is created. */
+export interface RequireAccessTokenOptions {
+  /** Exact `iss` expected (RFC 9068 §4). */
+  issuer: string;
+  /** The API's audience; `aud` must contain it. */
+  audience: string;
+  /** The IdP's JWKS URL; the only source of verification keys. */
+  jwksUri: string;
+  /** The OAuth client id: a token whose `aud` is this (an ID token) gets a pointed message. */
+  clientId?: string;
+  /** Allowed clock skew for `exp`/`nbf`, in seconds (default 5, at most 300). */
+  clockTolerance?: number;
+  /** Realm named in every `WWW-Authenticate` challenge (default `outpost`). */
+  realm?: string;
+  /** Minimum time between two JWKS fetches caused by unknown `kid`s (default 10 000 ms). */
+  jwksCooldownMs?: number;
+  /** Time-out of one JWKS request (default 5 000 ms). */
+  jwksTimeoutMs?: number;
+  /** Verified tokens kept in memory until their `exp` (default 10 000; 0 disables). */
+  tokenCacheSize?: number;
+  /** Clock in milliseconds since the epoch (default `Date.now`); tests inject their own. */
+  now?: () => number;
+}
+
+/** The options with every default filled in. */
+export type ResolvedAccessTokenOptions = Readonly<Required<Omit<RequireAccessTokenOptions, 'clientId'>>> & {
+  readonly clientId: string | undefined;
+};
+
+const PRINTABLE = /^[\x20-\x7e]+$/;
+
+function isIntIn(value: number, min: number, max: number): boolean {
+  return Number.isInteger(value) && value >= min && value <= max;
+}
+
+function isHttpUrl(value: unknown): boolean {
+  if (typeof value !== 'string' || !URL.canParse(value)) return false;
+  const { protocol } = new URL(value);
+  return protocol === 'http:' || protocol === 'https:';
+}
+
+/**
+ * Fills defaults and reports every bad option at once, so a misconfigured app fails at
+ * start-up instead of on its first request (CONVENTIONS §6).
+ */
+export function resolveAccessTokenOptions(options: RequireAccessTokenOptions): ResolvedAccessTokenOptions {
+  const resolved = {
+    issuer: options.issuer,
+    audience: options.audience,
+    jwksUri: options.jwksUri,
+    clientId: options.clientId,
+    clockTolerance: options.clockTolerance ?? 5,
+    realm: options.realm ?? DEFAULT_REALM,
+    jwksCooldownMs: options.jwksCooldownMs ?? 10_000,
+    jwksTimeoutMs: options.jwksTimeoutMs ?? 5_000,
+    tokenCacheSize: options.tokenCacheSize ?? 10_000,
+    now: options.now ?? Date.now,
+  };
+  const problems: string[] = [];
+  if (typeof resolved.issuer !== 'string' || resolved.issuer === '') problems.push('issuer must be a non-empty string');
+  if (typeof resolved.audience !== 'string' || resolved.audience === '') problems.push('audience must be a non-empty string');
+  if (!isHttpUrl(resolved.jwksUri)) problems.push('jwksUri must be an http(s) URL');
+  if (resolved.clientId !== undefined && (typeof resolved.clientId !== 'string' || resolved.clientId === '')) {
+    problems.push('clientId must be a non-empty string when given');
+  }
+  if (resolved.clientId !== undefined && resolved.clientId === resolved.audience) {
+    problems.push('clientId must differ from audience, or ID tokens could pass the audience check');
+  }
+  if (!isIntIn(resolved.clockTolerance, 0, 300)) problems.push('clockTolerance must be an integer from 0 to 300 seconds');
+  if (typeof resolved.realm !== 'string' || !PRINTABLE.test(resolved.realm)) problems.push('realm must be printable ASCII');
+  if (!isIntIn(resolved.jwksCooldownMs, 0, 3_600_000)) problems.push('jwksCooldownMs must be an integer from 0 to 3600000');
+  if (!isIntIn(resolved.jwksTimeoutMs, 1, 60_000)) problems.push('jwksTimeoutMs must be an integer from 1 to 60000');
+  if (!isIntIn(resolved.tokenCacheSize, 0, 1_000_000)) problems.push('tokenCacheSize must be an integer from 0 to 1000000');
+  if (typeof resolved.now !== 'function') problems.push('now must be a function');
+  if (problems.length > 0) throw new TypeError(`requireAccessToken: ${problems.join('; ')}`);
+  return Object.freeze(resolved);
+}

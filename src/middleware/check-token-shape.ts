@@ -1,0 +1,56 @@
+import type { Jwt, JwtPayload } from 'jsonwebtoken';
+import { InvalidTokenError } from '../oauth2-bearer';
+
+/** What an access token for this API must look like before its signature is checked. */
+export interface TokenExpectations {
+  issuer: string;
+  audience: string;
+  clientId: string | undefined;
+  realm: string;
+}
+
+/** Shown when a caller sends the ID token: the commonest mistake, so the message says what to do. */
+export const ID_TOKEN_MESSAGE = 'ID tokens are not accepted here; use the access_token';
+
+// RFC 9068 §2.1: `typ` is "at+jwt"; RFC 7515 §4.1.9 lets the "application/" prefix be omitted.
+function mediaType(typ: unknown): string | undefined {
+  return typeof typ === 'string' ? typ.toLowerCase().replace(/^application\//, '') : undefined;
+}
+
+function audiences(payload: JwtPayload): string[] {
+  const { aud } = payload;
+  if (typeof aud === 'string') return [aud];
+  return Array.isArray(aud) ? aud.filter((a): a is string => typeof a === 'string') : [];
+}
+
+/**
+ * Checks the header and claims of a decoded (not yet verified) token and returns its `kid`.
+ * These cheap checks run before any key lookup, so a token that would fail anyway can
+ * neither trigger a JWKS fetch nor reach signature verification. jsonwebtoken re-checks
+ * algorithm, issuer, audience and time after the signature (defence in depth).
+ *
+ * @throws InvalidTokenError with a short reason (RFC 6750 §3.1 `invalid_token`).
+ */
+export function checkTokenShape(token: Jwt | null | undefined, expected: TokenExpectations): string {
+  const fail = (reason: string): never => {
+    throw new InvalidTokenError(reason, expected.realm);
+  };
+  if (!token || typeof token.payload !== 'object' || token.payload === null) return fail('the token is not a well-formed JWT');
+  const { header, payload } = token;
+  const typ = mediaType(header.typ);
+  const auds = audiences(payload);
+  const forClientOnly = expected.clientId !== undefined && auds.includes(expected.clientId) && !auds.includes(expected.audience);
+  // An ID token (OpenID Connect Core §2) proves a login to the client; it is not an API credential.
+  if (typ === 'jwt' || forClientOnly) fail(ID_TOKEN_MESSAGE);
+  // RFC 8725 §3.1: the algorithm is pinned; `none` and HMAC never reach key lookup.
+  if (header.alg !== 'RS256') fail('the token must be signed with RS256');
+  // RFC 9068 §4 / RFC 8725 §3.11: explicit typing stops other JWTs posing as access tokens.
+  if (typ !== 'at+jwt') fail('the token type (typ) must be at+jwt');
+  // The key comes only from the trusted JWKS by kid; embedded jwk/jku/x5u/x5c are ignored.
+  if (typeof header.kid !== 'string' || header.kid === '') fail('the token has no key id (kid)');
+  if (typeof payload.exp !== 'number') fail('the token has no expiry (exp)');
+  if (typeof payload.sub !== 'string' || payload.sub === '') fail('the token has no subject (sub)');
+  if (payload.iss !== expected.issuer) fail('the token was issued by another issuer');
+  if (!auds.includes(expected.audience)) fail('the token is not meant for this API (aud)');
+  return header.kid as string;
+}

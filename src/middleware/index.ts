@@ -1,0 +1,10 @@
+/**
+ * Express middleware of the sample apps. `requireAccessToken` authenticates the bearer
+ * access token and types `req.auth`; `requirePermission` then asks the authorizer.
+ */
+export { requireAccessToken } from './require-access-token';
+export type { RequireAccessTokenOptions } from './access-token-options';
+export type { AccessTokenClaims } from './access-token-claims';
+export { ID_TOKEN_MESSAGE } from './check-token-shape';
+export { requirePermission, ForbiddenError } from './require-permission';
+export type { PermissionRule } from './require-permission';

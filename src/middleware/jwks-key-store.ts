@@ -1,0 +1,85 @@
+import { createPublicKey, type KeyObject } from 'node:crypto';
+import { JwksClient } from 'jwks-rsa';
+import { InvalidTokenError, TemporarilyUnavailableError } from '../oauth2-bearer';
+
+/** Verification keys of the IdP, looked up only by `kid` (RFC 7515 §4.1.4). */
+export interface JwksKeyStore {
+  /**
+   * The RSA public key with this `kid`.
+   * @throws InvalidTokenError when the IdP has no such key.
+   * @throws TemporarilyUnavailableError when the JWKS cannot be fetched.
+   */
+  getKey(kid: string): Promise<KeyObject>;
+}
+
+/** What {@link createJwksKeyStore} needs. */
+export interface JwksKeyStoreOptions {
+  jwksUri: string;
+  cooldownMs: number;
+  timeoutMs: number;
+  realm: string;
+  now: () => number;
+}
+
+/**
+ * jwks-rsa marks fetch failures (network errors, non-2xx, bad JSON) with
+ * `isEndpointUnavailable` and raises `JwksError` for a JWKS without usable keys. Recognised
+ * by flag and class name, never by message text (CONVENTIONS §5).
+ */
+function isJwksFailure(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const { isEndpointUnavailable, name } = err as { isEndpointUnavailable?: unknown; name?: unknown };
+  return isEndpointUnavailable === true || name === 'JwksError';
+}
+
+/**
+ * Caches the IdP's signing keys as `KeyObject`s by `kid`. jwks-rsa hands out PEM strings;
+ * parsing one costs as much as verifying a signature, so each key is parsed once per fetch.
+ *
+ * An unknown `kid` refetches the JWKS at most once per cooldown, and concurrent misses share
+ * one fetch, so a flood of random `kid`s cannot hammer the IdP. A fetch replaces the whole
+ * set, so keys the IdP withdrew stop verifying.
+ */
+export function createJwksKeyStore(options: JwksKeyStoreOptions): JwksKeyStore {
+  // jwks-rsa's own cache and rate limiter are off: this store does both, by kid.
+  const client = new JwksClient({ jwksUri: options.jwksUri, cache: false, rateLimit: false, timeout: options.timeoutMs });
+  let keys = new Map<string, KeyObject>();
+  let lastAttempt = Number.NEGATIVE_INFINITY;
+  let lastFailed = false;
+  let inFlight: Promise<void> | undefined;
+
+  async function refresh(): Promise<void> {
+    lastAttempt = options.now();
+    try {
+      const fetched = new Map<string, KeyObject>();
+      for (const signingKey of await client.getSigningKeys()) {
+        // RS256 only (RFC 8725 §3.1): skip EC/OKP keys and keys pinned to another alg.
+        if (!signingKey.kid || (signingKey.alg !== undefined && signingKey.alg !== 'RS256')) continue;
+        const key = createPublicKey(signingKey.getPublicKey());
+        if (key.asymmetricKeyType === 'rsa') fetched.set(signingKey.kid, key);
+      }
+      keys = fetched;
+      lastFailed = false;
+    } catch (err) {
+      if (!isJwksFailure(err)) throw err;
+      lastFailed = true; // keep the keys we had; the IdP may be restarting
+    }
+  }
+
+  return {
+    async getKey(kid) {
+      const known = keys.get(kid);
+      if (known) return known;
+      if (!inFlight && options.now() - lastAttempt >= options.cooldownMs) {
+        inFlight = refresh().finally(() => {
+          inFlight = undefined;
+        });
+      }
+      if (inFlight) await inFlight;
+      const fetched = keys.get(kid);
+      if (fetched) return fetched;
+      if (lastFailed) throw new TemporarilyUnavailableError();
+      throw new InvalidTokenError('the token was signed with an unknown key', options.realm);
+    },
+  };
+}

@@ -1,0 +1,54 @@
+/**
+ * Bearer-token errors of RFC 6750 §3.1, each carrying its status, OAuth error code and
+ * challenge header. Thrown by the bearer layer; the app's one error middleware renders them
+ * as `{error, error_description}` bodies.
+ */
+import { OAuthError } from '../http';
+import { buildBearerChallenge } from './www-authenticate';
+
+/** The realm used when a caller does not name one. */
+export const DEFAULT_REALM = 'outpost';
+
+/**
+ * 401 for a request with no bearer credentials at all. RFC 6750 §3.1: the challenge then
+ * carries no error code, only the realm, telling the client which scheme to use.
+ */
+export class UnauthorizedError extends OAuthError {
+  constructor(message = 'an access token is required: send Authorization: Bearer <access_token>', realm = DEFAULT_REALM) {
+    super(401, 'unauthorized', message, { 'WWW-Authenticate': buildBearerChallenge({ realm }) });
+  }
+}
+
+/**
+ * 400 `invalid_request`: a malformed Authorization header, or a token sent more than one
+ * way (RFC 6750 §3.1).
+ */
+export class InvalidRequestError extends OAuthError {
+  constructor(message: string, realm = DEFAULT_REALM) {
+    super(400, 'invalid_request', message, {
+      'WWW-Authenticate': buildBearerChallenge({ realm, error: 'invalid_request', error_description: message }),
+    });
+  }
+}
+
+/**
+ * 401 `invalid_token`: the token is expired, malformed, badly signed, of the wrong type or
+ * meant for someone else (RFC 6750 §3.1). The description is short and never echoes the token.
+ */
+export class InvalidTokenError extends OAuthError {
+  constructor(message: string, realm = DEFAULT_REALM) {
+    super(401, 'invalid_token', message, {
+      'WWW-Authenticate': buildBearerChallenge({ realm, error: 'invalid_token', error_description: message }),
+    });
+  }
+}
+
+/**
+ * 503 `temporarily_unavailable` (the RFC 6749 §4.1.2.1 code): the keys needed to check a
+ * token could not be fetched. Our fault, not the caller's, so never a 401 — and never an allow.
+ */
+export class TemporarilyUnavailableError extends OAuthError {
+  constructor(message = 'the signing keys of the identity provider are unavailable; try again later') {
+    super(503, 'temporarily_unavailable', message, { 'Retry-After': '5' });
+  }
+}
