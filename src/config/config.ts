@@ -47,6 +47,9 @@ const envSchema = z.object({
   EDGE_CONNECTION_SECRET: z.string().min(1).optional(),
   RELAY_EXEC_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   RELAY_HEARTBEAT_MS: z.coerce.number().int().positive().default(30_000),
+  OUTPOST_TENANT_ID: z.string().min(1).optional(),
+  OUTPOST_DISCOVERY_API_KEY: z.string().min(1).optional(),
+  OUTPOST_ADMIN_API_KEY: z.string().min(1).optional(),
 });
 
 /** The parsed, frozen configuration shared by every component. */
@@ -93,6 +96,15 @@ export interface Config {
     /** Connection credentials; when absent the edge reads `<dataDir>/demo-tenant.json`. */
     readonly connectionId: string | undefined;
     readonly connectionSecret: string | undefined;
+  };
+  /**
+   * Tenant credentials for the scripts (relay-exec, policy, directory…); when unset they
+   * read `<dataDir>/demo-tenant.json`.
+   */
+  readonly tenantCredentials: {
+    readonly tenantId: string | undefined;
+    readonly discoveryApiKey: string | undefined;
+    readonly adminApiKey: string | undefined;
   };
   /** The directory seed file shared by the IdP (users) and the directory (roles). */
   readonly directorySeedFile: string;
@@ -164,6 +176,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       fullSyncInterval: e.FULL_SYNC_INTERVAL,
       connectionId: e.EDGE_CONNECTION_ID,
       connectionSecret: e.EDGE_CONNECTION_SECRET,
+    },
+    tenantCredentials: {
+      tenantId: e.OUTPOST_TENANT_ID,
+      discoveryApiKey: e.OUTPOST_DISCOVERY_API_KEY,
+      adminApiKey: e.OUTPOST_ADMIN_API_KEY,
     },
     directorySeedFile: resolve(projectRoot, 'data', 'citadel-directory.json'),
     policiesDir: resolve(projectRoot, 'policies'),

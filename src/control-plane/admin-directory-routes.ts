@@ -1,0 +1,77 @@
+import { Router, type Response } from 'express';
+import { z } from 'zod';
+import { RELATIONS, type DirectoryData, type Relation } from '../directory';
+import type { ControlPlaneStore } from './control-plane-store';
+import type { DirectoryChangeInput } from './check-directory-change';
+import { parseBody, parseParam } from './parse-input';
+import { authenticatedTenant } from './require-tenant-key';
+
+const USER_REF = /^[^\s/]{1,128}$/;
+const ROLE = /^[a-z_][a-z0-9_]{0,63}$/;
+const RESOURCE = /^[A-Za-z0-9._-]{1,128}$/;
+const RELATION = new RegExp(`^(${RELATIONS.join('|')})$`);
+
+const userBodySchema = z
+  .object({ email: z.email(), name: z.string().min(1).max(200), roles: z.array(z.string()).max(64).default([]) })
+  .strict();
+
+/** A user named by id, or by e-mail when no id matches (handy from a shell). */
+function resolveUser(data: DirectoryData, ref: string): string {
+  if (data.users.some((u) => u.id === ref)) return ref;
+  return data.users.find((u) => u.email.toLowerCase() === ref.toLowerCase())?.id ?? ref;
+}
+
+/**
+ * The central directory's admin API (admin key). Every write is one change: it is
+ * checked, applied with the next revision and logged for the edges, and answers
+ * `{revision}`. Users may be named by id or e-mail in the role and relation routes.
+ *
+ *   curl -X PUT {relay_url}/api/v2/admin/directory/users/morty@the-citadel.com/roles/admin \
+ *     -H 'service-tenant-id: <TENANT_ID>' -H 'Authorization: basic <ADMIN_API_KEY>'
+ */
+export function adminDirectoryRoutes(store: ControlPlaneStore): Router {
+  const router = Router();
+
+  const snapshotOf = (res: Response): DirectoryData => {
+    const data = store.directory.snapshot(authenticatedTenant(res.locals));
+    if (!data) throw new Error('tenant has no directory');
+    return data;
+  };
+  const write = (res: Response, change: DirectoryChangeInput) => {
+    const applied = store.directory.change(authenticatedTenant(res.locals), change);
+    res.json({ revision: applied.rev });
+  };
+  const userParam = (res: Response, value: string | string[] | undefined) =>
+    resolveUser(snapshotOf(res), parseParam(value, USER_REF, 'user'));
+
+  router.get('/', (_req, res) => {
+    res.json(snapshotOf(res));
+  });
+
+  router.put('/users/:id', (req, res) => {
+    const id = parseParam(req.params.id, USER_REF, 'user id');
+    const body = parseBody(userBodySchema, req.body);
+    write(res, { op: 'user.put', user: { id, email: body.email, name: body.name, roles: [...new Set(body.roles)] } });
+  });
+
+  router.delete('/users/:id', (req, res) => {
+    write(res, { op: 'user.delete', user_id: userParam(res, req.params.id) });
+  });
+
+  for (const [method, op] of [['put', 'role.grant'], ['delete', 'role.revoke']] as const) {
+    router[method]('/users/:id/roles/:role', (req, res) => {
+      const role = parseParam(req.params.role, ROLE, 'role');
+      write(res, { op, user_id: userParam(res, req.params.id), role });
+    });
+  }
+
+  for (const [method, op] of [['put', 'relation.add'], ['delete', 'relation.remove']] as const) {
+    router[method]('/resources/:resource/relations/:relation/:userId', (req, res) => {
+      const resourceId = parseParam(req.params.resource, RESOURCE, 'resource id');
+      const relation = parseParam(req.params.relation, RELATION, `relation (one of ${RELATIONS.join(', ')})`) as Relation;
+      write(res, { op, resource_id: resourceId, relation, user_id: userParam(res, req.params.userId) });
+    });
+  }
+
+  return router;
+}

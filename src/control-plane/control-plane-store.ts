@@ -1,0 +1,70 @@
+import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { createDirectoryRepository, type DirectoryRepository } from './directory-repository';
+import { migrateSchema } from './migrate-schema';
+import { createPolicyImageRepository, type PolicyImageRepository } from './policy-image-repository';
+import { createTenantRepository, type EdgeConnection, type TenantKeyKind, type TenantRepository } from './tenant-repository';
+
+/** Change-log entries kept per tenant; an edge further behind does a full resync. */
+export const DEFAULT_CHANGE_LOG_LIMIT = 10_000;
+
+/** Options of {@link openControlPlaneStore}. */
+export interface ControlPlaneStoreOptions {
+  /** Clock for `created_at` columns (ms since the epoch). */
+  readonly now?: () => number;
+  readonly changeLogLimit?: number;
+}
+
+/**
+ * The control plane's persistent state in one SQLite file: tenants and their keys, edge
+ * connections, the policy registry and each tenant's central directory. Secrets are only
+ * stored as SHA-256 hashes.
+ */
+export interface ControlPlaneStore {
+  /** Shared handle: the relay keeps its own table(s) in the same file. */
+  readonly db: Database.Database;
+  readonly tenants: TenantRepository;
+  readonly images: PolicyImageRepository;
+  readonly directory: DirectoryRepository;
+  /** Constant-time; false for an unknown tenant. */
+  verifyTenantKey(tenantId: string, kind: TenantKeyKind, key: string): boolean;
+  /** Constant-time; undefined for an unknown connection or a wrong secret. */
+  verifyConnection(connectionId: string, secret: string): EdgeConnection | undefined;
+  close(): void;
+}
+
+/**
+ * Opens (creating if needed, mode 0600) the store at `file`: WAL journal so readers never block the
+ * writer, foreign keys on, a busy timeout so a second process (the tenants CLI) waits
+ * for a lock instead of failing, and the schema migrated to the newest version.
+ */
+export function openControlPlaneStore(file: string, options: ControlPlaneStoreOptions = {}): ControlPlaneStore {
+  const now = options.now ?? Date.now;
+  // Owner-only: the file holds no plain secrets, but tenant data is nobody else's business.
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  closeSync(openSync(file, 'a', 0o600));
+  const db = new Database(file);
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+    db.pragma('synchronous = NORMAL');
+    migrateSchema(db);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  const tenants = createTenantRepository(db, now);
+  return {
+    db,
+    tenants,
+    images: createPolicyImageRepository(db, now),
+    directory: createDirectoryRepository(db, options.changeLogLimit ?? DEFAULT_CHANGE_LOG_LIMIT),
+    verifyTenantKey: (tenantId, kind, key) => tenants.verifyKey(tenantId, kind, key),
+    verifyConnection: (connectionId, secret) => tenants.verifyConnection(connectionId, secret),
+    close: () => {
+      if (db.open) db.close();
+    },
+  };
+}

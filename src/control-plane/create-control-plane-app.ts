@@ -1,0 +1,53 @@
+import express, { type Express, type Router } from 'express';
+import helmet from 'helmet';
+import { createErrorHandler, notFound, requestContext } from '../http';
+import type { Logger } from '../observability';
+import { adminDirectoryRoutes } from './admin-directory-routes';
+import { adminPolicyRoutes } from './admin-policy-routes';
+import type { ControlPlaneStore } from './control-plane-store';
+import { edgeRoutes } from './edge-routes';
+import { requireConnection } from './require-connection';
+import { requireTenantKey } from './require-tenant-key';
+
+/** Body limits: a policy image may be up to 1 MB of text; everything else is small. */
+export const BODY_LIMITS = Object.freeze({ policyImage: '1100kb', other: '16kb' });
+
+/** Dependencies of {@link createControlPlaneApp}. */
+export interface ControlPlaneAppDeps {
+  readonly store: ControlPlaneStore;
+  readonly logger: Logger;
+  /** Extra routers (the relay's management API), mounted before the final 404. */
+  readonly routers?: readonly Router[];
+}
+
+/**
+ * The control plane's HTTP app: `GET /healthz`, the admin API (policy registry and
+ * central directory, admin key), the edge download API (connection credentials), then
+ * any extra routers. Starts nothing; the relay attaches its WebSocket to the server
+ * the caller creates.
+ */
+export function createControlPlaneApp(deps: ControlPlaneAppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  // ETags are set on purpose (digests, revisions), never derived from bodies.
+  app.set('etag', false);
+  app.use(helmet());
+  app.use(requestContext(deps.logger));
+  // Registered first, so its larger limit wins for pushes; the second parser skips parsed bodies.
+  app.use('/api/v2/admin/policies', express.json({ limit: BODY_LIMITS.policyImage }));
+  app.use(express.json({ limit: BODY_LIMITS.other }));
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+
+  const admin = requireTenantKey(deps.store, 'admin');
+  app.use('/api/v2/admin/policies', admin, adminPolicyRoutes(deps.store));
+  app.use('/api/v2/admin/directory', admin, adminDirectoryRoutes(deps.store));
+  app.use('/api/v2/edge', requireConnection(deps.store), edgeRoutes(deps.store));
+
+  for (const router of deps.routers ?? []) app.use(router);
+  app.use(notFound('api'));
+  app.use(createErrorHandler(deps.logger, 'api'));
+  return app;
+}

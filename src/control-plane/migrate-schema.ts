@@ -1,0 +1,67 @@
+import type { Database } from 'better-sqlite3';
+
+/**
+ * The control plane's schema, one entry per version. `PRAGMA user_version` records how
+ * many have run; new versions are appended, never edited. Other components sharing the
+ * file (the relay) create their own tables with `IF NOT EXISTS` and leave the pragma alone.
+ */
+const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE tenants (
+    id                 TEXT PRIMARY KEY,
+    name               TEXT NOT NULL,
+    discovery_key_hash BLOB NOT NULL,
+    admin_key_hash     BLOB NOT NULL,
+    created_at         INTEGER NOT NULL
+  );
+  CREATE TABLE connections (
+    connection_id TEXT PRIMARY KEY,
+    tenant_id     TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+    secret_hash   BLOB NOT NULL,
+    policy_name   TEXT NOT NULL DEFAULT 'rbac',
+    created_at    INTEGER NOT NULL
+  );
+  CREATE INDEX connections_by_tenant ON connections(tenant_id);
+  CREATE TABLE policy_images (
+    tenant_id  TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+    name       TEXT NOT NULL,
+    digest     TEXT NOT NULL,
+    body       TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (tenant_id, name, digest)
+  );
+  CREATE TABLE policy_tags (
+    tenant_id TEXT NOT NULL,
+    name      TEXT NOT NULL,
+    tag       TEXT NOT NULL,
+    digest    TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, name, tag),
+    FOREIGN KEY (tenant_id, name, digest) REFERENCES policy_images(tenant_id, name, digest)
+  );
+  CREATE TABLE directories (
+    tenant_id TEXT PRIMARY KEY REFERENCES tenants(id) ON DELETE CASCADE,
+    revision  INTEGER NOT NULL,
+    log_floor INTEGER NOT NULL,
+    data      TEXT NOT NULL
+  );
+  CREATE TABLE directory_changes (
+    tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+    rev       INTEGER NOT NULL,
+    change    TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, rev)
+  );
+  `,
+];
+
+/** Brings the database up to the newest schema version inside one transaction. */
+export function migrateSchema(db: Database): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > MIGRATIONS.length) {
+    throw new Error(`control-plane database has schema version ${current}, newer than this build (${MIGRATIONS.length})`);
+  }
+  const run = db.transaction(() => {
+    for (let v = current; v < MIGRATIONS.length; v += 1) db.exec(MIGRATIONS[v]!);
+    db.pragma(`user_version = ${MIGRATIONS.length}`);
+  });
+  run.immediate();
+}

@@ -1,0 +1,45 @@
+import type { RequestHandler } from 'express';
+import { HttpError } from '../http';
+import type { ControlPlaneStore } from './control-plane-store';
+import { basicCredential, decodeBasicPair } from './parse-basic-credentials';
+import type { TenantKeyKind } from './tenant-repository';
+
+/** Header naming the tenant (service interface §4.2, §5). */
+export const TENANT_HEADER = 'service-tenant-id';
+
+/** The one 401 for every tenant-credential failure: it never says which part was wrong. */
+export function tenantUnauthorized(): HttpError {
+  return new HttpError(401, 'unauthorized', 'missing or invalid tenant credentials', {
+    'WWW-Authenticate': 'Basic realm="outpost"',
+  });
+}
+
+/**
+ * Authenticates a tenant API call: `service-tenant-id: <tenant>` plus
+ * `Authorization: basic <key>`, where the credential is either the raw key (as the
+ * service interface shows) or RFC 7617 `base64("<tenant>:<key>")` whose tenant part must
+ * equal the header. Keys are compared in constant time; on success
+ * `res.locals.tenantId` holds the tenant id.
+ */
+export function requireTenantKey(store: ControlPlaneStore, kind: TenantKeyKind): RequestHandler {
+  return function requireTenantKeyMiddleware(req, res, next) {
+    const tenantId = req.get(TENANT_HEADER)?.trim();
+    const credential = basicCredential(req.get('authorization'));
+    if (!tenantId || !credential) throw tenantUnauthorized();
+    let valid = store.verifyTenantKey(tenantId, kind, credential);
+    if (!valid) {
+      const pair = decodeBasicPair(credential);
+      valid = pair !== undefined && pair.user === tenantId && store.verifyTenantKey(tenantId, kind, pair.password);
+    }
+    if (!valid) throw tenantUnauthorized();
+    res.locals.tenantId = tenantId;
+    next();
+  };
+}
+
+/** The tenant id set by {@link requireTenantKey}. */
+export function authenticatedTenant(locals: Record<string, unknown>): string {
+  const tenantId = locals.tenantId;
+  if (typeof tenantId !== 'string') throw new Error('requireTenantKey must run before this handler');
+  return tenantId;
+}

@@ -1,0 +1,74 @@
+import { mkdirSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { DirectoryData } from '../directory';
+import { compilePolicyImage, readPolicyFolder, type PolicyImage } from '../policy';
+import type { ControlPlaneStore } from './control-plane-store';
+import { createTenant } from './create-tenant';
+import { writeDemoTenantFile, type DemoTenant } from './demo-tenant-file';
+
+/** Name of the tenant created on first start. */
+export const DEMO_TENANT_NAME = 'demo';
+
+/** Policy served by the demo edge connection. */
+export const DEMO_POLICY = 'rbac';
+
+/** Inputs of the first-start seed. */
+export interface SeedOptions {
+  /** Folder with one sub-folder per policy; each is pushed as an image tagged `latest`. */
+  readonly policiesDir: string;
+  /** The demo tenant's first directory (the Citadel set). */
+  readonly directorySeed: DirectoryData;
+  /** Where `demo-tenant.json` is written. */
+  readonly dataDir: string;
+  /** The interface's placeholders, copied into `demo-tenant.json`. */
+  readonly urls: { readonly auth_url: string; readonly relay_url: string; readonly app_url: string };
+}
+
+/** Every policy folder as an image, compiled first so a broken seed policy stops start-up (file:line). */
+function readSeedImages(policiesDir: string): PolicyImage[] {
+  const folders = readdirSync(policiesDir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
+  return folders.map((folder) => {
+    const image = readPolicyFolder(join(policiesDir, folder));
+    compilePolicyImage(image);
+    return image;
+  });
+}
+
+/**
+ * First start: creates the demo tenant with its keys, one edge connection (policy
+ * `rbac`), every policy folder as an image and the seeded directory (revision 1), and
+ * writes `<dataDir>/demo-tenant.json` (mode 0600). All of it happens in one transaction
+ * that also covers the file write, so a failure leaves nothing half-made.
+ *
+ * Returns the demo credentials for the caller to print once, or undefined when the store
+ * already has tenants: later starts change nothing (the keys exist only as hashes then).
+ */
+export function seedControlPlane(store: ControlPlaneStore, options: SeedOptions): DemoTenant | undefined {
+  if (store.tenants.list().length > 0) return undefined;
+  const images = readSeedImages(options.policiesDir);
+  const seed = store.db.transaction((): DemoTenant | undefined => {
+    // Re-checked under the write lock: another process may have seeded meanwhile.
+    if (store.tenants.list().length > 0) return undefined;
+    const { roles, users, resources } = options.directorySeed;
+    const keys = createTenant(store, { name: DEMO_TENANT_NAME, directory: { roles, users, resources } });
+    const connection = store.tenants.addConnection(keys.tenantId, DEMO_POLICY);
+    for (const image of images) store.images.push(keys.tenantId, image);
+    const demo: DemoTenant = {
+      tenant_id: keys.tenantId,
+      discovery_api_key: keys.discoveryApiKey,
+      admin_api_key: keys.adminApiKey,
+      connection_id: connection.connectionId,
+      connection_secret: connection.connectionSecret,
+      auth_url: options.urls.auth_url,
+      relay_url: options.urls.relay_url,
+      app_url: options.urls.app_url,
+    };
+    mkdirSync(options.dataDir, { recursive: true });
+    writeDemoTenantFile(options.dataDir, demo);
+    return demo;
+  });
+  return seed.immediate();
+}

@@ -1,0 +1,107 @@
+import { join } from 'node:path';
+import request from 'supertest';
+import { createPolicyImage, readPolicyFolder } from '../../src/policy';
+import { adminHeaders, makeFixture, policiesDir, type Fixture } from './fixture';
+
+describe('admin policy API', () => {
+  let fx: Fixture;
+  let headers: Record<string, string>;
+  const rbac = readPolicyFolder(join(policiesDir, 'rbac'));
+  const changedFiles = { ...rbac.files, 'rbac.cedar': `${rbac.files['rbac.cedar']}\n// changed\n` };
+
+  beforeEach(() => {
+    fx = makeFixture();
+    headers = adminHeaders(fx.demo.tenant_id, fx.demo.admin_api_key);
+  });
+  afterEach(() => fx.close());
+
+  const push = (name: string, body: unknown) => request(fx.app).post(`/api/v2/admin/policies/${name}`).set(headers).send(body as object);
+
+  it('stores a new image (201), tags it latest, and is idempotent for the same content (200)', async () => {
+    const expected = createPolicyImage('rbac', changedFiles).digest;
+    const first = await push('rbac', { files: changedFiles });
+    expect(first.status).toBe(201);
+    expect(first.body).toEqual({ name: 'rbac', digest: expected, tag: 'latest' });
+    const again = await push('rbac', { files: changedFiles });
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual({ name: 'rbac', digest: expected, tag: 'latest' });
+
+    const shown = await request(fx.app).get('/api/v2/admin/policies/rbac').set(headers);
+    expect(shown.status).toBe(200);
+    expect(shown.body.name).toBe('rbac');
+    expect(shown.body.latest).toBe(expected);
+    expect(shown.body.images.map((i: { digest: string }) => i.digest).sort()).toEqual([expected, rbac.digest].sort());
+    expect(shown.body.images[0].created_at).toMatch(/^\d{4}-\d\d-\d\dT/);
+  });
+
+  it('accepts a complete image and moves latest back to an older digest (rollback, 200)', async () => {
+    await push('rbac', { files: changedFiles });
+    const res = await push('rbac', { name: rbac.name, digest: rbac.digest, files: rbac.files });
+    expect(res.status).toBe(200);
+    expect(res.body.digest).toBe(rbac.digest);
+    expect(fx.store.images.taggedDigest(fx.demo.tenant_id, 'rbac')).toBe(rbac.digest);
+  });
+
+  it('refuses an image that fails Cedar validation: 400 invalid_policy with file:line', async () => {
+    const files = { ...rbac.files, 'rbac.cedar': 'permit (\n  principal,\n  action == Outpost::Action::"FLY",\n  resource\n);\n' };
+    const res = await push('rbac', { files });
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('invalid_policy');
+    expect(res.body.message).toMatch(/rbac\.cedar:3/);
+    expect(res.body.problems.length).toBeGreaterThan(0);
+    expect(fx.store.images.taggedDigest(fx.demo.tenant_id, 'rbac')).toBe(rbac.digest);
+  });
+
+  it.each([
+    ['a wrong digest', () => ({ name: 'rbac', digest: `sha256:${'0'.repeat(64)}`, files: rbac.files }), /digest mismatch/],
+    ['an image named differently from the URL', () => ({ name: 'rebac', digest: rbac.digest, files: rbac.files }), /does not match/],
+    ['no schema', () => ({ files: { 'manifest.json': rbac.files['manifest.json'], 'rbac.cedar': rbac.files['rbac.cedar'] } }), /schema/],
+    ['a path escaping the folder', () => ({ files: { ...rbac.files, '../x.cedar': 'permit(principal, action, resource);' } }), /safe relative path/],
+  ])('refuses %s with 400 invalid_policy', async (_name, body, message) => {
+    const res = await push('rbac', body());
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('invalid_policy');
+    expect(res.body.message).toMatch(message);
+  });
+
+  it('answers 400 bad_request for malformed JSON, a wrong body shape, and a bad name', async () => {
+    const malformed = await request(fx.app).post('/api/v2/admin/policies/rbac').set(headers).set('content-type', 'application/json').send('{"files":');
+    expect(malformed.status).toBe(400);
+    expect(malformed.body).toEqual({ code: 'bad_request', message: 'the request body is not valid JSON' });
+    const shape = await push('rbac', { files: { 'rbac.cedar': 42 } });
+    expect(shape.status).toBe(400);
+    expect(shape.body.code).toBe('bad_request');
+    const noBody = await request(fx.app).post('/api/v2/admin/policies/rbac').set(headers);
+    expect(noBody.status).toBe(400);
+    expect(noBody.body.code).toBe('bad_request');
+    const badName = await push('Bad%20Name', { files: rbac.files });
+    expect(badName.status).toBe(400);
+    expect(badName.body).toEqual({ code: 'bad_request', message: 'invalid policy name' });
+  });
+
+  it('answers 413 for a body over the limit', async () => {
+    const res = await push('rbac', { files: { ...rbac.files, 'big.cedar': 'x'.repeat(1_200_000) } });
+    expect(res.status).toBe(413);
+    expect(res.body).toEqual({ code: 'payload_too_large', message: 'the request body is too large' });
+  });
+
+  it('answers 404 for an unknown policy name', async () => {
+    const res = await request(fx.app).get('/api/v2/admin/policies/nothing').set(headers);
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ code: 'unknown_policy', message: 'no policy named nothing' });
+  });
+
+  it("answers 401 for a wrong key or another tenant's key, and never touches the other tenant", async () => {
+    const wrong = await request(fx.app).post('/api/v2/admin/policies/rbac').set(adminHeaders(fx.demo.tenant_id, 'ak_nope')).send({ files: changedFiles });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body).toEqual({ code: 'unauthorized', message: 'missing or invalid tenant credentials' });
+    const cross = await request(fx.app).post('/api/v2/admin/policies/rbac').set(adminHeaders(fx.demo.tenant_id, fx.other.adminApiKey)).send({ files: changedFiles });
+    expect(cross.status).toBe(401);
+    const discovery = await request(fx.app).get('/api/v2/admin/policies/rbac').set(adminHeaders(fx.demo.tenant_id, fx.demo.discovery_api_key));
+    expect(discovery.status).toBe(401);
+    // Tenant B pushing under its own id only affects B.
+    const own = await request(fx.app).post('/api/v2/admin/policies/rbac').set(adminHeaders(fx.other.tenantId, fx.other.adminApiKey)).send({ files: changedFiles });
+    expect(own.status).toBe(201);
+    expect(fx.store.images.taggedDigest(fx.demo.tenant_id, 'rbac')).toBe(rbac.digest);
+  });
+});

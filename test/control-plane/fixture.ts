@@ -1,0 +1,67 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Express } from 'express';
+import { loadConfig } from '../../src/config';
+import {
+  controlPlaneDbPath,
+  createControlPlaneApp,
+  createTenant,
+  openControlPlaneStore,
+  seedControlPlane,
+  type ControlPlaneStore,
+  type ControlPlaneStoreOptions,
+  type DemoTenant,
+} from '../../src/control-plane';
+import { loadDirectorySeed, type DirectoryData } from '../../src/directory';
+import { silentLogger } from '../../src/observability';
+
+const config = loadConfig({});
+
+/** The real seed directory and policies folder of the repository. */
+export const seedDirectory: DirectoryData = loadDirectorySeed(config.directorySeedFile).directory;
+export const policiesDir = config.policiesDir;
+export const URLS = { auth_url: 'http://idp.test', relay_url: 'http://relay.test', app_url: 'http://app.test' };
+
+export const MORTY = 'c8c8a5d4-3f1e-4b7a-9d1e-0a1b2c3d4e02';
+export const RICK = 'c8c8a5d4-3f1e-4b7a-9d1e-0a1b2c3d4e01';
+
+/** A seeded control plane in a fresh temp dir, plus a second tenant "other" with one connection. */
+export interface Fixture {
+  readonly dir: string;
+  readonly store: ControlPlaneStore;
+  readonly app: Express;
+  readonly demo: DemoTenant;
+  readonly other: { tenantId: string; adminApiKey: string; discoveryApiKey: string; connectionId: string; connectionSecret: string };
+  close(): void;
+}
+
+export function makeFixture(options: ControlPlaneStoreOptions = {}): Fixture {
+  const dir = mkdtempSync(join(tmpdir(), 'outpost-cp-'));
+  const store = openControlPlaneStore(controlPlaneDbPath(dir), options);
+  const demo = seedControlPlane(store, { policiesDir, directorySeed: seedDirectory, dataDir: dir, urls: URLS });
+  if (!demo) throw new Error('expected a fresh seed');
+  const keys = createTenant(store, { name: 'other', directory: { roles: seedDirectory.roles, users: [], resources: [] } });
+  const conn = store.tenants.addConnection(keys.tenantId, 'rbac');
+  return {
+    dir,
+    store,
+    app: createControlPlaneApp({ store, logger: silentLogger() }),
+    demo,
+    other: { ...keys, ...conn },
+    close() {
+      store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Headers for the admin API of a tenant. */
+export function adminHeaders(tenantId: string, key: string): Record<string, string> {
+  return { 'service-tenant-id': tenantId, authorization: `basic ${key}` };
+}
+
+/** `Authorization` for the edge API (RFC 7617). */
+export function edgeAuth(connectionId: string, secret: string): string {
+  return `Basic ${Buffer.from(`${connectionId}:${secret}`).toString('base64')}`;
+}

@@ -1,0 +1,47 @@
+import type { Server } from 'node:http';
+import { baseUrl, close, listen } from '../../src/http';
+import { callTenantApi } from '../../scripts/lib/call-tenant-api';
+import { ScriptError } from '../../scripts/lib/fetch-token';
+import { loadTenantCredentials } from '../../scripts/lib/tenant-credentials';
+import { makeFixture, type Fixture } from './fixture';
+
+describe('script helpers (scripts/lib)', () => {
+  let fx: Fixture;
+  let server: Server;
+  let url: string;
+  beforeAll(async () => {
+    fx = makeFixture();
+    server = await listen(fx.app, 0, '127.0.0.1');
+    url = baseUrl(server);
+  });
+  afterAll(async () => {
+    await close(server);
+    fx.close();
+  });
+
+  const load = (env: Record<string, string>, kind: 'admin' | 'discovery' = 'admin') =>
+    loadTenantCredentials({ kind, dataDir: fx.dir, relayUrl: url, env });
+
+  it('reads demo-tenant.json, or the environment when both variables are set', () => {
+    expect(load({})).toEqual({ relayUrl: url, tenantId: fx.demo.tenant_id, key: fx.demo.admin_api_key, source: `${fx.dir}/demo-tenant.json` });
+    expect(load({}, 'discovery').key).toBe(fx.demo.discovery_api_key);
+    expect(load({ OUTPOST_TENANT_ID: 't', OUTPOST_ADMIN_API_KEY: 'k' })).toEqual({ relayUrl: url, tenantId: 't', key: 'k', source: 'environment' });
+    expect(() => load({ OUTPOST_TENANT_ID: 't' })).toThrow(/set both OUTPOST_TENANT_ID and OUTPOST_ADMIN_API_KEY/);
+    expect(() => loadTenantCredentials({ kind: 'admin', dataDir: `${fx.dir}/none`, relayUrl: url, env: {} })).toThrow(ScriptError);
+  });
+
+  it('calls the admin API and explains each failure in one line', async () => {
+    const creds = load({});
+    const ok = await callTenantApi<{ revision: number }>(creds, { method: 'PUT', path: '/api/v2/admin/directory/users/morty@the-citadel.com/roles/admin' });
+    expect(ok).toEqual({ status: 200, body: { revision: 2 } });
+    await expect(callTenantApi(creds, { method: 'PUT', path: '/api/v2/admin/directory/users/x@y.z/roles/admin' })).rejects.toThrow(
+      new ScriptError('404 unknown_user: unknown user x@y.z'),
+    );
+    const wrong = { ...creds, key: 'ak_wrong', source: 'environment' };
+    const refused = callTenantApi(wrong, { method: 'GET', path: '/api/v2/admin/directory' });
+    await expect(refused).rejects.toThrow(/^401 unauthorized: missing or invalid tenant credentials — the tenant id or key from environment/);
+    await expect(refused).rejects.not.toThrow(/ak_wrong/);
+    const down = { ...creds, relayUrl: 'http://127.0.0.1:9' };
+    await expect(callTenantApi(down, { method: 'GET', path: '/api/v2/admin/directory' })).rejects.toThrow(/cannot reach the control plane at http:\/\/127\.0\.0\.1:9/);
+  });
+});
