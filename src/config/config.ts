@@ -27,6 +27,7 @@ const envSchema = z.object({
   KEY_ROTATION_OVERLAP: seconds.default(24 * 3600),
   LOGIN_MAX_FAILURES: z.coerce.number().int().positive().default(5),
   LOGIN_FAILURE_WINDOW: seconds.default(300),
+  IDP_CORS_ORIGINS: z.string().optional(),
 
   RBAC_PORT: port.default(3001),
   APP_URL: url.default('http://localhost:3001'),
@@ -69,6 +70,8 @@ export interface Config {
     readonly keyRotationOverlap: number;
     readonly maxLoginFailures: number;
     readonly loginFailureWindow: number;
+    /** Browser origins allowed to call the token endpoint (the todo page); exact matches. */
+    readonly corsOrigins: readonly string[];
   };
   readonly apps: {
     readonly rbacPort: number;
@@ -152,6 +155,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       keyRotationOverlap: e.KEY_ROTATION_OVERLAP,
       maxLoginFailures: e.LOGIN_MAX_FAILURES,
       loginFailureWindow: e.LOGIN_FAILURE_WINDOW,
+      corsOrigins: (e.IDP_CORS_ORIGINS ?? new URL(e.TODO_URL).origin)
+        .split(',')
+        .map((o) => o.trim())
+        .filter(Boolean),
     },
     apps: {
       rbacPort: e.RBAC_PORT,

@@ -53,3 +53,17 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ RBAC_PORT: '70000' })).toThrow(/RBAC_PORT/);
   });
 });
+
+describe('IdP CORS origins', () => {
+  it('default to the todo page origin', () => {
+    expect(loadConfig({}).idp.corsOrigins).toEqual(['http://localhost:3002']);
+    expect(loadConfig({ TODO_URL: 'http://127.0.0.1:4000/app' }).idp.corsOrigins).toEqual(['http://127.0.0.1:4000']);
+  });
+
+  it('take a comma-separated list', () => {
+    expect(loadConfig({ IDP_CORS_ORIGINS: 'http://a.test, http://b.test:81' }).idp.corsOrigins).toEqual([
+      'http://a.test',
+      'http://b.test:81',
+    ]);
+  });
+});

@@ -1,0 +1,63 @@
+import express, { type Express } from 'express';
+import helmet from 'helmet';
+import type { Config } from '../config';
+import { createErrorHandler, notFound, requestContext } from '../http';
+import { allowBrowserOrigins } from './allow-browser-origins';
+import type { Logger } from '../observability';
+import type { Clock } from './clock';
+import { discoveryRoutes } from './discovery';
+import { createTokenIssuer } from './issue-tokens';
+import type { KeyStore } from './key-store';
+import { createLoginThrottle } from './login-throttle';
+import { tokenEndpoint } from './token-endpoint';
+import type { UserStore } from './user-store';
+
+/** The IdP settings the app needs: the `idp` section of {@link Config}. */
+export type IdpOptions = Pick<
+  Config['idp'],
+  | 'url'
+  | 'issuer'
+  | 'apiAudience'
+  | 'clientId'
+  | 'accessTokenTtl'
+  | 'idTokenTtl'
+  | 'maxLoginFailures'
+  | 'loginFailureWindow'
+  | 'corsOrigins'
+>;
+
+export interface IdpAppDeps {
+  readonly options: IdpOptions;
+  readonly users: UserStore;
+  readonly keys: KeyStore;
+  readonly logger: Logger;
+  readonly clock: Clock;
+}
+
+/**
+ * The demo IdP as an Express app: token endpoint, discovery, JWKS and health check.
+ * Pure: it opens nothing and listens nowhere; the caller (main.ts, a test) does that.
+ */
+export function createIdpApp(deps: IdpAppDeps): Express {
+  const { options, users, keys, logger, clock } = deps;
+  const issueTokens = createTokenIssuer({ ...options, keys, clock });
+  const throttle = createLoginThrottle({
+    maxFailures: options.maxLoginFailures,
+    windowSeconds: options.loginFailureWindow,
+    clock,
+  });
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(helmet());
+  app.use(requestContext(logger));
+  app.use(allowBrowserOrigins(options.corsOrigins));
+  app.get('/healthz', function healthz(_req, res) {
+    res.set('Cache-Control', 'no-store').json({ status: 'ok' });
+  });
+  app.use(discoveryRoutes({ issuer: options.issuer, baseUrl: options.url, keys }));
+  app.use(tokenEndpoint({ users, issueTokens, throttle, logger }));
+  app.use(notFound('oauth'));
+  app.use(createErrorHandler(logger, 'oauth'));
+  return app;
+}

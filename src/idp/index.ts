@@ -1,0 +1,20 @@
+// The IdP layer's public surface; other layers import only from here.
+export { createIdpApp } from './create-idp-app';
+export type { IdpAppDeps, IdpOptions } from './create-idp-app';
+export { openIdp, openIdpKeyStore, idpFiles } from './open-idp';
+export type { Idp } from './open-idp';
+export { openKeyStore } from './key-store';
+export type { KeyStore, KeyStoreOptions, SigningKey } from './key-store';
+export { openUserStore } from './user-store';
+export type { IdpUser, UserStore } from './user-store';
+export { hashPassword, verifyPassword } from './password-hash';
+export { createTokenIssuer, accessTokenHash, GRANTED_SCOPE } from './issue-tokens';
+export type { TokenResponse, TokenIssuerOptions } from './issue-tokens';
+export { createLoginThrottle } from './login-throttle';
+export type { LoginThrottle, LoginThrottleOptions } from './login-throttle';
+export { TOKEN_PATH } from './token-endpoint';
+export { DISCOVERY_PATH, JWKS_PATH, discoveryDocument } from './discovery';
+export { SIGNING_ALG } from './signing-keys';
+export type { PublicJwk } from './signing-keys';
+export { systemClock } from './clock';
+export type { Clock } from './clock';

@@ -1,0 +1,22 @@
+// The demo identity provider. Try it (with `npm start` running):
+//   curl -s localhost:5556/api/v1/idp/token -H 'content-type: application/json' \
+//        -d '{"username":"rick@the-citadel.com","password":"V@erySecre#t123!"}'
+//   curl -s localhost:5556/.well-known/openid-configuration
+import { loadConfig } from '../config';
+import { baseUrl, close, listen, shutdownOnSignal } from '../http';
+import { createLogger } from '../observability';
+import { openIdp } from './open-idp';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger('idp', config.logLevel);
+  const { app } = await openIdp(config, logger);
+  const server = await listen(app, config.idp.port, config.host);
+  logger.info({ url: baseUrl(server), issuer: config.idp.issuer }, 'IdP listening');
+  shutdownOnSignal(logger, () => close(server));
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});

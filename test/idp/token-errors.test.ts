@@ -1,0 +1,123 @@
+import { CITADEL, startIdpFixture, type IdpFixture } from './idp-fixture';
+
+const PASSWORD = 'V@erySecre#t123!';
+const json = (body: unknown) => JSON.stringify(body);
+
+async function expectError(res: Response, status: number, error: string, description: string): Promise<void> {
+  expect({ status: res.status, body: await res.json() }).toEqual({
+    status,
+    body: { error, error_description: description },
+  });
+  expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+}
+
+describe('token endpoint errors (RFC 6749 §5.2)', () => {
+  let f: IdpFixture;
+  beforeAll(async () => {
+    f = await startIdpFixture({ LOGIN_MAX_FAILURES: '1000' });
+  });
+  afterAll(() => f.close());
+
+  it.each([
+    ['not JSON', '{"username":', 'the request body is not valid JSON'],
+    ['a JSON array', '[1,2]', 'the request body must be a JSON object'],
+    ['an empty body', '', 'missing username'],
+    ['a JSON string', '"rick"', 'the request body is not valid JSON'],
+    ['no username', json({ password: PASSWORD }), 'missing username'],
+    ['no password', json({ username: CITADEL[0].email }), 'missing password'],
+    ['a numeric username', json({ username: 42, password: PASSWORD }), 'username must be a string'],
+    ['a null password', json({ username: CITADEL[0].email, password: null }), 'password must be a string'],
+    ['an empty username', json({ username: '', password: PASSWORD }), 'username must be 1 to 256 characters'],
+    ['a long password', json({ username: CITADEL[0].email, password: 'x'.repeat(1025) }), 'password must be 1 to 1024 characters'],
+  ])('400 invalid_request for %s', async (_case, body, description) => {
+    const res = await f.post(body);
+    await expectError(res, 400, 'invalid_request', description);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+  });
+
+  it('400 unsupported_grant_type for another grant', async () => {
+    const res = await f.post(json({ grant_type: 'client_credentials', username: CITADEL[0].email, password: PASSWORD }));
+    await expectError(res, 400, 'unsupported_grant_type', 'only the password grant is supported');
+  });
+
+  it('accepts an explicit password grant and ignores unknown members', async () => {
+    const res = await f.post(json({ grant_type: 'password', username: CITADEL[0].email, password: PASSWORD, extra: [1] }));
+    expect(res.status).toBe(200);
+  });
+
+  it.each(['text/plain', 'application/x-www-form-urlencoded', 'application/jsonx'])('415 for content type %s', async (type) => {
+    const res = await f.post(json({ username: CITADEL[0].email, password: PASSWORD }), type);
+    await expectError(res, 415, 'invalid_request', 'the request body must be application/json');
+  });
+
+  it('415 for a charset body-parser cannot decode', async () => {
+    const res = await f.post(json({ username: 'a', password: 'b' }), 'application/json; charset=koi8-r');
+    await expectError(res, 415, 'invalid_request', 'unsupported body encoding');
+  });
+
+  it('413 for a body over 4 kB', async () => {
+    const res = await f.post(json({ username: CITADEL[0].email, password: 'x'.repeat(5000) }));
+    await expectError(res, 413, 'invalid_request', 'the request body is too large');
+  });
+
+  it('401 invalid_grant with one message for a wrong password and an unknown user', async () => {
+    const wrong = await f.post(json({ username: CITADEL[0].email, password: 'not-the-password' }));
+    await expectError(wrong, 401, 'invalid_grant', 'the username or password is incorrect');
+    const unknown = await f.post(json({ username: 'birdperson@the-citadel.com', password: PASSWORD }));
+    await expectError(unknown, 401, 'invalid_grant', 'the username or password is incorrect');
+    expect(wrong.headers.get('cache-control')).toBe('no-store');
+  });
+
+  it('405 with Allow for other methods on the token path', async () => {
+    const res = await fetch(`${f.url}/api/v1/idp/token`);
+    await expectError(res, 405, 'invalid_request', 'use POST for the token endpoint');
+    expect(res.headers.get('allow')).toBe('POST');
+  });
+
+  it('404 JSON for unknown paths', async () => {
+    const res = await fetch(`${f.url}/api/v1/idp/nope`, { method: 'POST' });
+    await expectError(res, 404, 'not_found', 'no route for POST /api/v1/idp/nope');
+  });
+
+  it('GET /healthz answers ok', async () => {
+    const res = await fetch(`${f.url}/healthz`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ status: 'ok' });
+  });
+});
+
+describe('sign-in throttling', () => {
+  let f: IdpFixture;
+  const wrong = (username: string) => f.post(json({ username, password: 'wrong-password' }));
+  const right = (username: string) => f.post(json({ username, password: PASSWORD }));
+  beforeEach(async () => {
+    f = await startIdpFixture({ LOGIN_MAX_FAILURES: '3', LOGIN_FAILURE_WINDOW: '60' });
+  });
+  afterEach(() => f.close());
+
+  it('429 with Retry-After after repeated failures for one username, until the window ends', async () => {
+    for (let i = 0; i < 3; i += 1) expect((await wrong(CITADEL[3].email)).status).toBe(401);
+    f.clock.advance(20);
+    const blocked = await right(CITADEL[3].email.toUpperCase());
+    await expectError(blocked, 429, 'too_many_requests', 'too many failed sign-in attempts; try again later');
+    expect(blocked.headers.get('retry-after')).toBe('40');
+    expect(blocked.headers.get('cache-control')).toBe('no-store');
+    f.clock.advance(40);
+    expect((await right(CITADEL[3].email)).status).toBe(200);
+  });
+
+  it('429 for one client address trying many usernames', async () => {
+    for (const user of ['a@x.test', 'b@x.test', 'c@x.test']) expect((await wrong(user)).status).toBe(401);
+    const blocked = await right(CITADEL[4].email);
+    await expectError(blocked, 429, 'too_many_requests', 'too many failed sign-in attempts; try again later');
+    expect(blocked.headers.get('retry-after')).toBe('60');
+  });
+
+  it('a successful sign-in clears the username count', async () => {
+    for (let i = 0; i < 2; i += 1) expect((await wrong(CITADEL[1].email)).status).toBe(401);
+    expect((await right(CITADEL[1].email)).status).toBe(200);
+    f.clock.advance(61); // let the address window lapse; the username one was reset already
+    for (let i = 0; i < 2; i += 1) expect((await wrong(CITADEL[1].email)).status).toBe(401);
+    expect((await right(CITADEL[1].email)).status).toBe(200);
+  });
+});
