@@ -1,0 +1,143 @@
+import {
+  checkParseSchema,
+  schemaToJsonWithResolvedTypes,
+  statefulIsAuthorized,
+  validate,
+  type CedarValueJson,
+  type EntityJson,
+} from '@cedar-policy/cedar-wasm/nodejs';
+import { describeSchema, qualifyType, type PolicySchemaInfo } from './describe-schema';
+import { PolicyEvaluationError, PolicyValidationError } from './policy-errors';
+import { MANIFEST_FILE, SCHEMA_FILE, type PolicyImage } from './policy-image';
+import { acquirePreparsed, releasePreparsed } from './preparsed-registry';
+import { describeCedarError, locateCedarError } from './source-lines';
+import { splitPolicyFiles } from './split-policy-files';
+import { parseManifest } from './verify-policy-image';
+
+/** A Cedar entity reference: fully qualified type (e.g. `Outpost::User`) and id. */
+export interface EntityRef {
+  readonly type: string;
+  readonly id: string;
+}
+
+/** One question for a compiled policy. `action` is the bare action id, e.g. `DELETE`. */
+export interface PolicyRequest {
+  readonly principal: EntityRef;
+  readonly action: string;
+  readonly resource: EntityRef;
+  readonly context?: Readonly<Record<string, CedarValueJson>>;
+  /** The principal, the resource and their ancestors; nothing else is needed. */
+  readonly entities: readonly EntityJson[];
+}
+
+/**
+ * Cedar's answer. `reasons` are the ids (`<file>:<line>`) of the policies that decided;
+ * `errors` are policies that failed to evaluate (Cedar skips them).
+ */
+export interface PolicyAnswer {
+  readonly allowed: boolean;
+  readonly reasons: readonly string[];
+  readonly errors: readonly string[];
+}
+
+/** A validated policy image, pre-parsed once, ready to answer requests. */
+export interface CompiledPolicy {
+  readonly name: string;
+  readonly digest: string;
+  readonly description: string;
+  readonly schema: PolicySchemaInfo;
+  /** `<file>:<line>` of every policy, in file order. */
+  readonly policyIds: readonly string[];
+  /** Evaluates against the pre-parsed set; throws {@link PolicyEvaluationError} if Cedar cannot. */
+  isAuthorized(request: PolicyRequest): PolicyAnswer;
+  /** Frees the pre-parsed set once no other compilation of the same digest holds it. */
+  release(): void;
+}
+
+function fail(image: PolicyImage, problems: string[]): never {
+  throw new PolicyValidationError(image.name, problems);
+}
+
+/**
+ * Parses the schema and policies of an image, validates the policies against the
+ * schema (Cedar strict mode), and pre-parses both once under the image digest.
+ * Throws {@link PolicyValidationError} listing each problem as `<file>:<line>: …`.
+ */
+export function compilePolicyImage(image: PolicyImage): CompiledPolicy {
+  const schemaText = image.files[SCHEMA_FILE];
+  if (schemaText === undefined) fail(image, [`${SCHEMA_FILE}: missing`]);
+  const manifest = parseManifest(image.files[MANIFEST_FILE] ?? '{}');
+  const schemaParsed = checkParseSchema(schemaText);
+  if (schemaParsed.type === 'failure') fail(image, schemaParsed.errors.map((e) => locateCedarError(e, SCHEMA_FILE, schemaText)));
+  const schemaJson = schemaToJsonWithResolvedTypes(schemaText);
+  if (schemaJson.type === 'failure') fail(image, schemaJson.errors.map((e) => `${SCHEMA_FILE}: ${describeCedarError(e)}`));
+  const schema = describeSchema(schemaJson.json);
+  if (typeof schema === 'string') fail(image, [`${SCHEMA_FILE}: ${schema}`]);
+
+  const { sources, problems } = splitPolicyFiles(image);
+  if (problems.length > 0) fail(image, problems);
+  const byId = new Map(sources.map((s) => [s.id, s]));
+  const staticPolicies = Object.fromEntries(sources.map((s) => [s.id, s.text]));
+  const validation = validate({ schema: schemaText, policies: { staticPolicies }, validationSettings: { mode: 'strict' } });
+  if (validation.type === 'failure') fail(image, validation.errors.map((e) => describeCedarError(e)));
+  if (validation.validationErrors.length > 0) {
+    fail(
+      image,
+      validation.validationErrors.map(({ policyId, error }) => {
+        const source = byId.get(policyId);
+        return source ? locateCedarError(error, source.file, source.text, source.line) : `${policyId}: ${describeCedarError(error)}`;
+      }),
+    );
+  }
+
+  const preparsed = acquirePreparsed(image.digest, { staticPolicies }, schemaText);
+  if (typeof preparsed !== 'string') fail(image, preparsed);
+  return createCompiledPolicy(image, manifest.description ?? '', schema, Object.keys(staticPolicies), preparsed);
+}
+
+function createCompiledPolicy(
+  image: PolicyImage,
+  description: string,
+  schema: PolicySchemaInfo,
+  policyIds: string[],
+  preparsedId: string,
+): CompiledPolicy {
+  const actionType = qualifyType(schema.namespace, 'Action');
+  let released = false;
+  return Object.freeze({
+    name: image.name,
+    digest: image.digest,
+    description,
+    schema,
+    policyIds: Object.freeze(policyIds),
+    isAuthorized(request: PolicyRequest): PolicyAnswer {
+      if (released) throw new PolicyEvaluationError(`policy image ${image.digest} was released`);
+      const applies = schema.actions.get(request.action);
+      // An action or entity type the schema does not know cannot be permitted by a
+      // validated policy: deny without asking Cedar (which would report an error).
+      if (!applies || !applies.principalTypes.has(request.principal.type) || !applies.resourceTypes.has(request.resource.type)) {
+        return { allowed: false, reasons: [], errors: [`action "${request.action}" does not apply to ${request.principal.type} on ${request.resource.type}`] };
+      }
+      const answer = statefulIsAuthorized({
+        principal: request.principal,
+        action: { type: actionType, id: request.action },
+        resource: request.resource,
+        context: (request.context ?? {}) as Record<string, CedarValueJson>,
+        preparsedPolicySetId: preparsedId,
+        preparsedSchemaName: preparsedId,
+        validateRequest: true,
+        entities: request.entities as EntityJson[],
+      });
+      if (answer.type === 'failure') throw new PolicyEvaluationError(answer.errors.map((e) => describeCedarError(e)).join('; '));
+      const { decision, diagnostics } = answer.response;
+      const errors: string[] = [];
+      for (const e of diagnostics.errors) errors.push(`${e.policyId}: ${describeCedarError(e.error)}`);
+      return { allowed: decision === 'allow', reasons: diagnostics.reason, errors };
+    },
+    release(): void {
+      if (released) return;
+      released = true;
+      releasePreparsed(preparsedId);
+    },
+  });
+}

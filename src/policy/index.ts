@@ -1,0 +1,12 @@
+export { createPolicyImage, computeImageDigest, canonicalImageBytes, MANIFEST_FILE, SCHEMA_FILE, POLICY_EXTENSION } from './policy-image';
+export type { PolicyImage } from './policy-image';
+export { verifyPolicyImage, parseManifest, isPolicyImagePath, POLICY_IMAGE_LIMITS, POLICY_NAME_PATTERN } from './verify-policy-image';
+export type { PolicyManifest } from './verify-policy-image';
+export { readPolicyFolder } from './read-policy-folder';
+export { compilePolicyImage } from './compile-policy-image';
+export type { CompiledPolicy, PolicyRequest, PolicyAnswer, EntityRef } from './compile-policy-image';
+export { qualifyType } from './describe-schema';
+export type { PolicySchemaInfo, AttributeKind } from './describe-schema';
+export { preparsedCount } from './preparsed-registry';
+export { PolicyImageError, PolicyValidationError, PolicyEvaluationError } from './policy-errors';
+export type { EntityJson as CedarEntity, CedarValueJson } from '@cedar-policy/cedar-wasm/nodejs';

@@ -1,0 +1,95 @@
+import { applyDirectoryChange, type DirectoryData } from '../../src/directory';
+import { AuthorizerUnavailableError, createLocalAuthorizer, createLruCache } from '../../src/authorizer';
+import { compilePolicyImage, createPolicyImage, readPolicyFolder, type CompiledPolicy } from '../../src/policy';
+import { join } from 'node:path';
+import { citadel, policiesDir, resourceRequest, userIds } from './citadel';
+
+const seed = citadel();
+const users = userIds(seed);
+const rbacImage = readPolicyFolder(join(policiesDir, 'rbac'));
+let rbac: CompiledPolicy;
+let rbacNoDelete: CompiledPolicy;
+beforeAll(() => {
+  rbac = compilePolicyImage(rbacImage);
+  // Same policy with admins' blanket permit removed: a new digest.
+  const text = (rbacImage.files['rbac.cedar'] as string).replace(/\/\/ Admins[\s\S]*$/, '');
+  rbacNoDelete = compilePolicyImage(createPolicyImage('rbac', { ...rbacImage.files, 'rbac.cedar': text }));
+});
+afterAll(() => {
+  rbac.release();
+  rbacNoDelete.release();
+});
+
+const deleteBy = (user: string) => resourceRequest('rbac', user, 'DELETE', 'x');
+
+describe('createLocalAuthorizer', () => {
+  it('caches decisions and misses the cache after a directory revision (Morty made admin)', async () => {
+    let directory: DirectoryData = seed;
+    const authorizer = createLocalAuthorizer({ policy: () => rbac, directory: () => directory });
+    expect(await authorizer.authorize(deleteBy(users.morty))).toMatchObject({ allowed: false, cached: false, directoryRevision: 1 });
+    expect(await authorizer.authorize(deleteBy(users.morty))).toMatchObject({ allowed: false, cached: true });
+    expect(authorizer.stats()).toEqual({ hits: 1, misses: 1, size: 1 });
+
+    directory = applyDirectoryChange(directory, { rev: 2, op: 'role.grant', user_id: users.morty, role: 'admin' });
+    expect(await authorizer.authorize(deleteBy(users.morty))).toMatchObject({ allowed: true, cached: false, directoryRevision: 2 });
+    expect(await authorizer.authorize(deleteBy(users.morty))).toMatchObject({ allowed: true, cached: true });
+
+    directory = applyDirectoryChange(directory, { rev: 3, op: 'role.revoke', user_id: users.morty, role: 'admin' });
+    expect((await authorizer.authorize(deleteBy(users.morty))).allowed).toBe(false);
+    await authorizer.close();
+  });
+
+  it('misses the cache after a policy swap (new digest)', async () => {
+    let policy = rbac;
+    const authorizer = createLocalAuthorizer({ policy: () => policy, directory: () => seed });
+    expect(await authorizer.authorize(deleteBy(users.rick))).toMatchObject({ allowed: true, policyDigest: rbac.digest });
+    expect((await authorizer.authorize(deleteBy(users.rick))).cached).toBe(true);
+    policy = rbacNoDelete;
+    expect(await authorizer.authorize(deleteBy(users.rick))).toMatchObject({ allowed: false, cached: false, policyDigest: rbacNoDelete.digest });
+    policy = rbac;
+    expect(await authorizer.authorize(deleteBy(users.rick))).toMatchObject({ allowed: true, cached: true });
+    await authorizer.close();
+  });
+
+  it('keys the cache on resource attributes and is bounded', async () => {
+    const authorizer = createLocalAuthorizer({ policy: () => rbac, directory: () => seed, cacheSize: 2 });
+    const base = resourceRequest('rbac', users.beth, 'GET', 'a');
+    await authorizer.authorize(base);
+    await authorizer.authorize({ ...base, resource: { ...base.resource, attributes: { x: 1 } } });
+    expect(authorizer.stats()).toMatchObject({ misses: 2, size: 2 });
+    await authorizer.authorize(resourceRequest('rbac', users.beth, 'GET', 'b'));
+    expect(authorizer.stats()).toMatchObject({ misses: 3, size: 2 });
+    await authorizer.authorize(base); // evicted as the oldest
+    expect(authorizer.stats()).toMatchObject({ hits: 0, misses: 4 });
+    await authorizer.close();
+  });
+
+  it('fails closed with AuthorizerUnavailableError when the policy or the directory is missing', async () => {
+    const noPolicy = createLocalAuthorizer({ policy: () => undefined, directory: () => seed });
+    await expect(noPolicy.authorize(deleteBy(users.rick))).rejects.toThrow(new AuthorizerUnavailableError('no policy image is loaded'));
+    const noDirectory = createLocalAuthorizer({ policy: () => rbac, directory: () => undefined });
+    const error = await noDirectory.authorize(deleteBy(users.rick)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AuthorizerUnavailableError);
+    expect(error).toMatchObject({ status: 503, code: 'authorizer_unavailable', message: 'no directory is loaded' });
+    expect(noPolicy.kind).toBe('local');
+  });
+
+  it('turns a Cedar failure into AuthorizerUnavailableError, never an allow', async () => {
+    const released = compilePolicyImage(createPolicyImage('rbac', { ...rbacImage.files, 'extra.cedar': '' }));
+    released.release();
+    const authorizer = createLocalAuthorizer({ policy: () => released, directory: () => seed });
+    await expect(authorizer.authorize(deleteBy(users.rick))).rejects.toThrow(/policy rbac could not be evaluated: .*released/);
+  });
+});
+
+describe('createLruCache', () => {
+  it('evicts the least recently used entry', () => {
+    const cache = createLruCache<number>(2);
+    cache.set('a', 1);
+    cache.set('b', 2);
+    expect(cache.get('a')).toBe(1); // b is now the oldest
+    cache.set('c', 3);
+    expect([cache.get('a'), cache.get('b'), cache.get('c')]).toEqual([1, undefined, 3]);
+    expect(() => createLruCache(-1)).toThrow(RangeError);
+  });
+});

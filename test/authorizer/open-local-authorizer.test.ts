@@ -1,0 +1,40 @@
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openLocalAuthorizer } from '../../src/authorizer';
+import { PolicyValidationError, preparsedCount } from '../../src/policy';
+import { citadel, policiesDir, resourceRequest, userIds } from './citadel';
+
+const directory = citadel();
+
+describe('openLocalAuthorizer', () => {
+  let tmp: string;
+  beforeEach(() => {
+    tmp = mkdtempSync(join(tmpdir(), 'outpost-open-'));
+  });
+  afterEach(() => rmSync(tmp, { recursive: true, force: true }));
+
+  it('stops start-up on an invalid policy with a file:line message', () => {
+    cpSync(join(policiesDir, 'rbac'), join(tmp, 'rbac'), { recursive: true });
+    writeFileSync(join(tmp, 'rbac', 'rbac.cedar'), 'permit(principal, action, resource)\nwhen { resource.owner == principal };\n');
+    expect(() => openLocalAuthorizer({ policiesDir: tmp, policyName: 'rbac', directory })).toThrow(PolicyValidationError);
+    expect(() => openLocalAuthorizer({ policiesDir: tmp, policyName: 'rbac', directory })).toThrow(/rbac\.cedar:2: .*attribute `owner`/);
+  });
+
+  it('refuses a policy name that could leave the policies folder', () => {
+    expect(() => openLocalAuthorizer({ policiesDir, policyName: '../data', directory })).toThrow('invalid policy name "../data"');
+  });
+
+  it('reads a live directory through a getter and releases its policy on close', async () => {
+    const before = preparsedCount();
+    let live = directory;
+    const authorizer = openLocalAuthorizer({ policiesDir, policyName: 'rbac', directory: () => live });
+    expect(authorizer.policy.name).toBe('rbac');
+    const rick = userIds(directory).rick;
+    expect((await authorizer.authorize(resourceRequest('rbac', rick, 'DELETE', 'x'))).allowed).toBe(true);
+    live = { ...directory, revision: 2, users: directory.users.filter((u) => u.id !== rick) };
+    expect((await authorizer.authorize(resourceRequest('rbac', rick, 'DELETE', 'x'))).allowed).toBe(false);
+    await authorizer.close();
+    expect(preparsedCount()).toBe(before);
+  });
+});
