@@ -1,0 +1,80 @@
+// Service interface §4.4, for every demo user: get an access token from the IdP, call
+// DELETE {app_url}/resource/<name> with it, and show who was let through. Then the two
+// classic mistakes: sending the ID token, and sending nothing.
+//
+//   npm run try-delete                 # resource "mega-seed"
+//   npm run try-delete -- portal-gun
+import { Command } from 'commander';
+import { loadConfig } from '../src/config';
+import { loadDirectorySeed } from '../src/directory';
+import { fetchToken, ScriptError } from './lib/fetch-token';
+
+interface Row {
+  caller: string;
+  roles: string;
+  status: string;
+  body: string;
+}
+
+async function callDelete(url: string, authorization: string | undefined): Promise<{ status: string; body: string }> {
+  try {
+    const res = await fetch(url, {
+      method: 'DELETE',
+      headers: authorization ? { authorization } : {},
+      signal: AbortSignal.timeout(10_000),
+    });
+    const text = (await res.text()).trim();
+    const challenge = res.headers.get('www-authenticate');
+    return { status: String(res.status), body: challenge && res.status === 401 ? `${text}  [WWW-Authenticate: ${challenge}]` : text };
+  } catch {
+    throw new ScriptError(`cannot reach the RBAC app at ${url} — is the stack running (npm start)? Set APP_URL otherwise.`);
+  }
+}
+
+function printTable(rows: Row[]): void {
+  const width = (key: keyof Row) => Math.max(key.length, ...rows.map((r) => r[key].length));
+  const cols: (keyof Row)[] = ['caller', 'roles', 'status'];
+  const line = (r: Row) => `${cols.map((c) => r[c].padEnd(width(c))).join('  ')}  ${r.body}`;
+  console.log(line({ caller: 'caller', roles: 'roles', status: 'status', body: 'body' }));
+  console.log(line({ caller: '-'.repeat(width('caller')), roles: '-'.repeat(width('roles')), status: '------', body: '----' }));
+  for (const r of rows) console.log(line(r));
+}
+
+async function main(resource: string): Promise<void> {
+  const config = loadConfig();
+  const seed = loadDirectorySeed(config.directorySeedFile);
+  const url = `${config.apps.rbacUrl}/resource/${encodeURIComponent(resource)}`;
+  console.log(`DELETE ${url}\n`);
+
+  const rows: Row[] = [];
+  let idToken = '';
+  for (const user of seed.directory.users) {
+    const tokens = await fetchToken(config.idp.url, user.email, seed.demoPassword);
+    idToken ||= tokens.id_token;
+    const result = await callDelete(url, `Bearer ${tokens.access_token}`);
+    rows.push({ caller: user.email, roles: user.roles.join(','), ...result });
+  }
+  rows.push({ caller: 'ID token (wrong token)', roles: '-', ...(await callDelete(url, `Bearer ${idToken}`)) });
+  rows.push({ caller: 'no token', roles: '-', ...(await callDelete(url, undefined)) });
+  printTable(rows);
+  console.log('\nRoles shown are the seed directory\'s; the authorizer reads the live directory.');
+}
+
+new Command()
+  .name('try-delete')
+  .description('DELETE {app_url}/resource/<name> as each demo user, with an ID token and with no token')
+  .argument('[resource-name]', 'resource to delete', 'mega-seed')
+  .action(async (resource: string) => {
+    try {
+      await main(resource);
+    } catch (err) {
+      if (!(err instanceof ScriptError)) throw err;
+      console.error(`try-delete: ${err.message}`);
+      process.exitCode = 1;
+    }
+  })
+  .parseAsync()
+  .catch((err: unknown) => {
+    console.error(err);
+    process.exitCode = 1;
+  });

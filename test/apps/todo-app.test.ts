@@ -1,0 +1,158 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { accessTokenMiddleware, openAppAuthorizer } from '../../src/apps/app-dependencies';
+import { createTodoApp, openTodoStore, type Todo, type TodoStore } from '../../src/apps/todo';
+import type { Authorizer } from '../../src/authorizer';
+import { loadDirectorySeed } from '../../src/directory';
+import { silentLogger } from '../../src/observability';
+import { startAppFixture, USERS, type AppFixture } from './app-fixture';
+
+type Name = keyof typeof USERS;
+
+describe('todo sample app end to end (real IdP, real SQLite file, todo policy)', () => {
+  let fixture: AppFixture;
+  let store: TodoStore;
+  let authorizer: Authorizer;
+  let url: string;
+  let dir: string;
+  const tokens = {} as Record<Name, string>;
+
+  beforeAll(async () => {
+    fixture = await startAppFixture();
+    dir = mkdtempSync(join(tmpdir(), 'outpost-todo-'));
+    store = openTodoStore(join(dir, 'todo.db'));
+    const { directory } = loadDirectorySeed(fixture.config.directorySeedFile);
+    authorizer = openAppAuthorizer(fixture.config, 'local', 'todo', directory);
+    url = await fixture.serve(
+      createTodoApp({
+        authenticate: accessTokenMiddleware(fixture.config),
+        authorizer,
+        store,
+        directory: () => directory,
+        logger: silentLogger(),
+        publicDir: join(fixture.config.projectRoot, 'src', 'apps', 'todo', 'public'),
+        authUrl: fixture.idp.url,
+      }),
+    );
+    for (const [name, user] of Object.entries(USERS)) tokens[name as Name] = (await fixture.idp.token(user.email)).access_token;
+  });
+  afterAll(async () => {
+    await authorizer.close();
+    store.close();
+    await fixture.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const call = async (who: Name | undefined, method: string, path: string, body?: unknown, raw?: string) => {
+    const headers: Record<string, string> = {};
+    if (who) headers.authorization = `Bearer ${tokens[who]}`;
+    if (body !== undefined || raw !== undefined) headers['content-type'] = 'application/json';
+    const res = await fetch(`${url}${path}`, { method, headers, body: raw ?? (body === undefined ? undefined : JSON.stringify(body)) });
+    const text = await res.text();
+    return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : undefined };
+  };
+  const create = async (who: Name, title: string) => {
+    const res = await call(who, 'POST', '/todos', { title });
+    expect(res.status).toBe(201);
+    return res.body as unknown as Todo;
+  };
+
+  it('lets editors and admins create todos they then own, and refuses viewers', async () => {
+    const todo = await create('morty', 'Buy mega seeds');
+    expect(todo).toMatchObject({ title: 'Buy mega seeds', completed: false, owner_id: USERS.morty.id });
+    await create('rick', 'Fix the portal gun');
+    const beth = await call('beth', 'POST', '/todos', { title: 'nope' });
+    expect(beth).toEqual({ status: 403, body: { code: 'forbidden', message: 'Forbidden by policy todo.create' } });
+  });
+
+  it('lists todos for every directory user', async () => {
+    for (const who of Object.keys(USERS) as Name[]) {
+      const res = await call(who, 'GET', '/todos');
+      expect(res.status).toBe(200);
+      expect((res.body!.todos as Todo[]).map((t) => t.title)).toEqual(expect.arrayContaining(['Buy mega seeds', 'Fix the portal gun']));
+    }
+  });
+
+  it.each([
+    ['morty', 200],
+    ['rick', 200],
+    ['summer', 403],
+    ['beth', 403],
+  ] as const)('update of a Morty todo by %s → %i (owner, evil_genius/admin allowed)', async (who, status) => {
+    const todo = await create('morty', `update test for ${who}`);
+    const res = await call(who, 'PUT', `/todos/${todo.id}`, { completed: true });
+    expect(res.status).toBe(status);
+    if (status === 200) expect(res.body).toMatchObject({ id: todo.id, completed: true, title: todo.title });
+    else expect(res.body).toEqual({ code: 'forbidden', message: 'Forbidden by policy todo.update' });
+  });
+
+  it.each([
+    ['summer', 403],
+    ['jerry', 403],
+    ['morty', 204],
+  ] as const)('delete of a Morty todo by %s → %i (owner or admin only)', async (who, status) => {
+    const todo = await create('morty', `delete test for ${who}`);
+    const res = await call(who, 'DELETE', `/todos/${todo.id}`);
+    expect(res.status).toBe(status);
+    expect(store.get(todo.id) === undefined).toBe(status === 204);
+  });
+
+  it('lets an admin delete anyone\'s todo', async () => {
+    const todo = await create('summer', 'Summer\'s chores');
+    expect((await call('rick', 'DELETE', `/todos/${todo.id}`)).status).toBe(204);
+    expect((await call('rick', 'DELETE', `/todos/${todo.id}`)).status).toBe(404);
+  });
+
+  it('refuses bad bodies with 400 and changes nothing', async () => {
+    const todo = await create('morty', 'keep me');
+    const cases = [
+      [{}, /title/],
+      [{ title: '' }, /title/],
+      [{ title: 'x'.repeat(201) }, /200/],
+      [{ title: 'ok', owner_id: 'someone-else' }, /owner_id/],
+      [{ title: 42 }, /title/],
+    ] as const;
+    for (const [body, message] of cases) {
+      const res = await call('morty', 'POST', '/todos', body);
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ code: 'invalid_body', message: expect.stringMatching(message) });
+    }
+    const update = await call('morty', 'PUT', `/todos/${todo.id}`, { completed: 'yes' });
+    expect(update.status).toBe(400);
+    expect((await call('morty', 'PUT', `/todos/${todo.id}`, {})).status).toBe(400);
+    const notJson = await call('morty', 'POST', '/todos', undefined, '{"title": ');
+    expect(notJson).toEqual({ status: 400, body: { code: 'bad_request', message: 'the request body is not valid JSON' } });
+    const tooBig = await call('morty', 'POST', '/todos', undefined, JSON.stringify({ title: 'x'.repeat(5000) }));
+    expect(tooBig.status).toBe(413);
+    expect(store.get(todo.id)).toMatchObject({ title: 'keep me', completed: false });
+  });
+
+  it('answers unknown and malformed todo ids with 404', async () => {
+    expect((await call('rick', 'PUT', '/todos/00000000-0000-0000-0000-000000000000', { completed: true })).status).toBe(404);
+    const res = await call('rick', 'DELETE', '/todos/not-an-id');
+    expect(res).toEqual({ status: 404, body: { code: 'not_found', message: 'no todo with id not-an-id' } });
+  });
+
+  it('requires a token on every API route', async () => {
+    for (const [method, path] of [['GET', '/todos'], ['POST', '/todos'], ['GET', `/users/${USERS.rick.id}`]] as const) {
+      expect((await call(undefined, method, path)).status).toBe(401);
+    }
+  });
+
+  it('looks users up in the directory', async () => {
+    expect(await call('jerry', 'GET', `/users/${USERS.rick.id}`)).toEqual({
+      status: 200,
+      body: { id: USERS.rick.id, email: USERS.rick.email, name: 'Rick Sanchez' },
+    });
+    expect((await call('jerry', 'GET', '/users/nobody')).status).toBe(404);
+  });
+
+  it('serves the web page with a CSP that allows signing in at the IdP only', async () => {
+    const res = await fetch(`${url}/`);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toMatch(/<title>Outpost todos<\/title>/);
+    expect(res.headers.get('content-security-policy')).toContain(`connect-src 'self' ${fixture.idp.url}`);
+    expect(await (await fetch(`${url}/config.json`)).json()).toEqual({ auth_url: fixture.idp.url });
+  });
+});
