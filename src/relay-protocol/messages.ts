@@ -41,18 +41,21 @@ export const edgeMessageSchema = z.discriminatedUnion('type', [
   }),
   /** Sent after every timer-driven sync, so registrations stay current. */
   z.object({ type: z.literal('status'), status: edgeStatusSchema }),
-  z.object({
-    type: z.literal('command_result'),
-    request_id: requestId,
-    ok: z.literal(true),
-    status: edgeStatusSchema,
-  }),
-  z.object({
-    type: z.literal('command_result'),
-    request_id: requestId,
-    ok: z.literal(false),
-    error: z.object({ code: z.string().max(64), message: z.string().max(1024) }),
-  }),
+  // zod needs one variant per `type`, so the two outcomes nest under `ok`.
+  z.discriminatedUnion('ok', [
+    z.object({
+      type: z.literal('command_result'),
+      request_id: requestId,
+      ok: z.literal(true),
+      status: edgeStatusSchema,
+    }),
+    z.object({
+      type: z.literal('command_result'),
+      request_id: requestId,
+      ok: z.literal(false),
+      error: z.object({ code: z.string().max(64), message: z.string().max(1024) }),
+    }),
+  ]),
 ]);
 
 /** Frames the relay sends. */

@@ -1,0 +1,139 @@
+import type { Server } from 'node:http';
+import type { Router } from 'express';
+import { WebSocketServer } from 'ws';
+import type { ControlPlaneStore } from '../control-plane';
+import type { Logger } from '../observability';
+import { MAX_FRAME_BYTES } from '../relay-protocol';
+import type { CommandName, EdgeStatus } from '../relay-protocol';
+import { CLOSE_CODES, startEdgeSession } from './edge-session';
+import type { EdgeSession } from './edge-session';
+import { createUpgradeHandler } from './handle-upgrade';
+import { startHeartbeat } from './heartbeat';
+import { createManagementRouter } from './management-router';
+import { openRegistrationStore } from './registration-store';
+import { instanceNotConnected, instanceNotFound, relayClosing } from './relay-errors';
+
+/** Dependencies of {@link createRelay}. */
+export interface RelayDeps {
+  readonly store: ControlPlaneStore;
+  readonly logger: Logger;
+  /** How long exec waits for the edge's confirmation before 504. */
+  readonly execTimeoutMs: number;
+  /** Ping period; a socket that missed the previous pong is terminated. */
+  readonly heartbeatMs: number;
+  /** Epoch-milliseconds clock for `connected_at` / `last_seen`. */
+  readonly now?: () => number;
+  /** How long a new socket may take to send `register` (default 5 s). */
+  readonly registerTimeoutMs?: number;
+  /** Commands that may wait on one edge at once (default 64); more get 429. */
+  readonly maxPendingPerEdge?: number;
+}
+
+/** The relay: edge WebSocket endpoint plus the management API of service interface §4.2–4.3. */
+export interface Relay {
+  readonly managementRouter: Router;
+  /** Serves the edge WebSocket on `server`'s `upgrade` event. */
+  attach(server: Server): void;
+  /** Sends a command to one of the tenant's instances and waits for its confirmation. Throws HttpErrors. */
+  exec(tenantId: string, instanceId: string, command: CommandName): Promise<EdgeStatus>;
+  /** Closes every edge socket (1001) and fails pending commands. */
+  close(): Promise<void>;
+}
+
+const CLOSE_WAIT_MS = 1000;
+
+/** Builds the relay; nothing listens until {@link Relay.attach}. */
+export function createRelay(deps: RelayDeps): Relay {
+  if (!(deps.execTimeoutMs > 0) || !(deps.heartbeatMs > 0)) throw new Error('execTimeoutMs and heartbeatMs must be positive');
+  const now = deps.now ?? Date.now;
+  const log = deps.logger.child({ component: 'relay' });
+  const registrations = openRegistrationStore(deps.store.db);
+  // A previous process may have died with rows still marked connected.
+  registrations.markAllDisconnected();
+
+  const live = new Map<string, EdgeSession>();
+  const servers = new Set<Server>();
+  let closing = false;
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES, perMessageDeflate: false });
+  const sessions = new WeakMap<object, EdgeSession>();
+  const heartbeat = startHeartbeat(deps.heartbeatMs, (ws) => {
+    const session = sessions.get(ws);
+    if (session?.instanceId && live.get(session.instanceId) === session) registrations.touch(session.instanceId, now());
+  });
+
+  const sessionDeps = {
+    registrations,
+    logger: log,
+    now,
+    execTimeoutMs: deps.execTimeoutMs,
+    registerTimeoutMs: deps.registerTimeoutMs ?? 5000,
+    maxPending: deps.maxPendingPerEdge ?? 64,
+    onRegistered(session: EdgeSession) {
+      const id = session.instanceId as string;
+      const previous = live.get(id);
+      live.set(id, session);
+      // An edge reconnecting after a network blip may beat the old socket's close; the newest wins.
+      if (previous && previous !== session) previous.close(CLOSE_CODES.replaced, 'replaced by a newer connection');
+    },
+    onClosed(session: EdgeSession) {
+      const id = session.instanceId;
+      if (id === undefined || live.get(id) !== session) return;
+      live.delete(id);
+      if (!closing) registrations.markDisconnected(id, now());
+    },
+  };
+
+  const onUpgrade = createUpgradeHandler({
+    wss,
+    logger: log,
+    verifyConnection: (id, secret) => deps.store.verifyConnection(id, secret),
+    onConnection(ws, connection) {
+      if (closing) {
+        ws.close(CLOSE_CODES.goingAway, 'relay shutting down');
+        return;
+      }
+      heartbeat.track(ws);
+      sessions.set(ws, startEdgeSession(ws, connection, sessionDeps));
+    },
+  });
+
+  async function exec(tenantId: string, instanceId: string, command: CommandName): Promise<EdgeStatus> {
+    if (closing) throw relayClosing();
+    const registration = registrations.get(instanceId);
+    // Another tenant's instance is indistinguishable from an unknown one.
+    if (!registration || registration.tenantId !== tenantId) throw instanceNotFound();
+    const session = live.get(instanceId);
+    if (!session) throw instanceNotConnected();
+    return session.send(command);
+  }
+
+  return {
+    managementRouter: createManagementRouter({ store: deps.store, registrations, exec }),
+    attach(server) {
+      servers.add(server);
+      server.on('upgrade', onUpgrade);
+    },
+    exec,
+    async close() {
+      closing = true;
+      heartbeat.stop();
+      for (const server of servers) server.off('upgrade', onUpgrade);
+      for (const id of live.keys()) registrations.markDisconnected(id, now());
+      const closed = [...wss.clients].map(
+        (ws) =>
+          new Promise<void>((resolve) => {
+            if (ws.readyState === ws.CLOSED) return resolve();
+            const timer = setTimeout(() => ws.terminate(), CLOSE_WAIT_MS);
+            ws.once('close', () => {
+              clearTimeout(timer);
+              resolve();
+            });
+            ws.close(CLOSE_CODES.goingAway, 'relay shutting down');
+          }),
+      );
+      await Promise.all(closed);
+      live.clear();
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+    },
+  };
+}

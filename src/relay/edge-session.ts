@@ -1,0 +1,134 @@
+import type { RawData, WebSocket } from 'ws';
+import type { EdgeConnection } from '../control-plane';
+import type { Logger } from '../observability';
+import type { CommandName, EdgeMessage, EdgeStatus, RelayMessage } from '../relay-protocol';
+import { parseEdgeFrame } from './parse-edge-frame';
+import { createPendingCommands } from './pending-commands';
+import { edgeError, instanceDisconnected } from './relay-errors';
+import type { RegistrationStore } from './registration-store';
+
+/** WebSocket close codes the relay uses (RFC 6455 §7.4.1; 4000–4999 are private use). */
+export const CLOSE_CODES = { goingAway: 1001, policyViolation: 1008, replaced: 4001 } as const;
+
+/** Bad frames tolerated on one connection before it is closed. */
+export const MAX_BAD_FRAMES = 5;
+
+/** One authenticated edge connection, before and after its `register` frame. */
+export interface EdgeSession {
+  readonly connection: EdgeConnection;
+  /** Set once the edge has registered. */
+  readonly instanceId: string | undefined;
+  /** Sends a command and resolves with the edge's status once it confirms. */
+  send(command: CommandName): Promise<EdgeStatus>;
+  close(code: number, reason: string): void;
+}
+
+/** Dependencies of {@link startEdgeSession}. */
+export interface EdgeSessionDeps {
+  readonly registrations: RegistrationStore;
+  readonly logger: Logger;
+  readonly now: () => number;
+  readonly execTimeoutMs: number;
+  readonly registerTimeoutMs: number;
+  readonly maxPending: number;
+  /** Called after a successful `register`; the relay replaces any older session. */
+  readonly onRegistered: (session: EdgeSession) => void;
+  readonly onClosed: (session: EdgeSession) => void;
+}
+
+/**
+ * Runs the relay's side of the protocol on one socket: the first frame must be `register`
+ * within `registerTimeoutMs`; every frame is schema-checked (the edge is never trusted);
+ * bad frames get a stable `bad_frame` error and, past {@link MAX_BAD_FRAMES}, a close.
+ */
+export function startEdgeSession(ws: WebSocket, connection: EdgeConnection, deps: EdgeSessionDeps): EdgeSession {
+  const log = deps.logger.child({ connection_id: connection.connectionId });
+  const pending = createPendingCommands({ timeoutMs: deps.execTimeoutMs, max: deps.maxPending });
+  let instanceId: string | undefined;
+  let badFrames = 0;
+
+  const reply = (message: RelayMessage) => ws.send(JSON.stringify(message));
+  const close = (code: number, reason: string) => ws.close(code, reason);
+  const registerTimer = setTimeout(() => close(CLOSE_CODES.policyViolation, 'register timeout'), deps.registerTimeoutMs);
+
+  const session: EdgeSession = {
+    connection,
+    get instanceId() {
+      return instanceId;
+    },
+    send(command) {
+      if (ws.readyState !== ws.OPEN) return Promise.reject(instanceDisconnected());
+      const { requestId, result } = pending.add();
+      reply({ type: 'command', request_id: requestId, command });
+      return result;
+    },
+    close,
+  };
+
+  function register(message: Extract<EdgeMessage, { type: 'register' }>): void {
+    const existing = deps.registrations.get(message.instance_id);
+    if (existing && existing.tenantId !== connection.tenantId) {
+      log.warn({ instance_id: message.instance_id }, 'register refused: instance id belongs to another tenant');
+      reply({ type: 'error', code: 'already_registered', message: 'this instance id is registered to another tenant' });
+      close(CLOSE_CODES.policyViolation, 'already registered');
+      return;
+    }
+    clearTimeout(registerTimer);
+    instanceId = message.instance_id;
+    deps.registrations.upsertConnected(
+      { ...message, instanceId, tenantId: connection.tenantId, connectionId: connection.connectionId },
+      deps.now(),
+    );
+    deps.onRegistered(session);
+    reply({ type: 'registered', instance_id: instanceId });
+    log.info({ instance_id: instanceId, hostname: message.hostname, version: message.version }, 'edge registered');
+  }
+
+  function handle(message: EdgeMessage, id: string): void {
+    switch (message.type) {
+      case 'register':
+        reply({ type: 'error', code: 'already_registered', message: 'this connection has already registered' });
+        return;
+      case 'status':
+        deps.registrations.updateStatus(id, message.status, deps.now());
+        return;
+      case 'command_result': {
+        const known = message.ok
+          ? pending.resolve(message.request_id, message.status)
+          : pending.reject(message.request_id, edgeError(message.error.message));
+        if (!known) reply({ type: 'error', code: 'unknown_request', message: 'no command is waiting for this request id' });
+        if (message.ok) deps.registrations.updateStatus(id, message.status, deps.now());
+        else deps.registrations.touch(id, deps.now());
+        return;
+      }
+    }
+  }
+
+  ws.on('message', function onMessage(data: RawData, isBinary: boolean) {
+    const message = parseEdgeFrame(data, isBinary);
+    if (!message) {
+      badFrames += 1;
+      reply({ type: 'error', code: 'bad_frame', message: 'the frame is not JSON or not a known message' });
+      if (badFrames > MAX_BAD_FRAMES) close(CLOSE_CODES.policyViolation, 'too many bad frames');
+      return;
+    }
+    if (instanceId !== undefined) {
+      handle(message, instanceId);
+    } else if (message.type === 'register') {
+      register(message);
+    } else {
+      reply({ type: 'error', code: 'not_registered', message: 'the first frame must be register' });
+      close(CLOSE_CODES.policyViolation, 'not registered');
+    }
+  });
+
+  // 'error' precedes 'close' (e.g. a frame over maxPayload → 1009); without a listener it would throw.
+  ws.on('error', (err) => log.info({ err: err.message }, 'edge socket error'));
+  ws.once('close', (code: number) => {
+    clearTimeout(registerTimer);
+    pending.rejectAll(instanceDisconnected());
+    log.info({ instance_id: instanceId, code }, 'edge disconnected');
+    deps.onClosed(session);
+  });
+  return session;
+}

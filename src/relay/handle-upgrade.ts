@@ -1,0 +1,70 @@
+import type { IncomingMessage } from 'node:http';
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { WebSocket, WebSocketServer } from 'ws';
+import { basicCredential, decodeBasicPair } from '../control-plane';
+import type { EdgeConnection } from '../control-plane';
+import type { Logger } from '../observability';
+import { RELAY_PATH } from '../relay-protocol';
+
+/** The challenge sent with a 401 at the upgrade (RFC 7235 §4.1, RFC 7617 §2). */
+export const RELAY_CHALLENGE = 'Basic realm="outpost-relay"';
+
+/** Dependencies of {@link createUpgradeHandler}. */
+export interface UpgradeHandlerDeps {
+  readonly wss: WebSocketServer;
+  readonly verifyConnection: (connectionId: string, secret: string) => EdgeConnection | undefined;
+  readonly logger: Logger;
+  readonly onConnection: (ws: WebSocket, connection: EdgeConnection) => void;
+}
+
+/**
+ * Answers a refused upgrade with a plain HTTP response and drops the socket, so no
+ * WebSocket is ever opened for an unauthenticated peer.
+ */
+function refuse(socket: Duplex, status: number, code: string, message: string, headers: Record<string, string> = {}): void {
+  const body = JSON.stringify({ code, message });
+  const lines = [
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`,
+    'Content-Type: application/json; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'Connection: close',
+    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+  ];
+  socket.once('finish', () => socket.destroy());
+  socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`);
+}
+
+function pathOf(req: IncomingMessage): string {
+  try {
+    return new URL(req.url ?? '/', 'http://relay.invalid').pathname;
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * The `upgrade` listener for the control plane's HTTP server: only {@link RELAY_PATH} is
+ * served, and only after the connection credentials check out — the ws README's "Client
+ * authentication" pattern (authenticate before `handleUpgrade`).
+ */
+export function createUpgradeHandler(deps: UpgradeHandlerDeps) {
+  return function handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    // A peer resetting mid-handshake must not crash the process.
+    socket.on('error', (err) => deps.logger.debug({ err: err.message }, 'relay upgrade socket error'));
+    if (pathOf(req) !== RELAY_PATH) {
+      refuse(socket, 404, 'not_found', 'no WebSocket endpoint at this path');
+      return;
+    }
+    // RFC 7617: Basic base64(connection_id ":" connection_secret).
+    const credential = basicCredential(req.headers.authorization);
+    const pair = credential === undefined ? undefined : decodeBasicPair(credential);
+    const connection = pair && deps.verifyConnection(pair.user, pair.password);
+    if (!connection) {
+      deps.logger.info({ remote: req.socket.remoteAddress }, 'relay upgrade refused: bad connection credentials');
+      refuse(socket, 401, 'unauthorized', 'missing or invalid connection credentials', { 'WWW-Authenticate': RELAY_CHALLENGE });
+      return;
+    }
+    deps.wss.handleUpgrade(req, socket, head, (ws) => deps.onConnection(ws, connection));
+  };
+}

@@ -1,0 +1,39 @@
+import { ConflictError, HttpError, NotFoundError, ServiceUnavailableError } from '../http';
+
+// The exec endpoint's error answers (ARCHITECTURE "Control plane and relay"), built in one
+// place so the relay, the router and the tests agree on every status, code and message.
+
+/** 404: unknown to the caller's tenant — another tenant's instance gets the very same answer. */
+export function instanceNotFound(): HttpError {
+  return new NotFoundError('no instance with this id is registered for the tenant', 'instance_not_found');
+}
+
+/** 409: registered, but no live connection right now. */
+export function instanceNotConnected(): HttpError {
+  return new ConflictError('the instance is registered but not connected', 'instance_not_connected');
+}
+
+/** 409: the connection closed while a command was waiting for its confirmation. */
+export function instanceDisconnected(): HttpError {
+  return new ConflictError('the instance disconnected before confirming the command', 'instance_disconnected');
+}
+
+/** 502: the edge ran the command and reported a failure; its message is passed on. */
+export function edgeError(message: string): HttpError {
+  return new HttpError(502, 'edge_error', message);
+}
+
+/** 504: no confirmation within the exec timeout. */
+export function edgeTimeout(timeoutMs: number): HttpError {
+  return new HttpError(504, 'edge_timeout', `the edge did not confirm the command within ${timeoutMs} ms`);
+}
+
+/** 429: too many commands already waiting on one edge. */
+export function tooManyPending(): HttpError {
+  return new HttpError(429, 'too_many_pending', 'too many commands are waiting for this instance', { 'Retry-After': '1' });
+}
+
+/** 503: the relay is shutting down. */
+export function relayClosing(): HttpError {
+  return new ServiceUnavailableError('the relay is shutting down', 'relay_closing');
+}

@@ -1,0 +1,38 @@
+import { edgeMessageSchema, parseFrame, relayMessageSchema } from '../../src/relay-protocol';
+
+const status = { policy_name: 'rbac', policy_digest: `sha256:${'a'.repeat(64)}`, directory_revision: 3 };
+
+describe('relay wire protocol', () => {
+  it('accepts both command_result outcomes', () => {
+    expect(parseFrame(edgeMessageSchema, JSON.stringify({ type: 'command_result', request_id: 'r1', ok: true, status }))).toEqual({
+      type: 'command_result',
+      request_id: 'r1',
+      ok: true,
+      status,
+    });
+    const failed = { type: 'command_result', request_id: 'r2', ok: false, error: { code: 'invalid_image', message: 'x.cedar:3: bad' } };
+    expect(parseFrame(edgeMessageSchema, Buffer.from(JSON.stringify(failed)))).toEqual(failed);
+  });
+
+  it('refuses a result that mixes the two outcomes or lacks its payload', () => {
+    expect(parseFrame(edgeMessageSchema, JSON.stringify({ type: 'command_result', request_id: 'r', ok: true }))).toBeUndefined();
+    expect(
+      parseFrame(edgeMessageSchema, JSON.stringify({ type: 'command_result', request_id: 'r', ok: false, status })),
+    ).toBeUndefined();
+  });
+
+  it.each([
+    ['not JSON', '{"type":'],
+    ['unknown type', JSON.stringify({ type: 'hello' })],
+    ['bad digest', JSON.stringify({ type: 'status', status: { ...status, policy_digest: 'md5:x' } })],
+    ['negative revision', JSON.stringify({ type: 'status', status: { ...status, directory_revision: -1 } })],
+    ['a number instead of text', 42],
+  ])('returns undefined for %s', (_name, frame) => {
+    expect(parseFrame(edgeMessageSchema, frame)).toBeUndefined();
+  });
+
+  it('checks relay frames: commands are one of the two known names', () => {
+    expect(parseFrame(relayMessageSchema, JSON.stringify({ type: 'command', request_id: 'a', command: 'discovery' }))).toBeDefined();
+    expect(parseFrame(relayMessageSchema, JSON.stringify({ type: 'command', request_id: 'a', command: 'reboot' }))).toBeUndefined();
+  });
+});

@@ -1,0 +1,119 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import express from 'express';
+import { createControlPlaneApp, openControlPlaneStore } from '../../src/control-plane';
+import type { ControlPlaneStore } from '../../src/control-plane';
+import { baseUrl, close, listen } from '../../src/http';
+import { silentLogger } from '../../src/observability';
+import { createRelay } from '../../src/relay';
+import type { Relay, RelayDeps } from '../../src/relay';
+import { FakeEdge } from './fake-edge';
+import type { FakeEdgeOptions } from './fake-edge';
+
+/** A tenant with its Discovery API key and one edge connection. */
+export interface TestTenant {
+  readonly tenantId: string;
+  readonly discoveryApiKey: string;
+  readonly adminApiKey: string;
+  readonly connectionId: string;
+  readonly secret: string;
+}
+
+export const START = Date.parse('2025-03-01T12:00:00.000Z');
+
+/** A relay on a real HTTP server (port 0) over a real control-plane store in a temp dir. */
+export interface RelayKit {
+  readonly store: ControlPlaneStore;
+  readonly relay: Relay;
+  readonly server: Server;
+  readonly url: string;
+  readonly a: TestTenant;
+  readonly b: TestTenant;
+  readonly clock: { now: number };
+  readonly dir: string;
+  /** Connects a fake edge for a tenant; it is closed by `stop()`. */
+  edge(tenant: TestTenant, options?: Partial<FakeEdgeOptions>): Promise<FakeEdge>;
+  /** Calls the management API with a tenant's credentials. */
+  call(path: string, init?: { tenant?: TestTenant; body?: unknown; headers?: Record<string, string> }): Promise<Response>;
+  /** Restarts the relay on the same store and server (as after a crash or deploy). */
+  restartRelay(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+type KitOptions = Partial<Pick<RelayDeps, 'execTimeoutMs' | 'heartbeatMs' | 'registerTimeoutMs' | 'maxPendingPerEdge'>>;
+
+function addTenant(store: ControlPlaneStore, name: string): TestTenant {
+  const keys = store.tenants.create(name);
+  const connection = store.tenants.addConnection(keys.tenantId, 'rbac');
+  return { ...keys, connectionId: connection.connectionId, secret: connection.connectionSecret };
+}
+
+export async function startRelayKit(options: KitOptions = {}): Promise<RelayKit> {
+  const dir = mkdtempSync(join(tmpdir(), 'outpost-relay-'));
+  const store = openControlPlaneStore(join(dir, 'control-plane.sqlite'));
+  const clock = { now: START };
+  const a = addTenant(store, 'tenant a');
+  const b = addTenant(store, 'tenant b');
+  const edges: FakeEdge[] = [];
+  const build = () =>
+    createRelay({
+      store,
+      logger: silentLogger(),
+      execTimeoutMs: options.execTimeoutMs ?? 10_000,
+      heartbeatMs: options.heartbeatMs ?? 60_000,
+      now: () => clock.now,
+      ...(options.registerTimeoutMs ? { registerTimeoutMs: options.registerTimeoutMs } : {}),
+      ...(options.maxPendingPerEdge ? { maxPendingPerEdge: options.maxPendingPerEdge } : {}),
+    });
+  let relay = build();
+  // The real control-plane app; the relay's router is looked up per request so restartRelay() can swap it.
+  const routers = express.Router().use((req, res, next) => relay.managementRouter(req, res, next));
+  const app = createControlPlaneApp({ store, logger: silentLogger(), routers: [routers] });
+  const server = await listen(app, 0, '127.0.0.1');
+  relay.attach(server);
+  const url = baseUrl(server);
+
+  return {
+    store,
+    get relay() {
+      return relay;
+    },
+    server,
+    url,
+    a,
+    b,
+    clock,
+    dir,
+    async edge(tenant, edgeOptions = {}) {
+      const edge = await FakeEdge.connect({ baseUrl: url, connectionId: tenant.connectionId, secret: tenant.secret, ...edgeOptions });
+      edges.push(edge);
+      return edge;
+    },
+    call(path, init = {}) {
+      const tenant = init.tenant ?? a;
+      const headers: Record<string, string> = {
+        'service-tenant-id': tenant.tenantId,
+        authorization: `basic ${tenant.discoveryApiKey}`,
+        ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...init.headers,
+      };
+      const body = init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : JSON.stringify(init.body);
+      return fetch(`${url}${path}`, { method: body === undefined ? 'GET' : 'POST', headers, ...(body !== undefined ? { body } : {}) });
+    },
+    async restartRelay() {
+      await relay.close();
+      relay = build();
+      relay.attach(server);
+    },
+    async stop() {
+      await Promise.all(edges.map((e) => e.close()));
+      await relay.close();
+      server.closeAllConnections();
+      await close(server);
+      store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
