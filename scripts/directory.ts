@@ -20,7 +20,7 @@ const seg = encodeURIComponent;
 
 const credentials = () => {
   const config = loadConfig();
-  return loadTenantCredentials({ kind: 'admin', dataDir: config.dataDir, relayUrl: config.controlPlane.url, env: process.env });
+  return loadTenantCredentials(config, 'admin');
 };
 
 async function change(method: 'PUT' | 'DELETE', path: string, done: string): Promise<void> {

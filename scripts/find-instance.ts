@@ -14,7 +14,7 @@ import { loadTenantCredentials } from './lib/tenant-credentials';
 
 async function main(connectionId: string): Promise<void> {
   const config = loadConfig();
-  const creds = loadTenantCredentials({ kind: 'discovery', dataDir: config.dataDir, relayUrl: config.controlPlane.url, env: process.env });
+  const creds = loadTenantCredentials(config, 'discovery');
   console.log(await findInstanceId(creds, connectionId));
 }
 

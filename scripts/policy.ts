@@ -11,12 +11,12 @@ import { Command } from 'commander';
 import { loadConfig } from '../src/config';
 import { PolicyImageError, createPolicyImage, readPolicyFolder, type PolicyImage } from '../src/policy';
 import { callTenantApi, runScript } from './lib/call-tenant-api';
-import { ScriptError } from './lib/fetch-token';
+import { ScriptError } from './lib/script-error';
 import { loadTenantCredentials } from './lib/tenant-credentials';
 
 const credentials = () => {
   const config = loadConfig();
-  return loadTenantCredentials({ kind: 'admin', dataDir: config.dataDir, relayUrl: config.controlPlane.url, env: process.env });
+  return loadTenantCredentials(config, 'admin');
 };
 
 function readFolder(folder: string, name: string | undefined): PolicyImage {

@@ -10,7 +10,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../src/config';
 import { COMMANDS, type CommandName } from '../src/relay-protocol';
 import { runScript } from './lib/call-tenant-api';
-import { ScriptError } from './lib/fetch-token';
+import { ScriptError } from './lib/script-error';
 import { execRelayCommand, findInstanceId } from './lib/relay-client';
 import { loadTenantCredentials } from './lib/tenant-credentials';
 
@@ -29,7 +29,7 @@ async function main(command: CommandName, options: Options): Promise<void> {
     throw new ScriptError('give exactly one of --instance <id> or --connection-id <id>');
   }
   const config = loadConfig();
-  const creds = loadTenantCredentials({ kind: 'discovery', dataDir: config.dataDir, relayUrl: config.controlPlane.url, env: process.env });
+  const creds = loadTenantCredentials(config, 'discovery');
   const instanceId = options.instance ?? (await findInstanceId(creds, options.connectionId as string));
   const started = Date.now();
   const answer = await execRelayCommand(creds, instanceId, command);

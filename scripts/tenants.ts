@@ -20,7 +20,7 @@ import {
 import { loadDirectorySeed } from '../src/directory';
 import { POLICY_NAME_PATTERN } from '../src/policy';
 import { runScript } from './lib/call-tenant-api';
-import { ScriptError } from './lib/fetch-token';
+import { ScriptError } from './lib/script-error';
 
 const SECRET_NOTE = 'Shown once: only hashes are stored. Keep these in a secret store.';
 

@@ -7,7 +7,8 @@
 import { Command } from 'commander';
 import { loadConfig } from '../src/config';
 import { loadDirectorySeed } from '../src/directory';
-import { fetchToken, ScriptError } from './lib/fetch-token';
+import { fetchToken } from './lib/fetch-token';
+import { ScriptError } from './lib/script-error';
 
 interface Row {
   caller: string;

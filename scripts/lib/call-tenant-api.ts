@@ -1,4 +1,4 @@
-import { ScriptError } from './fetch-token';
+import { ScriptError } from './script-error';
 import type { TenantCredentials } from './tenant-credentials';
 
 /** One call to a tenant API of the control plane. */

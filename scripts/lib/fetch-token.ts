@@ -6,8 +6,7 @@ export interface TokenResponse {
   id_token: string;
 }
 
-/** A failure the scripts explain to the user instead of printing a stack trace. */
-export class ScriptError extends Error {}
+import { ScriptError } from './script-error';
 
 /**
  * Exchanges a demo user's e-mail and password for tokens at `{auth_url}/api/v1/idp/token`

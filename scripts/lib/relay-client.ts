@@ -1,6 +1,6 @@
 import { EXEC_PATH, INSTANCE_REGISTRATIONS_PATH } from '../../src/relay';
 import type { CommandName } from '../../src/relay-protocol';
-import { ScriptError } from './fetch-token';
+import { ScriptError } from './script-error';
 import type { TenantCredentials } from './tenant-credentials';
 
 /** One element of the instance registration list (service interface §2.5). */

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
+import type { Config } from '../../src/config';
 import { demoTenantPath, readDemoTenantFile, type TenantKeyKind } from '../../src/control-plane';
-import { ScriptError } from './fetch-token';
+import { ScriptError } from './script-error';
 
 /** What a script needs to call a tenant API of the control plane. */
 export interface TenantCredentials {
@@ -23,15 +24,14 @@ export const CREDENTIAL_ENV = {
  * are set, otherwise from `<dataDir>/demo-tenant.json` (written on the control plane's
  * first start). `relayUrl` is the configured `{relay_url}`.
  */
-export function loadTenantCredentials(options: {
-  readonly kind: TenantKeyKind;
-  readonly dataDir: string;
-  readonly relayUrl: string;
-  readonly env: Readonly<Record<string, string | undefined>>;
-}): TenantCredentials {
-  const keyVar = CREDENTIAL_ENV[options.kind];
-  const tenantId = options.env[CREDENTIAL_ENV.tenantId];
-  const key = options.env[keyVar];
+export function loadTenantCredentials(
+  config: Pick<Config, 'dataDir' | 'controlPlane' | 'tenantCredentials'>,
+  kind: TenantKeyKind,
+): TenantCredentials {
+  const options = { kind, dataDir: config.dataDir, relayUrl: config.controlPlane.url };
+  const keyVar = CREDENTIAL_ENV[kind];
+  const tenantId = config.tenantCredentials.tenantId;
+  const key = kind === 'admin' ? config.tenantCredentials.adminApiKey : config.tenantCredentials.discoveryApiKey;
   if (tenantId && key) return { relayUrl: options.relayUrl, tenantId, key, source: 'environment' };
   if (tenantId || key) {
     throw new ScriptError(`set both ${CREDENTIAL_ENV.tenantId} and ${keyVar}, or neither (to use demo-tenant.json)`);

@@ -17,8 +17,12 @@ export function banner(config: Config, started: readonly Component[]): string {
   }
   const tenantFile = join(config.dataDir, 'demo-tenant.json');
   if (existsSync(tenantFile)) {
-    const tenant = JSON.parse(readFileSync(tenantFile, 'utf8')) as { tenant_id?: string };
-    lines.push('', `Demo tenant ${tenant.tenant_id ?? ''}: credentials in ${rel(tenantFile)} (mode 0600)`);
+    const tenant = JSON.parse(readFileSync(tenantFile, 'utf8')) as { tenant_id?: string; connection_id?: string };
+    lines.push(
+      '',
+      `Demo tenant     ${tenant.tenant_id ?? '?'}   edge connection ${tenant.connection_id ?? '?'}`,
+      `  its keys (Discovery API key, admin key, connection secret): ${rel(tenantFile)} (mode 0600)`,
+    );
   }
   lines.push(`Logs: ${rel(join(config.dataDir, 'logs'))}/<component>.log`, '', 'Try next, in another terminal:');
   if (names.has('rbac-app')) {

@@ -1,7 +1,8 @@
 import type { Server } from 'node:http';
 import { baseUrl, close, listen } from '../../src/http';
 import { callTenantApi } from '../../scripts/lib/call-tenant-api';
-import { ScriptError } from '../../scripts/lib/fetch-token';
+import { loadConfig } from '../../src/config';
+import { ScriptError } from '../../scripts/lib/script-error';
 import { loadTenantCredentials } from '../../scripts/lib/tenant-credentials';
 import { makeFixture, type Fixture } from './fixture';
 
@@ -19,15 +20,15 @@ describe('script helpers (scripts/lib)', () => {
     fx.close();
   });
 
-  const load = (env: Record<string, string>, kind: 'admin' | 'discovery' = 'admin') =>
-    loadTenantCredentials({ kind, dataDir: fx.dir, relayUrl: url, env });
+  const load = (env: Record<string, string>, kind: 'admin' | 'discovery' = 'admin', dataDir = fx.dir) =>
+    loadTenantCredentials(loadConfig({ ...env, OUTPOST_DATA_DIR: dataDir, RELAY_URL: url }), kind);
 
   it('reads demo-tenant.json, or the environment when both variables are set', () => {
     expect(load({})).toEqual({ relayUrl: url, tenantId: fx.demo.tenant_id, key: fx.demo.admin_api_key, source: `${fx.dir}/demo-tenant.json` });
     expect(load({}, 'discovery').key).toBe(fx.demo.discovery_api_key);
     expect(load({ OUTPOST_TENANT_ID: 't', OUTPOST_ADMIN_API_KEY: 'k' })).toEqual({ relayUrl: url, tenantId: 't', key: 'k', source: 'environment' });
     expect(() => load({ OUTPOST_TENANT_ID: 't' })).toThrow(/set both OUTPOST_TENANT_ID and OUTPOST_ADMIN_API_KEY/);
-    expect(() => loadTenantCredentials({ kind: 'admin', dataDir: `${fx.dir}/none`, relayUrl: url, env: {} })).toThrow(ScriptError);
+    expect(() => load({}, 'admin', `${fx.dir}/none`)).toThrow(ScriptError);
   });
 
   it('calls the admin API and explains each failure in one line', async () => {

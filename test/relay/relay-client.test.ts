@@ -1,4 +1,4 @@
-import { ScriptError } from '../../scripts/lib/fetch-token';
+import { ScriptError } from '../../scripts/lib/script-error';
 import { execRelayCommand, findInstanceId, listInstanceRegistrations, selectInstanceId } from '../../scripts/lib/relay-client';
 import type { TenantCredentials } from '../../scripts/lib/tenant-credentials';
 import { startRelayKit } from './relay-kit';

@@ -1,0 +1,52 @@
+// The control plane ({relay_url}): tenants and keys, policy registry, central directory,
+// and the relay that edges connect to. With `npm start` running:
+//   T=$(jq -r .tenant_id .data/demo-tenant.json); K=$(jq -r .discovery_api_key .data/demo-tenant.json)
+//   curl -s localhost:8585/api/v2/management/control_plane/instance_registrations \
+//     -H 'content-type: application/json' -H "service-tenant-id: $T" -H "Authorization: basic $K"
+import { loadConfig } from '../config';
+import { loadDirectorySeed } from '../directory';
+import { baseUrl, close, listen, shutdownOnSignal } from '../http';
+import { createLogger } from '../observability';
+import { createRelay } from '../relay';
+import { controlPlaneDbPath, createControlPlaneApp, demoTenantPath, openControlPlaneStore, seedControlPlane } from '.';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger('control-plane', config.logLevel);
+  const store = openControlPlaneStore(controlPlaneDbPath(config.dataDir));
+  const demo = seedControlPlane(store, {
+    policiesDir: config.policiesDir,
+    directorySeed: loadDirectorySeed(config.directorySeedFile).directory,
+    dataDir: config.dataDir,
+    urls: { auth_url: config.idp.url, relay_url: config.controlPlane.url, app_url: config.apps.rbacUrl },
+  });
+  if (demo) {
+    // Only identifiers go to the log; the keys exist in plain text only in the 0600 file.
+    logger.warn(
+      { tenant_id: demo.tenant_id, connection_id: demo.connection_id, file: demoTenantPath(config.dataDir) },
+      'created the DEMO tenant; its keys are in the file (demo only)',
+    );
+    if (process.stdout.isTTY) console.log(`DEMO tenant credentials (demo only):\n${JSON.stringify(demo, null, 2)}`);
+  }
+
+  const relay = createRelay({
+    store,
+    logger,
+    execTimeoutMs: config.controlPlane.execTimeoutMs,
+    heartbeatMs: config.controlPlane.heartbeatMs,
+  });
+  const app = createControlPlaneApp({ store, logger, routers: [relay.managementRouter] });
+  const server = await listen(app, config.controlPlane.port, config.host);
+  relay.attach(server);
+  logger.info({ url: baseUrl(server) }, 'control plane and relay listening');
+  shutdownOnSignal(logger, async () => {
+    await relay.close();
+    await close(server);
+    store.close();
+  });
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});
