@@ -34,7 +34,7 @@ const envSchema = z.object({
   TODO_PORT: port.default(3002),
   TODO_URL: url.default('http://localhost:3002'),
   RBAC_POLICY: z.string().regex(/^[a-z][a-z0-9-]*$/).default('rbac'),
-  AUTHORIZER: authorizerKind.default('local'),
+  AUTHORIZER: authorizerKind.default('edge'),
   CLOCK_TOLERANCE: z.coerce.number().int().min(0).max(300).default(5),
 
   CONTROL_PLANE_PORT: port.default(8585),

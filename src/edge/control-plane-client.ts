@@ -1,0 +1,106 @@
+import { z } from 'zod';
+import { directoryChangeSchema, directoryDataSchema, type DirectoryChange, type DirectoryData } from '../directory';
+
+/** The edge's connection credentials, sent as RFC 7617 Basic on every request and at the upgrade. */
+export interface EdgeCredentials {
+  readonly connectionId: string;
+  readonly connectionSecret: string;
+}
+
+/** `Authorization: Basic base64(connection_id:connection_secret)` (RFC 7617 §2). */
+export function basicAuthorization(credentials: EdgeCredentials): string {
+  const pair = `${credentials.connectionId}:${credentials.connectionSecret}`;
+  return `Basic ${Buffer.from(pair, 'utf8').toString('base64')}`;
+}
+
+/** The control plane answered something the edge cannot use; `code` is stable, for command results. */
+export class ControlPlaneError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ControlPlaneError';
+  }
+}
+
+/** A directory replica: the central directory's data at `revision`. */
+export const directoryReplicaSchema = directoryDataSchema.extend({ revision: z.number().int().min(0) });
+
+const changesSchema = z.object({ revision: z.number().int().min(0), changes: z.array(directoryChangeSchema) });
+
+/** Answer of the conditional image download: the raw image JSON, or "not modified". */
+export type ImageDownload = { readonly status: 'unchanged' } | { readonly status: 'downloaded'; readonly body: unknown };
+
+/** Answer of the incremental directory sync. */
+export type ChangesDownload =
+  | { readonly status: 'resync_required' }
+  | { readonly status: 'changes'; readonly revision: number; readonly changes: readonly DirectoryChange[] };
+
+/** The edge-facing HTTP API of the control plane (`/api/v2/edge/*`). */
+export interface ControlPlaneClient {
+  getPolicyImage(currentDigest: string | undefined): Promise<ImageDownload>;
+  getDirectory(): Promise<DirectoryData>;
+  getDirectoryChanges(since: number): Promise<ChangesDownload>;
+}
+
+/** Creates the client; every request carries the connection credentials and a deadline. */
+export function createControlPlaneClient(options: {
+  relayUrl: string;
+  credentials: EdgeCredentials;
+  timeoutMs?: number;
+}): ControlPlaneClient {
+  const base = options.relayUrl.replace(/\/+$/, '');
+  const authorization = basicAuthorization(options.credentials);
+  const timeoutMs = options.timeoutMs ?? 10_000;
+
+  async function get(path: string, headers: Record<string, string> = {}): Promise<Response> {
+    try {
+      return await fetch(`${base}${path}`, {
+        headers: { accept: 'application/json', authorization, ...headers },
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+    } catch (err) {
+      // Network failures carry no secret, but the cause can be long: keep only its code.
+      const code = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
+      throw new ControlPlaneError('control_plane_unavailable', `control plane unreachable (${code})`);
+    }
+  }
+
+  async function json(response: Response, what: string): Promise<unknown> {
+    if (response.status === 200) return response.json().catch(() => {
+      throw new ControlPlaneError('bad_response', `${what}: response is not JSON`);
+    });
+    const body = (await response.json().catch(() => ({}))) as { code?: unknown };
+    const code = typeof body.code === 'string' ? body.code : `http_${response.status}`;
+    throw new ControlPlaneError(code, `${what}: control plane answered ${response.status} ${code}`);
+  }
+
+  return {
+    async getPolicyImage(currentDigest) {
+      // RFC 9110 §13.1.2: If-None-Match with the strong ETag of the image we hold.
+      const conditional: Record<string, string> = currentDigest ? { 'if-none-match': `"${currentDigest}"` } : {};
+      const response = await get('/api/v2/edge/policy-image', conditional);
+      if (response.status === 304) {
+        await response.body?.cancel();
+        return { status: 'unchanged' };
+      }
+      return { status: 'downloaded', body: await json(response, 'policy image') };
+    },
+    async getDirectory() {
+      const parsed = directoryReplicaSchema.safeParse(await json(await get('/api/v2/edge/directory'), 'directory'));
+      if (!parsed.success) throw new ControlPlaneError('bad_response', 'directory: snapshot does not match the schema');
+      return parsed.data;
+    },
+    async getDirectoryChanges(since) {
+      const response = await get(`/api/v2/edge/directory/changes?since=${since}`);
+      if (response.status === 410) {
+        await response.body?.cancel();
+        return { status: 'resync_required' };
+      }
+      const parsed = changesSchema.safeParse(await json(response, 'directory changes'));
+      if (!parsed.success) throw new ControlPlaneError('bad_response', 'directory changes: body does not match the schema');
+      return { status: 'changes', revision: parsed.data.revision, changes: parsed.data.changes };
+    },
+  };
+}

@@ -1,0 +1,17 @@
+import { PolicyImageError, PolicyValidationError } from '../policy';
+import type { Logger } from '../observability';
+import { ControlPlaneError } from './control-plane-client';
+
+/**
+ * Turns a failed sync into the `{code, message}` a command result carries back to exec
+ * (the relay answers 502 with it). Refused images say why — that is the point of
+ * reporting them; unexpected errors say nothing beyond a generic message and go to the log.
+ */
+export function describeFailure(err: unknown, logger: Logger): { code: string; message: string } {
+  if (err instanceof PolicyImageError || err instanceof PolicyValidationError) {
+    return { code: 'invalid_image', message: `policy image refused, last good image kept: ${err.message}` };
+  }
+  if (err instanceof ControlPlaneError) return { code: err.code, message: err.message };
+  logger.error({ err }, 'sync failed');
+  return { code: 'sync_failed', message: 'the edge failed to sync (see the edge log)' };
+}

@@ -1,0 +1,182 @@
+import WebSocket from 'ws';
+import type { Logger } from '../observability';
+import {
+  MAX_FRAME_BYTES,
+  RELAY_PATH,
+  parseFrame,
+  relayMessageSchema,
+  type CommandName,
+  type EdgeMessage,
+  type EdgeStatus,
+} from '../relay-protocol';
+import { DEFAULT_BACKOFF, backoffDelay } from './backoff';
+import { basicAuthorization, type EdgeCredentials } from './control-plane-client';
+import { systemTimers, type Timers } from './timers';
+
+/** How a command ended: the status after it, or a stable error code and a message for exec. */
+export type CommandOutcome =
+  | { readonly ok: true; readonly status: EdgeStatus }
+  | { readonly ok: false; readonly error: { readonly code: string; readonly message: string } };
+
+/** Options of {@link createRelayClient}; the optional ones exist for tests. */
+export interface RelayClientOptions {
+  readonly relayUrl: string;
+  readonly credentials: EdgeCredentials;
+  readonly instanceId: string;
+  readonly hostname: string;
+  readonly version: string;
+  readonly status: () => EdgeStatus;
+  readonly onCommand: (command: CommandName) => Promise<CommandOutcome>;
+  readonly logger: Logger;
+  readonly timers?: Timers;
+  readonly random?: () => number;
+  readonly now?: () => number;
+  readonly backoff?: { readonly baseMs: number; readonly capMs: number };
+  /** A relay silent this long (no frame, no ping) is dead: the socket is dropped and redialled. */
+  readonly silenceTimeoutMs?: number;
+  /** A connection that lived this long resets the backoff to its first step. */
+  readonly stableAfterMs?: number;
+}
+
+/** The edge's outbound relay connection. */
+export interface RelayClient {
+  /** Dials the relay; from then on the client keeps reconnecting until {@link close}. */
+  start(): void;
+  /** Sends the current status if connected (after timer-driven syncs). */
+  sendStatus(): void;
+  readonly connected: boolean;
+  close(): Promise<void>;
+}
+
+/** `http(s)://host` → `ws(s)://host/api/v2/relay/edge`. */
+export function relaySocketUrl(relayUrl: string): string {
+  return `${relayUrl.replace(/\/+$/, '').replace(/^http/, 'ws')}${RELAY_PATH}`;
+}
+
+/**
+ * Connects out to the relay (the edge needs no inbound port), authenticates at the
+ * upgrade with RFC 7617 Basic credentials, registers, and answers commands. Every
+ * received frame is size-limited and schema-checked; the relay pings, `ws` answers
+ * pongs, and a relay silent for `silenceTimeoutMs` is treated as dead (websockets/ws
+ * README, "How to detect and close broken connections"). Reconnects use exponential
+ * backoff with full jitter.
+ */
+export function createRelayClient(options: RelayClientOptions): RelayClient {
+  const { logger } = options;
+  const timers = options.timers ?? systemTimers;
+  const random = options.random ?? Math.random;
+  const now = options.now ?? Date.now;
+  const backoff = { ...DEFAULT_BACKOFF, ...options.backoff, random };
+  const silenceTimeoutMs = options.silenceTimeoutMs ?? 90_000;
+  const stableAfterMs = options.stableAfterMs ?? 10_000;
+  const url = relaySocketUrl(options.relayUrl);
+  const authorization = basicAuthorization(options.credentials);
+
+  let socket: WebSocket | undefined;
+  let attempt = 0;
+  let openedAt: number | undefined;
+  let reconnectTimer: unknown;
+  let silenceTimer: unknown;
+  let stopped = false;
+
+  function send(message: EdgeMessage): void {
+    if (socket?.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
+  }
+
+  function armSilenceTimer(ws: WebSocket): void {
+    timers.clearTimeout(silenceTimer);
+    silenceTimer = timers.setTimeout(() => {
+      logger.warn({ silence_ms: silenceTimeoutMs }, 'relay silent, dropping the connection');
+      ws.terminate();
+    }, silenceTimeoutMs);
+  }
+
+  async function runCommand(requestId: string, command: CommandName): Promise<void> {
+    const outcome = await options.onCommand(command);
+    if (outcome.ok) send({ type: 'command_result', request_id: requestId, ok: true, status: outcome.status });
+    else {
+      const error = { code: outcome.error.code.slice(0, 64), message: outcome.error.message.slice(0, 1024) };
+      send({ type: 'command_result', request_id: requestId, ok: false, error });
+    }
+  }
+
+  function onMessage(ws: WebSocket, data: WebSocket.RawData, isBinary: boolean): void {
+    armSilenceTimer(ws);
+    const frame = isBinary ? undefined : parseFrame(relayMessageSchema, data);
+    if (!frame) {
+      logger.warn('ignoring a malformed frame from the relay');
+      return;
+    }
+    switch (frame.type) {
+      case 'registered':
+        logger.info({ instance_id: frame.instance_id }, 'registered with the relay');
+        break;
+      case 'command':
+        logger.info({ command: frame.command, request_id: frame.request_id }, 'relay command');
+        void runCommand(frame.request_id, frame.command);
+        break;
+      case 'error':
+        logger.warn({ code: frame.code, detail: frame.message }, 'relay reported an error');
+        break;
+    }
+  }
+
+  function scheduleReconnect(): void {
+    if (stopped) return;
+    if (openedAt !== undefined && now() - openedAt >= stableAfterMs) attempt = 0;
+    openedAt = undefined;
+    const delay = backoffDelay(attempt, backoff);
+    attempt += 1;
+    logger.info({ delay_ms: delay, attempt }, 'relay reconnect scheduled');
+    reconnectTimer = timers.setTimeout(connect, delay);
+  }
+
+  function connect(): void {
+    if (stopped) return;
+    const ws = new WebSocket(url, { headers: { authorization }, maxPayload: MAX_FRAME_BYTES, handshakeTimeout: 10_000 });
+    socket = ws;
+    ws.on('open', () => {
+      openedAt = now();
+      armSilenceTimer(ws);
+      const { instanceId, hostname, version } = options;
+      send({ type: 'register', instance_id: instanceId, hostname, version, status: options.status() });
+    });
+    ws.on('ping', () => armSilenceTimer(ws));
+    ws.on('message', (data, isBinary) => onMessage(ws, data, isBinary));
+    // The message only: the error never contains our credentials, but keep logs terse.
+    ws.on('error', (err) => logger.warn({ err: err.message }, 'relay connection error'));
+    ws.on('close', (code) => {
+      timers.clearTimeout(silenceTimer);
+      if (socket === ws) socket = undefined;
+      logger.info({ code }, 'relay connection closed');
+      scheduleReconnect();
+    });
+  }
+
+  return {
+    start() {
+      stopped = false;
+      connect();
+    },
+    sendStatus() {
+      send({ type: 'status', status: options.status() });
+    },
+    get connected() {
+      return socket?.readyState === WebSocket.OPEN;
+    },
+    async close() {
+      stopped = true;
+      timers.clearTimeout(reconnectTimer);
+      timers.clearTimeout(silenceTimer);
+      const ws = socket;
+      if (!ws || ws.readyState === WebSocket.CLOSED) return;
+      await new Promise<void>((resolve) => {
+        ws.once('close', () => resolve());
+        if (ws.readyState === WebSocket.CONNECTING) ws.terminate();
+        else ws.close(1001, 'edge shutting down');
+        // A relay that never answers the closing handshake must not stall shutdown.
+        setTimeout(() => ws.terminate(), 1_000).unref();
+      });
+    },
+  };
+}

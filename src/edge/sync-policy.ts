@@ -1,0 +1,55 @@
+import { join } from 'node:path';
+import { compilePolicyImage, verifyPolicyImage } from '../policy';
+import type { Logger } from '../observability';
+import type { ControlPlaneClient } from './control-plane-client';
+import type { ActivePolicy, EdgeState } from './edge-state';
+import { readJsonFile, writeJsonAtomic } from './persist-json';
+
+/** What one discovery run did. */
+export type SyncOutcome = 'updated' | 'unchanged';
+
+const IMAGE_FILE = 'policy-image.json';
+
+/** Verifies (shape, digest) and compiles (Cedar parse + schema validation) an image; throws the reason. */
+function activate(raw: unknown): ActivePolicy {
+  const image = verifyPolicyImage(raw);
+  return { image, compiled: compilePolicyImage(image) };
+}
+
+/**
+ * Loads the image persisted by an earlier run, so the edge serves with the control plane
+ * down. A damaged or no longer valid file is ignored (and logged): the next discovery
+ * replaces it.
+ */
+export function loadPersistedPolicy(dataDir: string, logger: Logger): ActivePolicy | undefined {
+  try {
+    const raw = readJsonFile(join(dataDir, IMAGE_FILE));
+    return raw === undefined ? undefined : activate(raw);
+  } catch (err) {
+    logger.warn({ err: (err as Error).message }, 'ignoring the persisted policy image');
+    return undefined;
+  }
+}
+
+/**
+ * One discovery run: a conditional download (`If-None-Match` with the active digest, so
+ * an unchanged image costs a 304), then verify, compile, persist and swap. Any failure
+ * throws before the swap, so a bad image never replaces the last good one.
+ */
+export async function syncPolicy(deps: {
+  client: ControlPlaneClient;
+  state: EdgeState;
+  dataDir: string;
+  logger: Logger;
+}): Promise<SyncOutcome> {
+  const { client, state, dataDir, logger } = deps;
+  const download = await client.getPolicyImage(state.policy?.image.digest);
+  if (download.status === 'unchanged') return 'unchanged';
+  const next = activate(download.body);
+  if (next.image.digest === state.policy?.image.digest) return 'unchanged';
+  writeJsonAtomic(join(dataDir, IMAGE_FILE), next.image);
+  const previous = state.policy?.image.digest ?? null;
+  state.policy = next;
+  logger.info({ policy: next.image.name, digest: next.image.digest, previous }, 'policy image activated');
+  return 'updated';
+}

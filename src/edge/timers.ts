@@ -1,0 +1,20 @@
+/**
+ * The timer functions the edge uses, injected so tests can fire a backoff or a sync
+ * timer on demand instead of sleeping.
+ */
+export interface Timers {
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+/** Real timers, unref'd: only sockets and servers keep the process alive. */
+export const systemTimers: Timers = {
+  setTimeout(callback, ms) {
+    const handle = setTimeout(callback, ms);
+    handle.unref();
+    return handle;
+  },
+  clearTimeout(handle) {
+    clearTimeout(handle as NodeJS.Timeout);
+  },
+};

@@ -1,0 +1,42 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import request from 'supertest';
+import { loadConfig } from '../../src/config';
+import { startEdgeFromConfig } from '../../src/edge';
+import { baseUrl } from '../../src/http';
+import { silentLogger } from '../../src/observability';
+import { removeDir, tempDir } from './edge-kit';
+
+let dir: string;
+
+beforeEach(() => {
+  dir = tempDir();
+});
+
+afterEach(() => removeDir(dir));
+
+// Nothing listens on port 9 (discard): the control plane is "down".
+const env = () => ({ OUTPOST_DATA_DIR: dir, EDGE_PORT: '0', RELAY_URL: 'http://127.0.0.1:9', AUTH_URL: 'http://127.0.0.1:9' });
+
+describe('startEdgeFromConfig', () => {
+  it('reads the demo tenant file, keeps its data in <dataDir>/edge and listens, even with the control plane down', async () => {
+    writeFileSync(join(dir, 'demo-tenant.json'), JSON.stringify({ connection_id: 'c1', connection_secret: 's1' }));
+    const { edge, server, stop } = await startEdgeFromConfig(loadConfig(env()), silentLogger());
+    try {
+      await request(baseUrl(server)).get('/readyz').expect(503, { status: 'not_ready', policy: false, directory: false });
+      const again = JSON.parse(readFileSync(join(dir, 'edge', 'instance.json'), 'utf8')) as { instance_id: string };
+      expect(again.instance_id).toBe(edge.instanceId);
+    } finally {
+      await stop();
+    }
+  });
+
+  it('uses EDGE_CONNECTION_ID/SECRET; with neither them nor the file it names both ways out', async () => {
+    await expect(startEdgeFromConfig(loadConfig(env()), silentLogger())).rejects.toThrow(
+      /^no edge connection credentials: set EDGE_CONNECTION_ID and EDGE_CONNECTION_SECRET, or start the control plane first/,
+    );
+    const config = loadConfig({ ...env(), EDGE_CONNECTION_ID: 'c2', EDGE_CONNECTION_SECRET: 's2' });
+    const { stop } = await startEdgeFromConfig(config, silentLogger());
+    await stop();
+  });
+});
