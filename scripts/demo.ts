@@ -1,0 +1,121 @@
+// The whole Outpost story against the running stack (`npm start` first):
+//
+//   1. the DELETE matrix: only Rick (admin) may DELETE;
+//   2. grant Morty admin in the central directory — the edge still says no;
+//   3. `sync_edge_directory` through the relay — now the edge says yes;
+//   4. push a changed rbac policy (editors may DELETE) — nothing changes until…
+//   5. `discovery` through the relay — the matrix changes;
+//   6. put everything back as it was.
+//
+//   npm run demo
+//
+// URLs are the interface's placeholders: {auth_url} = AUTH_URL, {relay_url} = RELAY_URL,
+// {app_url} = APP_URL. Credentials: OUTPOST_TENANT_ID + OUTPOST_ADMIN_API_KEY +
+// OUTPOST_DISCOVERY_API_KEY, else <data dir>/demo-tenant.json.
+import { join } from 'node:path';
+import { loadConfig, type Config } from '../src/config';
+import { readDemoTenantFile } from '../src/control-plane';
+import { loadDirectorySeed } from '../src/directory';
+import { createPolicyImage, readPolicyFolder } from '../src/policy';
+import type { CommandName } from '../src/relay-protocol';
+import { callTenantApi, runScript } from './lib/call-tenant-api';
+import { fetchToken } from './lib/fetch-token';
+import { execRelayCommand, explainRelayError, findInstanceId } from './lib/relay-client';
+import { ScriptError } from './lib/script-error';
+import { loadTenantCredentials } from './lib/tenant-credentials';
+
+const MORTY = 'morty@the-citadel.com';
+
+/** An extra rule for step 4, added to the rbac image as its own file. */
+const EDITORS_MAY_DELETE = `// Added by npm run demo: editors may DELETE too.
+permit (
+  principal in Outpost::Role::"editor",
+  action == Outpost::Action::"DELETE",
+  resource is Outpost::Resource
+);
+`;
+
+function step(n: number, text: string): void {
+  console.log(`\n${n}. ${text}`);
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const admin = loadTenantCredentials(config, 'admin');
+  const discovery = loadTenantCredentials(config, 'discovery');
+  const connectionId = config.edge.connectionId ?? connectionFromDemoFile(config);
+  const seed = loadDirectorySeed(config.directorySeedFile);
+  const resourceUrl = `${config.apps.rbacUrl}/resource/mega-seed`;
+
+  const tokens = new Map<string, string>();
+  for (const user of seed.directory.users) {
+    tokens.set(user.email, (await fetchToken(config.idp.url, user.email, seed.demoPassword)).access_token);
+  }
+  const deleteAs = async (email: string) => {
+    try {
+      const res = await fetch(resourceUrl, { method: 'DELETE', headers: { authorization: `Bearer ${tokens.get(email)}` } });
+      return res.status;
+    } catch {
+      throw new ScriptError(`cannot reach the RBAC app at ${config.apps.rbacUrl} — is the stack running (npm start)?`);
+    }
+  };
+  const matrix = async () => {
+    for (const user of seed.directory.users) {
+      const status = await deleteAs(user.email);
+      console.log(`   ${user.email.padEnd(24)} ${status === 200 ? '200 allowed' : `${status} denied`}`);
+    }
+  };
+  const instanceId = await findInstanceId(discovery, connectionId);
+  const exec = async (command: CommandName) => {
+    const started = performance.now();
+    const answer = await execRelayCommand(discovery, instanceId, command);
+    if (answer.status !== 200) throw new ScriptError(explainRelayError(answer, discovery, instanceId));
+    console.log(`   POST {relay_url}/api/v2/management/control_plane/exec ${command} → ${answer.status} ${JSON.stringify(answer.body)} in ${Math.round(performance.now() - started)} ms`);
+  };
+  const setMortyAdmin = (grant: boolean) =>
+    callTenantApi<{ revision: number }>(admin, {
+      method: grant ? 'PUT' : 'DELETE',
+      path: `/api/v2/admin/directory/users/${encodeURIComponent(MORTY)}/roles/admin`,
+    });
+  const pushRbac = (files: Record<string, string>) =>
+    callTenantApi<{ digest: string }>(admin, { method: 'POST', path: '/api/v2/admin/policies/rbac', body: { files } });
+
+  console.log(`Edge instance ${instanceId} (connection ${connectionId}); DELETE ${resourceUrl}`);
+  step(1, 'The DELETE matrix under the rbac policy: only admins may DELETE.');
+  await matrix();
+
+  step(2, 'Grant Morty the admin role in the central directory (admin API).');
+  const granted = await setMortyAdmin(true);
+  console.log(`   directory revision ${granted.body.revision}; Morty at the edge: ${await deleteAs(MORTY)} (the edge has not synced yet)`);
+
+  step(3, 'Tell the edge to sync its directory now (relay command sync_edge_directory).');
+  await exec('sync_edge_directory');
+  console.log(`   Morty at the edge: ${await deleteAs(MORTY)}`);
+
+  step(4, 'Push a changed rbac policy: editors may DELETE too.');
+  const original = readPolicyFolder(join(config.policiesDir, 'rbac'));
+  const changed = createPolicyImage('rbac', { ...original.files, 'editors-delete.cedar': EDITORS_MAY_DELETE });
+  const pushed = await pushRbac(changed.files);
+  console.log(`   new image ${pushed.body.digest}; Summer at the edge: ${await deleteAs('summer@the-smiths.com')} (old image still active)`);
+
+  step(5, 'Tell the edge to fetch the policy image now (relay command discovery). The matrix changes:');
+  await exec('discovery');
+  await matrix();
+
+  step(6, 'Putting everything back: revoke Morty, push the original rbac policy, sync and discover.');
+  await setMortyAdmin(false);
+  await pushRbac(original.files);
+  await exec('sync_edge_directory');
+  await exec('discovery');
+  await matrix();
+}
+
+function connectionFromDemoFile(config: Config): string {
+  try {
+    return readDemoTenantFile(config.dataDir).connection_id;
+  } catch {
+    throw new ScriptError('no edge connection id: set EDGE_CONNECTION_ID, or start the stack once (npm start) to write demo-tenant.json');
+  }
+}
+
+void runScript('demo', main);
