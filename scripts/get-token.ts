@@ -5,7 +5,7 @@
 import { Command } from 'commander';
 import { loadConfig } from '../src/config';
 import { loadDirectorySeed } from '../src/directory';
-import { TOKEN_PATH } from '../src/idp';
+import { fetchToken, TokenRequestError, type TokenResponse } from './lib/fetch-token';
 
 interface Options {
   idToken?: boolean;
@@ -33,33 +33,22 @@ async function main(): Promise<void> {
 
   const config = loadConfig();
   const seed = loadDirectorySeed(config.directorySeedFile);
-  const endpoint = `${config.idp.url}${TOKEN_PATH}`;
-
-  let res: Response;
+  let tokens: TokenResponse;
   try {
-    res = await fetch(endpoint, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: email, password: options.password ?? seed.demoPassword }),
-      signal: AbortSignal.timeout(10_000),
-    });
-  } catch {
-    fail(`cannot reach the IdP at ${config.idp.url} — is the stack running? Start it with \`npm start\` (or set AUTH_URL).`, 2);
-  }
-  const body = (await res.json().catch(() => ({}))) as Record<string, unknown>;
-
-  if (res.status === 401) {
-    const known = seed.directory.users.some((u) => u.email.toLowerCase() === email.toLowerCase());
-    if (!known) {
-      fail(`unknown user ${email}. Demo users: ${seed.directory.users.map((u) => u.email).join(', ')}`);
+    tokens = await fetchToken(config.idp.url, email, options.password ?? seed.demoPassword);
+  } catch (err) {
+    if (!(err instanceof TokenRequestError)) throw err;
+    if (err.status === 401) {
+      // The IdP answers the same for both on purpose; the seed file tells them apart locally.
+      const known = seed.directory.users.some((u) => u.email.toLowerCase() === email.toLowerCase());
+      if (!known) fail(`unknown user ${email}. Demo users: ${seed.directory.users.map((u) => u.email).join(', ')}`);
+      fail(`wrong password for ${email}`);
     }
-    fail(`wrong password for ${email}${options.password === undefined ? ' (the IdP does not accept the demo password from the seed file)' : ''}`);
+    fail(err.message, err.status === undefined ? 2 : 1);
   }
-  if (res.status === 429) fail(`too many failed sign-ins; try again in ${res.headers.get('retry-after') ?? 'a few'} s`);
-  if (res.status !== 200) fail(`the IdP answered ${res.status}: ${String(body.error_description ?? body.error ?? 'no details')}`);
 
-  if (options.json) process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
-  else process.stdout.write(`${String(options.idToken ? body.id_token : body.access_token)}\n`);
+  if (options.json) process.stdout.write(`${JSON.stringify(tokens, null, 2)}\n`);
+  else process.stdout.write(`${options.idToken ? tokens.id_token : tokens.access_token}\n`);
 }
 
 main().catch((err: unknown) => fail(err instanceof Error ? err.message : String(err)));
