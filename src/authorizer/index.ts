@@ -6,7 +6,5 @@ export { openLocalAuthorizer } from './open-local-authorizer';
 export type { OpenLocalAuthorizerOptions, OpenedLocalAuthorizer } from './open-local-authorizer';
 export { buildDirectoryEntities } from './build-entities';
 export type { DirectoryEntities } from './build-entities';
-export { createLruCache } from './lru-cache';
-export type { LruCache } from './lru-cache';
 export { createEdgeAuthorizer, toIsRequest } from './edge-authorizer';
 export type { EdgeAuthorizerOptions } from './edge-authorizer';

@@ -2,7 +2,7 @@ import type { DirectoryData } from '../directory';
 import type { CompiledPolicy } from '../policy';
 import { AuthorizerUnavailableError, type AuthorizationDecision, type AuthorizationRequest, type Authorizer } from './authorizer';
 import { buildDirectoryEntities, type DirectoryEntities } from './build-entities';
-import { createLruCache } from './lru-cache';
+import { createLruCache } from '../cache';
 
 /** A local decision with the facts a decision log wants. */
 export interface LocalDecision extends AuthorizationDecision {

@@ -1,3 +1,4 @@
+import { createLruCache } from '../cache';
 import type { AccessTokenClaims } from './access-token-claims';
 
 /** Successfully verified tokens, keyed by the whole raw token string. */
@@ -20,9 +21,7 @@ export interface VerifiedTokenCache {
  * their `exp`, as a stateless JWT would be anyway.
  */
 export function createVerifiedTokenCache(maxEntries: number, clockTolerance: number): VerifiedTokenCache {
-  // A Map iterates in insertion order; re-inserting on a hit makes the first key the LRU one.
-  const entries = new Map<string, AccessTokenClaims>();
-
+  const entries = createLruCache<AccessTokenClaims>(maxEntries);
   return {
     get(token, nowSeconds) {
       const claims = entries.get(token);
@@ -32,17 +31,9 @@ export function createVerifiedTokenCache(maxEntries: number, clockTolerance: num
         return undefined;
       }
       if (claims.nbf !== undefined && claims.nbf > nowSeconds + clockTolerance) return undefined;
-      entries.delete(token);
-      entries.set(token, claims);
       return claims;
     },
     set(token, claims) {
-      if (maxEntries === 0) return;
-      entries.delete(token);
-      if (entries.size >= maxEntries) {
-        const oldest = entries.keys().next().value;
-        if (oldest !== undefined) entries.delete(oldest);
-      }
       entries.set(token, claims);
     },
     get size() {

@@ -1,5 +1,5 @@
 import { applyDirectoryChange, type DirectoryData } from '../../src/directory';
-import { AuthorizerUnavailableError, createLocalAuthorizer, createLruCache } from '../../src/authorizer';
+import { AuthorizerUnavailableError, createLocalAuthorizer } from '../../src/authorizer';
 import { compilePolicyImage, createPolicyImage, readPolicyFolder, type CompiledPolicy } from '../../src/policy';
 import { join } from 'node:path';
 import { citadel, policiesDir, resourceRequest, userIds } from './citadel';
@@ -79,17 +79,5 @@ describe('createLocalAuthorizer', () => {
     released.release();
     const authorizer = createLocalAuthorizer({ policy: () => released, directory: () => seed });
     await expect(authorizer.authorize(deleteBy(users.rick))).rejects.toThrow(/policy rbac could not be evaluated: .*released/);
-  });
-});
-
-describe('createLruCache', () => {
-  it('evicts the least recently used entry', () => {
-    const cache = createLruCache<number>(2);
-    cache.set('a', 1);
-    cache.set('b', 2);
-    expect(cache.get('a')).toBe(1); // b is now the oldest
-    cache.set('c', 3);
-    expect([cache.get('a'), cache.get('b'), cache.get('c')]).toEqual([1, undefined, 3]);
-    expect(() => createLruCache(-1)).toThrow(RangeError);
   });
 });

@@ -6,6 +6,7 @@
 export interface LruCache<V> {
   get(key: string): V | undefined;
   set(key: string, value: V): void;
+  delete(key: string): void;
   clear(): void;
   readonly size: number;
 }
@@ -28,6 +29,9 @@ export function createLruCache<V>(capacity: number): LruCache<V> {
       entries.delete(key);
       entries.set(key, value);
       if (entries.size > capacity) entries.delete(entries.keys().next().value as string);
+    },
+    delete(key) {
+      entries.delete(key);
     },
     clear() {
       entries.clear();

@@ -1,0 +1,2 @@
+export { createLruCache } from './lru-cache';
+export type { LruCache } from './lru-cache';
