@@ -91,8 +91,10 @@ export function createRelayClient(options: RelayClientOptions): RelayClient {
     }, silenceTimeoutMs);
   }
 
-  async function runCommand(requestId: string, command: CommandName): Promise<void> {
+  async function runCommand(ws: WebSocket, requestId: string, command: CommandName): Promise<void> {
     const outcome = await options.onCommand(command);
+    // A request id belongs to the connection it came on; after a reconnect nobody waits for it.
+    if (socket !== ws) return;
     if (outcome.ok) send({ type: 'command_result', request_id: requestId, ok: true, status: outcome.status });
     else {
       const error = { code: outcome.error.code.slice(0, 64), message: outcome.error.message.slice(0, 1024) };
@@ -113,7 +115,7 @@ export function createRelayClient(options: RelayClientOptions): RelayClient {
         break;
       case 'command':
         logger.info({ command: frame.command, request_id: frame.request_id }, 'relay command');
-        void runCommand(frame.request_id, frame.command);
+        void runCommand(ws, frame.request_id, frame.command);
         break;
       case 'error':
         logger.warn({ code: frame.code, detail: frame.message }, 'relay reported an error');

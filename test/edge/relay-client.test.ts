@@ -90,6 +90,27 @@ describe('relay client', () => {
     });
   });
 
+  it('does not answer a command on a newer connection than the one it came on', async () => {
+    await startAndRegister();
+    const held = cp.hold();
+    cp.relay.send({ type: 'command', request_id: 'req-old', command: 'discovery' });
+    await held.arrived;
+    cp.relay.dropAll();
+    await clock.scheduled(125);
+    const back = cp.relay.nextConnection();
+    clock.fire(125);
+    await back;
+    await cp.relay.nextFrame('register');
+    // A second discovery queues behind the held run, so its answer comes after the old
+    // command has finished: the old one must have been dropped, not sent here.
+    cp.relay.send({ type: 'command', request_id: 'req-new', command: 'discovery' });
+    held.release();
+    await expect(cp.relay.nextFrame('command_result')).resolves.toMatchObject({ request_id: 'req-new', ok: true });
+    expect(cp.relay.frames.filter((f) => f.type === 'command_result').map((f) => (f as { request_id: string }).request_id)).toEqual([
+      'req-new',
+    ]);
+  });
+
   it('ignores malformed frames and keeps the connection', async () => {
     await startAndRegister();
     cp.relay.send({ type: 'command', request_id: 'req-x', command: 'format_disk' });

@@ -1,0 +1,106 @@
+/**
+ * A control plane (store, relay, admin/edge/management API) that can be stopped and
+ * started again on the same port and SQLite file, as a process restart would. A request
+ * hook sees every HTTP request first (to count, hold or fail some), and the relay's
+ * WebSocket connections can be cut at the TCP level.
+ */
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { controlPlaneDbPath, createControlPlaneApp, openControlPlaneStore, type ControlPlaneStore } from '../../src/control-plane';
+import { baseUrl, close, listen } from '../../src/http';
+import { silentLogger } from '../../src/observability';
+import { createRelay, type Relay } from '../../src/relay';
+
+/** Exec's confirmation timeout: long, so "answers promptly" is told apart from a 504. */
+export const EXEC_TIMEOUT_MS = 10_000;
+const HEARTBEAT_MS = 3_600_000;
+
+/** Sees every control-plane HTTP request first; call `pass()` to let the real app answer. */
+export type RequestHook = (req: IncomingMessage, res: ServerResponse, pass: () => void) => void;
+
+/** A restartable control plane; see {@link createControlPlaneNode}. */
+export interface ControlPlaneNode {
+  /** Base URL; fixed by the first start and kept across restarts. */
+  readonly url: string;
+  readonly running: boolean;
+  /** The open store; throws while stopped. */
+  readonly store: ControlPlaneStore;
+  hook: RequestHook | undefined;
+  start(): Promise<void>;
+  /** Closes the relay (edges see 1001), the server and the store; idempotent. */
+  stop(): Promise<void>;
+  /** Destroys every relay WebSocket's TCP connection, as if the edge process had been killed. */
+  dropRelayConnections(): void;
+}
+
+interface Running {
+  readonly store: ControlPlaneStore;
+  readonly relay: Relay;
+  readonly server: Server;
+  readonly upgrades: Set<Duplex>;
+}
+
+/** Nothing runs until `start()`; the first start picks a free port, later ones reuse it. */
+export function createControlPlaneNode(dataDir: string): ControlPlaneNode {
+  let running: Running | undefined;
+  let port = 0;
+  let url = '';
+  let hook: RequestHook | undefined;
+  const withHook = (app: RequestListener): RequestListener => (req, res) => {
+    if (hook) hook(req, res, () => app(req, res));
+    else app(req, res);
+  };
+
+  return {
+    get url() {
+      if (!url) throw new Error('the control plane has never been started');
+      return url;
+    },
+    get running() {
+      return running !== undefined;
+    },
+    get store() {
+      if (!running) throw new Error('the control plane is stopped');
+      return running.store;
+    },
+    get hook() {
+      return hook;
+    },
+    set hook(next) {
+      hook = next;
+    },
+    async start() {
+      if (running) throw new Error('the control plane is already running');
+      const store = openControlPlaneStore(controlPlaneDbPath(dataDir));
+      try {
+        const relay = createRelay({ store, logger: silentLogger(), execTimeoutMs: EXEC_TIMEOUT_MS, heartbeatMs: HEARTBEAT_MS });
+        const app = createControlPlaneApp({ store, logger: silentLogger(), routers: [relay.managementRouter] });
+        const server = await listen(withHook(app), port, '127.0.0.1');
+        const upgrades = new Set<Duplex>();
+        server.on('upgrade', (_req: IncomingMessage, socket: Duplex) => {
+          upgrades.add(socket);
+          socket.once('close', () => upgrades.delete(socket));
+        });
+        relay.attach(server);
+        port = (server.address() as { port: number }).port;
+        url = baseUrl(server);
+        running = { store, relay, server, upgrades };
+      } catch (err) {
+        store.close();
+        throw err;
+      }
+    },
+    async stop() {
+      const current = running;
+      if (!current) return;
+      running = undefined;
+      await current.relay.close();
+      current.server.closeAllConnections();
+      await close(current.server);
+      current.store.close();
+    },
+    dropRelayConnections() {
+      for (const socket of running?.upgrades ?? []) socket.destroy();
+    },
+  };
+}
