@@ -42,6 +42,8 @@ export interface ControlPlaneClient {
   getPolicyImage(currentDigest: string | undefined): Promise<ImageDownload>;
   getDirectory(): Promise<DirectoryData>;
   getDirectoryChanges(since: number): Promise<ChangesDownload>;
+  /** Aborts every request in flight and any later one (shutdown must not wait on a hung peer). */
+  abort(): void;
 }
 
 /** Creates the client; every request carries the connection credentials and a deadline. */
@@ -53,12 +55,13 @@ export function createControlPlaneClient(options: {
   const base = options.relayUrl.replace(/\/+$/, '');
   const authorization = basicAuthorization(options.credentials);
   const timeoutMs = options.timeoutMs ?? 10_000;
+  const shutdown = new AbortController();
 
   async function get(path: string, headers: Record<string, string> = {}): Promise<Response> {
     try {
       return await fetch(`${base}${path}`, {
         headers: { accept: 'application/json', authorization, ...headers },
-        signal: AbortSignal.timeout(timeoutMs),
+        signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), shutdown.signal]),
       });
     } catch (err) {
       // Network failures carry no secret, but the cause can be long: keep only its code.
@@ -77,6 +80,7 @@ export function createControlPlaneClient(options: {
   }
 
   return {
+    abort: () => shutdown.abort(),
     async getPolicyImage(currentDigest) {
       // RFC 9110 §13.1.2: If-None-Match with the strong ETag of the image we hold.
       const conditional: Record<string, string> = currentDigest ? { 'if-none-match': `"${currentDigest}"` } : {};

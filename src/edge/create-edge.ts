@@ -127,6 +127,7 @@ export function createEdge(deps: EdgeDeps): Edge {
       discovery.stop();
       directory.stop();
       await relay?.close();
+      client.abort();
       await Promise.all([discoveryJob.idle(), directoryJob.idle()]);
       await authorizer.close();
     },

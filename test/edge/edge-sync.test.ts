@@ -234,3 +234,18 @@ describe('metrics', () => {
     expect(text).toContain(`outpost_edge_policy_info{policy="rbac",digest="${image.digest}"} 1\n`);
   });
 });
+
+describe('shutdown', () => {
+  it('aborts a control-plane request that hangs instead of waiting for its time-out', async () => {
+    await edge.start();
+    const held = cp.hold();
+    const command = edge.runCommand('discovery');
+    await held.arrived;
+    const closed = edge.close().then(() => 'closed');
+    // The client's own time-out is 10 s; closing must not wait for it.
+    const bound = new Promise((resolve) => setTimeout(resolve, 3_000, 'still waiting').unref());
+    await expect(Promise.race([closed, bound])).resolves.toBe('closed');
+    await expect(command).resolves.toMatchObject({ ok: false, error: { code: 'control_plane_unavailable' } });
+    held.release();
+  });
+});
