@@ -1,0 +1,61 @@
+// Bench child: the control plane with its relay on 127.0.0.1 (random port), a temporary
+// SQLite file and the first-start seed (demo tenant, policies, directory).
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../../src/config';
+import { createControlPlaneApp, openControlPlaneStore, seedControlPlane, type ControlPlaneStore } from '../../../src/control-plane';
+import { loadDirectorySeed } from '../../../src/directory';
+import { baseUrl, close, listen } from '../../../src/http';
+import { createLogger } from '../../../src/observability';
+import { createRelay, type Relay } from '../../../src/relay';
+import { measureMemory, serveParent } from './child-endpoint';
+
+/** What `start` returns: where the relay listens and the demo tenant's credentials. */
+export interface ControlPlaneInfo {
+  readonly url: string;
+  readonly tenantId: string;
+  readonly discoveryApiKey: string;
+  readonly adminApiKey: string;
+  readonly connectionId: string;
+  readonly connectionSecret: string;
+}
+
+const dataDir = mkdtempSync(join(tmpdir(), 'outpost-bench-cp-'));
+let running: { store: ControlPlaneStore; relay: Relay; server: Server } | undefined;
+
+async function start(): Promise<ControlPlaneInfo> {
+  const config = loadConfig({ OUTPOST_DATA_DIR: dataDir, LOG_LEVEL: 'info' });
+  // Logs at the deployed level, written to /dev/null by the harness: their cost is real.
+  const logger = createLogger('control-plane', 'info');
+  const store = openControlPlaneStore(join(dataDir, 'control-plane.sqlite'));
+  const demo = seedControlPlane(store, {
+    policiesDir: config.policiesDir,
+    directorySeed: loadDirectorySeed(config.directorySeedFile).directory,
+    dataDir,
+    urls: { auth_url: 'http://127.0.0.1:9', relay_url: 'http://127.0.0.1:9', app_url: 'http://127.0.0.1:9' },
+  });
+  if (!demo) throw new Error('the fresh store was not seeded');
+  const relay = createRelay({ store, logger, execTimeoutMs: 10_000, heartbeatMs: 30_000 });
+  const server = await listen(createControlPlaneApp({ store, logger, routers: [relay.managementRouter] }), 0, '127.0.0.1');
+  relay.attach(server);
+  running = { store, relay, server };
+  return {
+    url: baseUrl(server),
+    tenantId: demo.tenant_id,
+    discoveryApiKey: demo.discovery_api_key,
+    adminApiKey: demo.admin_api_key,
+    connectionId: demo.connection_id,
+    connectionSecret: demo.connection_secret,
+  };
+}
+
+serveParent({ start, memory: measureMemory }, async () => {
+  if (running) {
+    await running.relay.close();
+    await close(running.server);
+    running.store.close();
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+});

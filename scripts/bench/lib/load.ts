@@ -1,0 +1,128 @@
+import http from 'node:http';
+import autocannon from 'autocannon';
+import { median, summarize, timeEach, type LatencySummary } from './stats';
+import { printTable } from './table';
+
+/** One HTTP endpoint to load: every request is the same. */
+export interface LoadTarget {
+  readonly label: string;
+  readonly url: string;
+  readonly method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  readonly headers?: Record<string, string>;
+  readonly body?: string;
+}
+
+/** Connections, duration and (optionally) a fixed offered rate across all connections. */
+export interface LoadOptions {
+  readonly connections: number;
+  readonly durationSeconds: number;
+  /** Total requests per second to offer; unset means as fast as the server answers. */
+  readonly overallRate?: number;
+  /** Seconds before a request counts as timed out (default 10). */
+  readonly timeoutSeconds?: number;
+}
+
+export interface LoadResult {
+  readonly label: string;
+  /** Completed requests per second over the whole run. */
+  readonly rps: number;
+  readonly p50: number;
+  readonly p99: number;
+  /** Non-2xx responses plus connection errors and timeouts: any of them spoils the run. */
+  readonly failures: number;
+}
+
+/** Loads one target with autocannon (loopback only) and reduces the result. */
+export async function runLoad(target: LoadTarget, options: LoadOptions): Promise<LoadResult> {
+  const result = await autocannon({
+    url: target.url,
+    method: target.method ?? 'GET',
+    headers: target.headers ?? {},
+    ...(target.body === undefined ? {} : { body: target.body }),
+    connections: options.connections,
+    duration: options.durationSeconds,
+    ...(options.overallRate === undefined ? {} : { overallRate: options.overallRate }),
+    timeout: options.timeoutSeconds ?? 10,
+  });
+  const seconds = result.duration > 0 ? result.duration : options.durationSeconds;
+  return {
+    label: target.label,
+    rps: result.requests.total / seconds,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    failures: result.non2xx + result.errors + result.timeouts,
+  };
+}
+
+/** Per-target runs of {@link alternate}, with their medians. */
+export interface AlternatedResults {
+  readonly runs: ReadonlyMap<string, LoadResult[]>;
+  medianRps(label: string): number;
+  medianP99(label: string): number;
+}
+
+/**
+ * Warms every target up, then runs them in turn (A, B, C, then B, C, A, …) for `rounds`
+ * rounds, printing one table row per run as it completes. Alternating spreads the
+ * machine's background noise over all targets instead of biasing one of them.
+ */
+export async function alternate(
+  targets: readonly LoadTarget[],
+  options: LoadOptions & { readonly rounds: number; readonly warmupSeconds: number },
+): Promise<AlternatedResults> {
+  for (const target of targets) await runLoad(target, { ...options, durationSeconds: options.warmupSeconds });
+  const runs = new Map<string, LoadResult[]>(targets.map((t) => [t.label, []]));
+  console.log('| round | target | req/s | p50 ms | p99 ms | failures |');
+  console.log('|---:|---|---:|---:|---:|---:|');
+  for (let round = 1; round <= options.rounds; round += 1) {
+    // Rotated each round, so no target always follows the same one (a heavy run can leave
+    // GC or JIT work behind that the next run pays for).
+    const order = targets.map((_t, i) => targets[(i + round - 1) % targets.length] as LoadTarget);
+    for (const target of order) {
+      const result = await runLoad(target, options);
+      runs.get(target.label)?.push(result);
+      console.log(`| ${round} | ${target.label} | ${result.rps.toFixed(0)} | ${result.p50} | ${result.p99} | ${result.failures} |`);
+    }
+  }
+  const pick = (label: string, field: 'rps' | 'p99') => median((runs.get(label) ?? []).map((r) => r[field]));
+  return { runs, medianRps: (label) => pick(label, 'rps'), medianP99: (label) => pick(label, 'p99') };
+}
+
+/** Prints the medians of alternated runs as a table. */
+export function printMedians(results: AlternatedResults): void {
+  console.log('');
+  printTable(
+    ['target', 'median req/s', 'median p50 ms', 'median p99 ms', 'failures (all runs)'],
+    [...results.runs].map(([label, runs]) => [
+      label,
+      median(runs.map((r) => r.rps)),
+      median(runs.map((r) => r.p50)),
+      median(runs.map((r) => r.p99)),
+      String(runs.reduce((sum, r) => sum + r.failures, 0)),
+    ]),
+  );
+}
+
+/**
+ * Latency of one client sending `requests` requests back to back over one keep-alive
+ * connection, each timed with `process.hrtime.bigint()` (autocannon reports whole
+ * milliseconds, too coarse here). This is service time without queueing.
+ */
+export async function sequentialLatency(target: LoadTarget, requests: number): Promise<LatencySummary> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const send = () =>
+    new Promise<void>((resolve, reject) => {
+      const req = http.request(target.url, { method: target.method ?? 'GET', headers: target.headers ?? {}, agent }, (res) => {
+        res.resume();
+        res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`${target.label} answered ${res.statusCode}`))));
+      });
+      req.on('error', reject);
+      req.end(target.body);
+    });
+  try {
+    for (let i = 0; i < Math.min(500, requests); i += 1) await send();
+    return summarize(await timeEach(requests, send));
+  } finally {
+    agent.destroy();
+  }
+}
