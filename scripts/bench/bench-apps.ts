@@ -50,7 +50,7 @@ async function main(): Promise<void> {
       label,
       url: `${url}/resource/x`,
       method: 'DELETE',
-      ...(label === 'bare' ? {} : { headers: { authorization: `Bearer ${info.accessToken}` } }),
+      ...(label === 'bare' || label === 'same stack, no auth' ? {} : { headers: { authorization: `Bearer ${info.accessToken}` } }),
     }));
     const results = await alternate(targets, { connections: CONNECTIONS, durationSeconds: DURATION_SECONDS, rounds: ROUNDS, warmupSeconds: WARMUP_SECONDS });
     printMedians(results);
@@ -66,6 +66,10 @@ async function main(): Promise<void> {
           return [t.label, fmt(ratio, 2), t.label === 'rbac local' ? verdict(ratio >= GOAL_RATIO) : 'info only'];
         }),
     );
+    // What authentication + authorization themselves cost: the same app with and without them.
+    const sameStack = results.medianRps('same stack, no auth');
+    console.log('\nAuthentication + authorization alone (rbac local ÷ same stack, no auth):');
+    printTable(['target', 'ratio', 'note'], [['rbac local', fmt(results.medianRps('rbac local') / sameStack, 2), 'helmet and the request log on both sides']]);
   } finally {
     for (const child of children.reverse()) await child.stop();
     closeCalls();

@@ -8,10 +8,24 @@ import { translateVerifyError } from './translate-verify-error';
 import { createVerifiedTokenCache } from './verified-token-cache';
 import './access-token-claims';
 
+/**
+ * Every `Authorization` header value as sent. Node keeps only the first in `req.headers`;
+ * scanning `rawHeaders` finds duplicates without building `headersDistinct` for every
+ * header on every request.
+ */
+function authorizationHeaders(req: Request): string[] | undefined {
+  let values: string[] | undefined;
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) {
+    if (raw[i]!.length === 13 && raw[i]!.toLowerCase() === 'authorization') (values ??= []).push(raw[i + 1]!);
+  }
+  return values;
+}
+
 /** The framework-neutral view of an Express request that the bearer layer reads. */
 function bearerRequestOf(req: Request): BearerRequest {
   return {
-    authorization: req.headersDistinct.authorization,
+    authorization: authorizationHeaders(req),
     query: req.query,
     body: req.body,
     formEncoded: req.body !== undefined && req.is('application/x-www-form-urlencoded') !== false,

@@ -5,12 +5,13 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import express from 'express';
+import helmet from 'helmet';
 import { accessTokenMiddleware } from '../../../src/apps/app-dependencies';
 import { createRbacApp } from '../../../src/apps/rbac';
 import { createEdgeAuthorizer, openLocalAuthorizer, type Authorizer } from '../../../src/authorizer';
 import { loadConfig, type Config } from '../../../src/config';
 import { loadDirectorySeed } from '../../../src/directory';
-import { baseUrl, close, listen } from '../../../src/http';
+import { baseUrl, close, listen, requestContext } from '../../../src/http';
 import { openIdp, TOKEN_PATH } from '../../../src/idp';
 import { createLogger, silentLogger, type Logger } from '../../../src/observability';
 import { serveParent } from './child-endpoint';
@@ -36,6 +37,22 @@ const authorizers: Authorizer[] = [];
 /** The bare baseline: Express with its defaults, the same greeting, no auth, no logging. */
 function bareApp(): express.Express {
   const app = express();
+  app.delete('/resource/:name', (req, res) => {
+    res.type('text/plain').send(`Hello from DELETE /resource/${String(req.params.name)}`);
+  });
+  return app;
+}
+
+/**
+ * The RBAC app's own stack (helmet, request id and request log line) serving the same
+ * greeting with no authentication or authorization: the baseline that isolates what
+ * auth + authz cost, as opposed to what every production app pays anyway.
+ */
+function sameStackNoAuth(logger: Logger): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(helmet());
+  app.use(requestContext(logger));
   app.delete('/resource/:name', (req, res) => {
     res.type('text/plain').send(`Hello from DELETE /resource/${String(req.params.name)}`);
   });
@@ -74,6 +91,7 @@ async function start(args: AppsStartArgs): Promise<AppsInfo> {
   const urls: Record<string, string> = {
     'rbac local': await serve(rbacApp(config, local(), createLogger('rbac-app', 'info'))),
     bare: await serve(bareApp()),
+    'same stack, no auth': await serve(sameStackNoAuth(createLogger('rbac-app', 'info'))),
     'rbac local, no request log': await serve(rbacApp(config, local(), silentLogger())),
   };
   if (args.edgeUrl) {
