@@ -154,11 +154,13 @@ describe('relay client', () => {
     const closed = once(ws, 'close');
     await clock.scheduled(SILENCE);
     clock.fire(SILENCE);
-    await closed;
+    const [code] = (await closed) as [number];
+    expect(code).toBe(1006); // terminated, no closing handshake
     await clock.scheduled(125);
     const back = cp.relay.nextConnection();
     clock.fire(125);
     await back;
+    await expect(cp.relay.nextFrame('register')).resolves.toMatchObject({ instance_id: edge.instanceId });
   });
 
   it('closes with 1001 on shutdown and does not reconnect', async () => {
