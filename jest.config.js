@@ -5,6 +5,8 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
+  // Browser tests need Chromium: `npm run test:browser` (jest.browser.config.js).
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/browser/'],
   transform: {
     '^.+\\.[tj]s$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }],
   },
