@@ -11,6 +11,8 @@ export interface LoginThrottle {
   retryAfter(keys: readonly string[]): number;
   /** Counts one failure against each key. */
   recordFailure(keys: readonly string[]): void;
+  /** Takes back one counted failure from each key (an attempt counted up front that succeeded). */
+  forgive(keys: readonly string[]): void;
   /** Forgets a key (after a successful sign-in). */
   reset(key: string): void;
   /** Number of keys currently tracked (for tests). */
@@ -71,6 +73,13 @@ export function createLoginThrottle(options: LoginThrottleOptions): LoginThrottl
         }
         makeRoom(now);
         windows.set(key, { failures: 1, endsAt: now + windowSeconds * 1000 });
+      }
+    },
+    forgive(keys) {
+      const now = clock();
+      for (const key of keys) {
+        const w = live(key, now);
+        if (w && w.failures > 0) w.failures -= 1;
       }
     },
     reset(key) {

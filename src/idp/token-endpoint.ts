@@ -58,12 +58,15 @@ export function tokenEndpoint(deps: TokenEndpointDeps): Router {
       });
     }
 
+    // Every attempt counts as a failure before the slow password check and is forgiven if
+    // it succeeds: a burst of parallel guesses is capped by the limit, not by concurrency.
+    throttle.recordFailure(keys);
     const user = await users.authenticate(username, password);
     if (!user) {
-      throttle.recordFailure(keys);
       logger.info({ req_id: req.id }, 'sign-in failed');
       throw new OAuthError(401, 'invalid_grant', INVALID_GRANT);
     }
+    throttle.forgive(keys);
     throttle.reset(userKey);
     const tokens = await issueTokens(user);
     logger.info({ req_id: req.id, sub: user.id }, 'tokens issued');

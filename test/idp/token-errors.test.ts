@@ -113,6 +113,13 @@ describe('sign-in throttling', () => {
     expect(blocked.headers.get('retry-after')).toBe('60');
   });
 
+  it('caps a burst of parallel wrong passwords at the limit (attempts count before the slow check)', async () => {
+    const answers = await Promise.all(Array.from({ length: 12 }, () => wrong(CITADEL[0].email)));
+    const statuses = answers.map((r) => r.status).sort();
+    expect(statuses.filter((s) => s === 401)).toHaveLength(3);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(9);
+  });
+
   it('a successful sign-in clears the username count', async () => {
     for (let i = 0; i < 2; i += 1) expect((await wrong(CITADEL[1].email)).status).toBe(401);
     expect((await right(CITADEL[1].email)).status).toBe(200);
