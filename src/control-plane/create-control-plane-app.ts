@@ -33,17 +33,16 @@ export function createControlPlaneApp(deps: ControlPlaneAppDeps): Express {
   app.set('etag', false);
   app.use(helmet());
   app.use(requestContext(deps.logger));
-  // Registered first, so its larger limit wins for pushes; the second parser skips parsed bodies.
-  app.use('/api/v2/admin/policies', express.json({ limit: BODY_LIMITS.policyImage }));
-  app.use(express.json({ limit: BODY_LIMITS.other }));
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
 
+  // Credentials first, body second: an unauthenticated caller gets 401 and never makes the
+  // server read or parse a body; each route group parses with its own size limit.
   const admin = requireTenantKey(deps.store, 'admin');
-  app.use('/api/v2/admin/policies', admin, adminPolicyRoutes(deps.store));
-  app.use('/api/v2/admin/directory', admin, adminDirectoryRoutes(deps.store));
+  app.use('/api/v2/admin/policies', admin, express.json({ limit: BODY_LIMITS.policyImage }), adminPolicyRoutes(deps.store));
+  app.use('/api/v2/admin/directory', admin, express.json({ limit: BODY_LIMITS.other }), adminDirectoryRoutes(deps.store));
   app.use('/api/v2/edge', requireConnection(deps.store), edgeRoutes(deps.store));
 
   for (const router of deps.routers ?? []) app.use(router);

@@ -57,9 +57,10 @@ export function createManagementRouter(deps: ManagementRouterDeps): Router {
     EXEC_PATH,
     discoveryKey,
     function requireJson(req, _res, next) {
-      // req.is() is null when there is no body at all; parseExecRequest reports that as 400.
+      // A malformed body is a 400 (ARCHITECTURE: "not JSON"). req.is() is null when there is
+      // no body at all; parseExecRequest reports that as 400 too.
       if (req.is('application/json') === false) {
-        throw new HttpError(415, 'unsupported_media_type', 'content-type must be application/json');
+        throw new HttpError(400, 'bad_request', 'content-type must be application/json');
       }
       next();
     },

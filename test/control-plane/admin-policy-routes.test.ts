@@ -85,6 +85,14 @@ describe('admin policy API', () => {
     expect(res.body).toEqual({ code: 'payload_too_large', message: 'the request body is too large' });
   });
 
+  it('answers 401 to an unauthenticated push before reading its body, whatever the body', async () => {
+    for (const body of ['{"files":', JSON.stringify({ files: { 'big.cedar': 'x'.repeat(1_200_000) } })]) {
+      const res = await request(fx.app).post('/api/v2/admin/policies/rbac').set('content-type', 'application/json').send(body);
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ code: 'unauthorized', message: 'missing or invalid tenant credentials' });
+    }
+  });
+
   it('answers 404 for an unknown policy name', async () => {
     const res = await request(fx.app).get('/api/v2/admin/policies/nothing').set(headers);
     expect(res.status).toBe(404);

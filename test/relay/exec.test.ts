@@ -24,7 +24,7 @@ describe('POST /api/v2/management/control_plane/exec', () => {
     expect(listed.result.find((r) => r.id === edge.instanceId)?.info.directory_revision).toBe(7);
   });
 
-  describe('400 / 413 / 415 for malformed requests', () => {
+  describe('400 / 413 for malformed requests, 401 before any of them', () => {
     it.each([
       ['not JSON', '{"id":', 'bad_request', 'the request body is not valid JSON'],
       ['a JSON array', [], 'bad_request', 'the body must be a JSON object'],
@@ -50,16 +50,25 @@ describe('POST /api/v2/management/control_plane/exec', () => {
       expect(await res.json()).toEqual({ code: 'bad_request', message: '"id" must be a non-empty string (the instance id)' });
     });
 
-    it('answers 415 for a non-JSON content type', async () => {
+    it('answers 400 for a non-JSON content type', async () => {
       const res = await kit.call(EXEC_PATH, { body: JSON.stringify(discovery('x')), headers: { 'content-type': 'text/plain' } });
-      expect(res.status).toBe(415);
-      expect(await res.json()).toEqual({ code: 'unsupported_media_type', message: 'content-type must be application/json' });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual({ code: 'bad_request', message: 'content-type must be application/json' });
     });
 
-    it('answers 413 for an oversized body', async () => {
-      const res = await kit.call(EXEC_PATH, { body: { ...discovery('x'), padding: 'x'.repeat(64 * 1024) } });
+    it.each([6 * 1024, 64 * 1024])('answers 413 for a %i-byte body (the exec limit is 4 kB)', async (size) => {
+      const res = await kit.call(EXEC_PATH, { body: { ...discovery('x'), padding: 'x'.repeat(size) } });
       expect(res.status).toBe(413);
       expect(await res.json()).toEqual({ code: 'payload_too_large', message: 'the request body is too large' });
+    });
+
+    it.each([
+      ['a malformed body', '{"id":'],
+      ['an oversized body', JSON.stringify({ padding: 'x'.repeat(64 * 1024) })],
+    ])('answers 401, not a body error, to an unauthenticated caller with %s', async (_name, body) => {
+      const res = await kit.call(EXEC_PATH, { body, headers: { authorization: '' } });
+      expect(res.status).toBe(401);
+      expect(await res.json()).toMatchObject({ code: 'unauthorized' });
     });
   });
 
