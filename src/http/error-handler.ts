@@ -28,7 +28,10 @@ function fromBodyParser(err: unknown, shape: ErrorShape): HttpError | undefined 
     case 'entity.parse.failed':
       return make(shape, 400, badRequest, 'the request body is not valid JSON');
     case 'entity.too.large':
-      return make(shape, 413, shape === 'oauth' ? 'invalid_request' : 'payload_too_large', 'the request body is too large');
+      // RFC 6749 §5.2 has no size error: an oversized token request is an invalid_request (400).
+      return shape === 'oauth'
+        ? make(shape, 400, 'invalid_request', 'the request body is too large')
+        : make(shape, 413, 'payload_too_large', 'the request body is too large');
     case 'encoding.unsupported':
     case 'charset.unsupported':
       return make(shape, 415, shape === 'oauth' ? 'invalid_request' : 'unsupported_media_type', 'unsupported body encoding');

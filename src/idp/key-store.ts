@@ -92,7 +92,8 @@ export async function openKeyStore(options: KeyStoreOptions): Promise<KeyStore> 
       logger.info({ kid: current.active.kid }, 'signing keys reloaded from disk');
     } catch (err) {
       // A half-edited or invalid file must not take the IdP down: keep the last good keys.
-      logger.warn({ err: (err as Error).message }, 'ignoring invalid keys file');
+      // Only the error's name: a JSON.parse message can quote part of the private key.
+      logger.warn({ err: (err as Error).name }, 'ignoring invalid keys file');
     }
   }
 

@@ -55,9 +55,9 @@ describe('token endpoint errors (RFC 6749 §5.2)', () => {
     await expectError(res, 415, 'invalid_request', 'unsupported body encoding');
   });
 
-  it('413 for a body over 4 kB', async () => {
+  it('400 invalid_request for a body over 4 kB', async () => {
     const res = await f.post(json({ username: CITADEL[0].email, password: 'x'.repeat(5000) }));
-    await expectError(res, 413, 'invalid_request', 'the request body is too large');
+    await expectError(res, 400, 'invalid_request', 'the request body is too large');
   });
 
   it('401 invalid_grant with one message for a wrong password and an unknown user', async () => {
