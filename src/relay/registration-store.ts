@@ -88,6 +88,13 @@ function toRegistration(row: Row): Registration {
   };
 }
 
+/**
+ * Disconnected registrations kept per edge connection. Every restart of an edge with a new
+ * data directory registers a new instance id; without a bound, one connection credential
+ * could grow the table (and the list endpoint) without end. The oldest go first.
+ */
+export const MAX_DISCONNECTED_PER_CONNECTION = 20;
+
 /** Creates the relay's table in the shared database (idempotent) and prepares its statements once. */
 export function openRegistrationStore(db: Database): RegistrationStore {
   db.exec(SCHEMA);
@@ -103,6 +110,14 @@ export function openRegistrationStore(db: Database): RegistrationStore {
       directory_revision = excluded.directory_revision, connected = 1, connected_at = excluded.connected_at,
       last_seen = excluded.last_seen
     WHERE relay_registrations.tenant_id = excluded.tenant_id`);
+  const prune = db.prepare(`
+    DELETE FROM relay_registrations WHERE connection_id = @connectionId AND connected = 0 AND instance_id NOT IN (
+      SELECT instance_id FROM relay_registrations WHERE connection_id = @connectionId AND connected = 0
+      ORDER BY last_seen DESC, instance_id LIMIT @keep)`);
+  const register = db.transaction((params: Record<string, unknown>) => {
+    upsert.run(params);
+    prune.run({ connectionId: params.connectionId, keep: MAX_DISCONNECTED_PER_CONNECTION });
+  });
   const status = db.prepare(`UPDATE relay_registrations SET policy_name = ?, policy_digest = ?,
     directory_revision = ?, last_seen = ? WHERE instance_id = ?`);
   const touch = db.prepare('UPDATE relay_registrations SET last_seen = ? WHERE instance_id = ?');
@@ -119,7 +134,7 @@ export function openRegistrationStore(db: Database): RegistrationStore {
     },
     upsertConnected(input, now) {
       // The WHERE on the conflict branch keeps an instance id bound to its first tenant.
-      upsert.run({
+      register({
         instanceId: input.instanceId,
         tenantId: input.tenantId,
         connectionId: input.connectionId,
