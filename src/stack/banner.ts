@@ -7,7 +7,11 @@ import type { Component } from './components';
 /** What a newcomer needs once the stack is up: URLs, demo users, next commands. */
 export function banner(config: Config, started: readonly Component[]): string {
   const seed = loadDirectorySeed(config.directorySeedFile);
-  const rel = (p: string) => relative(process.cwd(), p) || '.';
+  // Paths under the working directory are shown relative to it, others in full.
+  const rel = (p: string) => {
+    const r = relative(process.cwd(), p);
+    return r === '' ? '.' : r.startsWith('..') ? p : r;
+  };
   const names = new Set(started.map((c) => c.name));
   const lines = ['', 'Outpost is up. Everything below is for local demos only.', ''];
   for (const c of started) lines.push(`  ${c.label.padEnd(16)} ${c.url}`);
