@@ -1,0 +1,48 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../src/config';
+import { banner } from '../../src/stack/banner';
+import { stackComponents } from '../../src/stack/components';
+import { entryFile } from '../../src/stack/run-component';
+
+describe('stack launcher', () => {
+  let dataDir: string;
+  beforeEach(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'outpost-banner-'));
+  });
+  afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('starts the components in dependency order, each with an entry file that exists', () => {
+    const components = stackComponents(loadConfig({}));
+    expect(components.map((c) => c.name)).toEqual(['idp', 'control-plane', 'edge', 'rbac-app', 'todo-app']);
+    for (const c of components) expect(entryFile(c)).toMatch(new RegExp(`${c.entry}\\.ts$`));
+    expect(components.find((c) => c.name === 'edge')?.readyPath).toBe('/readyz');
+  });
+
+  it('prints the URLs, the demo users with their roles, the demo tenant and what to try next', () => {
+    const config = loadConfig({ OUTPOST_DATA_DIR: dataDir, APP_URL: 'http://localhost:4001' });
+    writeFileSync(join(dataDir, 'demo-tenant.json'), JSON.stringify({ tenant_id: 'tenant-123', connection_id: 'conn-456' }));
+    const text = banner(config, stackComponents(config));
+    expect(text).toContain('http://localhost:5556');
+    expect(text).toContain('http://localhost:8585');
+    expect(text).toMatch(/rick@the-citadel\.com\s+Rick Sanchez\s+admin, evil_genius/);
+    expect(text).toMatch(/jerry@the-smiths\.com\s+Jerry Smith\s+viewer/);
+    expect(text).toContain('password for all: V@erySecre#t123!');
+    expect(text).toMatch(/Demo tenant\s+tenant-123\s+edge connection conn-456/);
+    expect(text).toContain(join(dataDir, 'demo-tenant.json'));
+    expect(text).toContain('curl -i -X DELETE http://localhost:4001/resource/mega-seed');
+    expect(text).toContain('npm run try-delete');
+    expect(text).toContain('npm run demo');
+  });
+
+  it('suggests only what the started components support', () => {
+    const config = loadConfig({ OUTPOST_DATA_DIR: dataDir });
+    const idpOnly = stackComponents(config).filter((c) => c.name === 'idp');
+    const text = banner(config, idpOnly);
+    expect(text).toContain('npm run -s token -- rick@the-citadel.com');
+    expect(text).not.toContain('try-delete');
+    expect(text).not.toContain('npm run demo');
+    expect(text).not.toContain('Demo tenant');
+  });
+});
