@@ -1,6 +1,5 @@
 import express, { type Express, type Router } from 'express';
-import helmet from 'helmet';
-import { createErrorHandler, notFound, requestContext } from '../http';
+import { createApp, finishApp } from '../http';
 import type { Logger } from '../observability';
 import { adminDirectoryRoutes } from './admin-directory-routes';
 import { adminPolicyRoutes } from './admin-policy-routes';
@@ -27,12 +26,9 @@ export interface ControlPlaneAppDeps {
  * the caller creates.
  */
 export function createControlPlaneApp(deps: ControlPlaneAppDeps): Express {
-  const app = express();
-  app.disable('x-powered-by');
+  const app = createApp(deps.logger);
   // ETags are set on purpose (digests, revisions), never derived from bodies.
   app.set('etag', false);
-  app.use(helmet());
-  app.use(requestContext(deps.logger));
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -46,7 +42,5 @@ export function createControlPlaneApp(deps: ControlPlaneAppDeps): Express {
   app.use('/api/v2/edge', requireConnection(deps.store), edgeRoutes(deps.store));
 
   for (const router of deps.routers ?? []) app.use(router);
-  app.use(notFound('api'));
-  app.use(createErrorHandler(deps.logger, 'api'));
-  return app;
+  return finishApp(app, deps.logger, 'api');
 }

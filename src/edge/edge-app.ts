@@ -1,7 +1,6 @@
-import express from 'express';
-import helmet from 'helmet';
+import type { Express } from 'express';
 import type { LocalAuthorizer } from '../authorizer';
-import { createErrorHandler, notFound, requestContext } from '../http';
+import { createApp, finishApp } from '../http';
 import type { Logger } from '../observability';
 import { createAuthzRouter } from './authz-router';
 import type { EdgeMetrics } from './edge-metrics';
@@ -19,12 +18,9 @@ export function createEdgeApp(deps: {
   verifyJwt: VerifyJwtIdentity;
   metrics: EdgeMetrics;
   logger: Logger;
-}): express.Express {
+}): Express {
   const { state, metrics, logger } = deps;
-  const app = express();
-  app.disable('x-powered-by');
-  app.use(helmet());
-  app.use(requestContext(logger));
+  const app = createApp(logger);
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -40,7 +36,5 @@ export function createEdgeApp(deps: {
   });
   app.use(createAuthzRouter(deps));
 
-  app.use(notFound('api'));
-  app.use(createErrorHandler(logger, 'api'));
-  return app;
+  return finishApp(app, logger, 'api');
 }

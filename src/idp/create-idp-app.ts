@@ -1,7 +1,6 @@
-import express, { type Express } from 'express';
-import helmet from 'helmet';
+import type { Express } from 'express';
 import type { Config } from '../config';
-import { createErrorHandler, notFound, requestContext } from '../http';
+import { createApp, finishApp } from '../http';
 import { allowBrowserOrigins } from './allow-browser-origins';
 import type { Logger } from '../observability';
 import type { Clock } from './clock';
@@ -47,17 +46,12 @@ export function createIdpApp(deps: IdpAppDeps): Express {
     clock,
   });
 
-  const app = express();
-  app.disable('x-powered-by');
-  app.use(helmet());
-  app.use(requestContext(logger));
+  const app = createApp(logger);
   app.use(allowBrowserOrigins(options.corsOrigins));
   app.get('/healthz', function healthz(_req, res) {
     res.set('Cache-Control', 'no-store').json({ status: 'ok' });
   });
   app.use(discoveryRoutes({ issuer: options.issuer, baseUrl: options.url, keys }));
   app.use(tokenEndpoint({ users, issueTokens, throttle, logger }));
-  app.use(notFound('oauth'));
-  app.use(createErrorHandler(logger, 'oauth'));
-  return app;
+  return finishApp(app, logger, 'oauth');
 }

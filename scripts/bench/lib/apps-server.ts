@@ -5,13 +5,12 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import express from 'express';
-import helmet from 'helmet';
 import { accessTokenMiddleware } from '../../../src/apps/app-dependencies';
 import { createRbacApp } from '../../../src/apps/rbac';
 import { createEdgeAuthorizer, openLocalAuthorizer, type Authorizer } from '../../../src/authorizer';
 import { loadConfig, type Config } from '../../../src/config';
 import { loadDirectorySeed } from '../../../src/directory';
-import { baseUrl, close, listen, requestContext } from '../../../src/http';
+import { baseUrl, close, createApp, listen } from '../../../src/http';
 import { openIdp, TOKEN_PATH } from '../../../src/idp';
 import { createLogger, silentLogger, type Logger } from '../../../src/observability';
 import { serveParent } from './child-endpoint';
@@ -49,10 +48,7 @@ function bareApp(): express.Express {
  * auth + authz cost, as opposed to what every production app pays anyway.
  */
 function sameStackNoAuth(logger: Logger): express.Express {
-  const app = express();
-  app.disable('x-powered-by');
-  app.use(helmet());
-  app.use(requestContext(logger));
+  const app = createApp(logger);
   app.delete('/resource/:name', (req, res) => {
     res.type('text/plain').send(`Hello from DELETE /resource/${String(req.params.name)}`);
   });

@@ -1,7 +1,6 @@
-import express, { type RequestHandler } from 'express';
-import helmet from 'helmet';
+import type { Express, RequestHandler } from 'express';
 import type { Authorizer } from '../../authorizer/authorizer';
-import { BadRequestError, createErrorHandler, notFound, requestContext } from '../../http';
+import { BadRequestError, createApp, finishApp } from '../../http';
 import { requirePermission } from '../../middleware';
 import type { Logger } from '../../observability';
 
@@ -26,12 +25,9 @@ export interface RbacAppDeps {
  *   curl -i -X DELETE http://localhost:3001/resource/mega-seed \
  *     -H "Authorization: Bearer $(npm run -s token -- rick@the-citadel.com)"
  */
-export function createRbacApp(deps: RbacAppDeps): express.Express {
-  const app = express();
-  app.disable('x-powered-by');
+export function createRbacApp(deps: RbacAppDeps): Express {
+  const app = createApp(deps.logger);
   app.set('etag', false);
-  app.use(helmet());
-  app.use(requestContext(deps.logger));
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -54,7 +50,5 @@ export function createRbacApp(deps: RbacAppDeps): express.Express {
     });
   }
 
-  app.use(notFound('api'));
-  app.use(createErrorHandler(deps.logger, 'api'));
-  return app;
+  return finishApp(app, deps.logger, 'api');
 }

@@ -1,8 +1,7 @@
 import express, { type Request, type RequestHandler } from 'express';
-import helmet from 'helmet';
 import type { Authorizer } from '../../authorizer/authorizer';
 import type { DirectoryData } from '../../directory';
-import { HttpError, NotFoundError, createErrorHandler, notFound, requestContext } from '../../http';
+import { HttpError, NotFoundError, createApp, finishApp } from '../../http';
 import { requirePermission } from '../../middleware';
 import type { Logger } from '../../observability';
 import { TODO_ID, createTodoBody, parseBody, updateTodoBody } from './todo-schemas';
@@ -55,11 +54,8 @@ export function createTodoApp(deps: TodoAppDeps): express.Express {
   const auth = deps.authenticate;
   const json = express.json({ limit: '4kb' });
 
-  const app = express();
-  app.disable('x-powered-by');
   const connectSrc = deps.authUrl ? ["'self'", deps.authUrl] : ["'self'"];
-  app.use(helmet({ contentSecurityPolicy: { directives: { connectSrc } } }));
-  app.use(requestContext(deps.logger));
+  const app = createApp(deps.logger, { contentSecurityPolicy: { directives: { connectSrc } } });
   if (deps.publicDir) app.use(express.static(deps.publicDir, { index: 'index.html' }));
   // The page learns where to sign in from here rather than from a hard-coded URL.
   app.get('/config.json', (_req, res) => {
@@ -93,7 +89,5 @@ export function createTodoApp(deps: TodoAppDeps): express.Express {
     res.json({ id: user.id, email: user.email, name: user.name });
   });
 
-  app.use(notFound('api'));
-  app.use(createErrorHandler(deps.logger, 'api'));
-  return app;
+  return finishApp(app, deps.logger, 'api');
 }

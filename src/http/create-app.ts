@@ -1,0 +1,25 @@
+import express, { type Express } from 'express';
+import helmet, { type HelmetOptions } from 'helmet';
+import type { Logger } from '../observability';
+import { createErrorHandler, notFound, type ErrorShape } from './error-handler';
+import { requestContext } from './request-context';
+
+/**
+ * The start every Outpost app shares: Express without its `X-Powered-By` banner, helmet's
+ * security headers (options for apps that serve a page), and request ids with one log line
+ * per request. Routes go on the returned app; {@link finishApp} closes it.
+ */
+export function createApp(logger: Logger, helmetOptions?: Readonly<HelmetOptions>): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(helmet(helmetOptions));
+  app.use(requestContext(logger));
+  return app;
+}
+
+/** The end every Outpost app shares: a JSON 404 for unknown paths, then the one error middleware. */
+export function finishApp(app: Express, logger: Logger, shape: ErrorShape): Express {
+  app.use(notFound(shape));
+  app.use(createErrorHandler(logger, shape));
+  return app;
+}
