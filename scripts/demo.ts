@@ -18,7 +18,9 @@ import { readDemoTenantFile } from '../src/control-plane';
 import { loadDirectorySeed } from '../src/directory';
 import { createPolicyImage, readPolicyFolder } from '../src/policy';
 import type { CommandName } from '../src/relay-protocol';
-import { callTenantApi, runScript } from './lib/call-tenant-api';
+import { deleteResource } from './lib/call-resource';
+import { callTenantApi } from './lib/call-tenant-api';
+import { runScript } from './lib/run-script';
 import { fetchToken } from './lib/fetch-token';
 import { execRelayCommand, explainRelayError, findInstanceId } from './lib/relay-client';
 import { ScriptError } from './lib/script-error';
@@ -51,14 +53,7 @@ async function main(): Promise<void> {
   for (const user of seed.directory.users) {
     tokens.set(user.email, (await fetchToken(config.idp.url, user.email, seed.demoPassword)).access_token);
   }
-  const deleteAs = async (email: string) => {
-    try {
-      const res = await fetch(resourceUrl, { method: 'DELETE', headers: { authorization: `Bearer ${tokens.get(email)}` } });
-      return res.status;
-    } catch {
-      throw new ScriptError(`cannot reach the RBAC app at ${config.apps.rbacUrl} — is the stack running (npm start)?`);
-    }
-  };
+  const deleteAs = async (email: string) => (await deleteResource(resourceUrl, `Bearer ${tokens.get(email)}`)).status;
   const matrix = async () => {
     for (const user of seed.directory.users) {
       const status = await deleteAs(user.email);

@@ -12,7 +12,8 @@
 import { Command } from 'commander';
 import { loadConfig } from '../src/config';
 import { effectiveRoles, type DirectoryData } from '../src/directory';
-import { callTenantApi, runScript } from './lib/call-tenant-api';
+import { callTenantApi } from './lib/call-tenant-api';
+import { runScript } from './lib/run-script';
 import { loadTenantCredentials } from './lib/tenant-credentials';
 
 const BASE = '/api/v2/admin/directory';

@@ -8,7 +8,7 @@
 // {relay_url} from RELAY_URL.
 import { Command } from 'commander';
 import { loadConfig } from '../src/config';
-import { runScript } from './lib/call-tenant-api';
+import { runScript } from './lib/run-script';
 import { findInstanceId } from './lib/relay-client';
 import { loadTenantCredentials } from './lib/tenant-credentials';
 

@@ -10,7 +10,8 @@ import { resolve } from 'node:path';
 import { Command } from 'commander';
 import { loadConfig } from '../src/config';
 import { PolicyImageError, createPolicyImage, readPolicyFolder, type PolicyImage } from '../src/policy';
-import { callTenantApi, runScript } from './lib/call-tenant-api';
+import { callTenantApi } from './lib/call-tenant-api';
+import { runScript } from './lib/run-script';
 import { ScriptError } from './lib/script-error';
 import { loadTenantCredentials } from './lib/tenant-credentials';
 

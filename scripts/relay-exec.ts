@@ -9,7 +9,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../src/config';
 import { COMMANDS, type CommandName } from '../src/relay-protocol';
-import { runScript } from './lib/call-tenant-api';
+import { runScript } from './lib/run-script';
 import { ScriptError } from './lib/script-error';
 import { execRelayCommand, findInstanceId } from './lib/relay-client';
 import { loadTenantCredentials } from './lib/tenant-credentials';

@@ -19,7 +19,7 @@ import {
 } from '../src/control-plane';
 import { loadDirectorySeed } from '../src/directory';
 import { POLICY_NAME_PATTERN } from '../src/policy';
-import { runScript } from './lib/call-tenant-api';
+import { runScript } from './lib/run-script';
 import { ScriptError } from './lib/script-error';
 
 const SECRET_NOTE = 'Shown once: only hashes are stored. Keep these in a secret store.';

@@ -8,7 +8,8 @@ import { Command } from 'commander';
 import { loadConfig } from '../src/config';
 import { loadDirectorySeed } from '../src/directory';
 import { fetchToken } from './lib/fetch-token';
-import { ScriptError } from './lib/script-error';
+import { deleteResource } from './lib/call-resource';
+import { runScript } from './lib/run-script';
 
 interface Row {
   caller: string;
@@ -18,18 +19,8 @@ interface Row {
 }
 
 async function callDelete(url: string, authorization: string | undefined): Promise<{ status: string; body: string }> {
-  try {
-    const res = await fetch(url, {
-      method: 'DELETE',
-      headers: authorization ? { authorization } : {},
-      signal: AbortSignal.timeout(10_000),
-    });
-    const text = (await res.text()).trim();
-    const challenge = res.headers.get('www-authenticate');
-    return { status: String(res.status), body: challenge && res.status === 401 ? `${text}  [WWW-Authenticate: ${challenge}]` : text };
-  } catch {
-    throw new ScriptError(`cannot reach the RBAC app at ${url} — is the stack running (npm start)? Set APP_URL otherwise.`);
-  }
+  const { status, body, challenge } = await deleteResource(url, authorization);
+  return { status: String(status), body: challenge && status === 401 ? `${body}  [WWW-Authenticate: ${challenge}]` : body };
 }
 
 function printTable(rows: Row[]): void {
@@ -65,15 +56,7 @@ new Command()
   .name('try-delete')
   .description('DELETE {app_url}/resource/<name> as each demo user, with an ID token and with no token')
   .argument('[resource-name]', 'resource to delete', 'mega-seed')
-  .action(async (resource: string) => {
-    try {
-      await main(resource);
-    } catch (err) {
-      if (!(err instanceof ScriptError)) throw err;
-      console.error(`try-delete: ${err.message}`);
-      process.exitCode = 1;
-    }
-  })
+  .action((resource: string) => runScript('try-delete', () => main(resource)))
   .parseAsync()
   .catch((err: unknown) => {
     console.error(err);
