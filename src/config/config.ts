@@ -88,6 +88,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
   }
   const e = parsed.data;
+  // A URL set explicitly wins (a proxy in front); otherwise it follows the port.
+  const authUrl = e.AUTH_URL ?? localUrl(e.IDP_PORT);
+  const todoUrl = e.TODO_URL ?? localUrl(e.TODO_PORT);
   const projectRoot = findProjectRoot();
   const config: Config = {
     host: e.OUTPOST_HOST,
@@ -96,8 +99,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     idp: {
       port: e.IDP_PORT,
-      url: e.AUTH_URL,
-      issuer: e.IDP_ISSUER ?? e.AUTH_URL,
+      url: authUrl,
+      issuer: e.IDP_ISSUER ?? authUrl,
       accessTokenTtl: e.ACCESS_TOKEN_TTL,
       idTokenTtl: e.ID_TOKEN_TTL,
       apiAudience: e.API_AUDIENCE,
@@ -105,29 +108,29 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       keyRotationOverlap: e.KEY_ROTATION_OVERLAP,
       maxLoginFailures: e.LOGIN_MAX_FAILURES,
       loginFailureWindow: e.LOGIN_FAILURE_WINDOW,
-      corsOrigins: (e.IDP_CORS_ORIGINS ?? new URL(e.TODO_URL).origin)
+      corsOrigins: (e.IDP_CORS_ORIGINS ?? new URL(todoUrl).origin)
         .split(',')
         .map((o) => o.trim())
         .filter(Boolean),
     },
     apps: {
       rbacPort: e.RBAC_PORT,
-      rbacUrl: e.APP_URL,
+      rbacUrl: e.APP_URL ?? localUrl(e.RBAC_PORT),
       todoPort: e.TODO_PORT,
-      todoUrl: e.TODO_URL,
+      todoUrl,
       rbacPolicy: e.RBAC_POLICY,
       authorizer: e.AUTHORIZER,
       clockTolerance: e.CLOCK_TOLERANCE,
     },
     controlPlane: {
       port: e.CONTROL_PLANE_PORT,
-      url: e.RELAY_URL,
+      url: e.RELAY_URL ?? localUrl(e.CONTROL_PLANE_PORT),
       execTimeoutMs: e.RELAY_EXEC_TIMEOUT_MS,
       heartbeatMs: e.RELAY_HEARTBEAT_MS,
     },
     edge: {
       port: e.EDGE_PORT,
-      url: e.EDGE_URL,
+      url: e.EDGE_URL ?? localUrl(e.EDGE_PORT),
       discoveryInterval: e.DISCOVERY_INTERVAL,
       directorySyncInterval: e.DIRECTORY_SYNC_INTERVAL,
       fullSyncInterval: e.FULL_SYNC_INTERVAL,
@@ -143,6 +146,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     policiesDir: resolve(projectRoot, 'policies'),
   };
   return deepFreeze(config);
+}
+
+function localUrl(port: number): string {
+  return `http://localhost:${port}`;
 }
 
 function deepFreeze<T extends object>(value: T): T {

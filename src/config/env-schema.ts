@@ -8,7 +8,9 @@ export const authorizerKind = z.enum(['local', 'edge']);
 
 /**
  * Every environment variable Outpost reads, with its default. The README and
- * `.env.example` document the same list; keep the three in step.
+ * `.env.example` document the same list; keep the three in step. A component's URL
+ * (`AUTH_URL`, `APP_URL`, …) defaults to `http://localhost:<its port>` in `loadConfig`,
+ * so moving a port moves the URL with it.
  */
 export const envSchema = z.object({
   OUTPOST_HOST: z.string().min(1).default('127.0.0.1'),
@@ -16,7 +18,7 @@ export const envSchema = z.object({
   LOG_LEVEL: logLevel.default('info'),
 
   IDP_PORT: port.default(5556),
-  AUTH_URL: url.default('http://localhost:5556'),
+  AUTH_URL: url.optional(),
   IDP_ISSUER: url.optional(),
   ACCESS_TOKEN_TTL: seconds.default(3600),
   ID_TOKEN_TTL: seconds.default(3600),
@@ -28,17 +30,17 @@ export const envSchema = z.object({
   IDP_CORS_ORIGINS: z.string().optional(),
 
   RBAC_PORT: port.default(3001),
-  APP_URL: url.default('http://localhost:3001'),
+  APP_URL: url.optional(),
   TODO_PORT: port.default(3002),
-  TODO_URL: url.default('http://localhost:3002'),
+  TODO_URL: url.optional(),
   RBAC_POLICY: z.string().regex(/^[a-z][a-z0-9-]*$/).default('rbac'),
   AUTHORIZER: authorizerKind.default('edge'),
   CLOCK_TOLERANCE: z.coerce.number().int().min(0).max(300).default(5),
 
   CONTROL_PLANE_PORT: port.default(8585),
-  RELAY_URL: url.default('http://localhost:8585'),
+  RELAY_URL: url.optional(),
   EDGE_PORT: port.default(8383),
-  EDGE_URL: url.default('http://localhost:8383'),
+  EDGE_URL: url.optional(),
   DISCOVERY_INTERVAL: seconds.default(60),
   DIRECTORY_SYNC_INTERVAL: seconds.default(60),
   FULL_SYNC_INTERVAL: seconds.default(3600),

@@ -29,6 +29,19 @@ describe('loadConfig', () => {
     expect(config.idp.issuer).toBe('https://id.example');
   });
 
+  it('moves each URL with its port unless the URL is set explicitly', () => {
+    const moved = loadConfig({ IDP_PORT: '6556', RBAC_PORT: '3101', TODO_PORT: '3102', CONTROL_PLANE_PORT: '8686', EDGE_PORT: '8484' });
+    expect(moved.idp.url).toBe('http://localhost:6556');
+    expect(moved.idp.issuer).toBe('http://localhost:6556');
+    expect(moved.apps.rbacUrl).toBe('http://localhost:3101');
+    expect(moved.apps.todoUrl).toBe('http://localhost:3102');
+    expect(moved.idp.corsOrigins).toEqual(['http://localhost:3102']);
+    expect(moved.controlPlane.url).toBe('http://localhost:8686');
+    expect(moved.edge.url).toBe('http://localhost:8484');
+    const proxied = loadConfig({ RBAC_PORT: '3101', APP_URL: 'https://rbac.example' });
+    expect(proxied.apps.rbacUrl).toBe('https://rbac.example');
+  });
+
   it('treats empty variables as unset', () => {
     expect(loadConfig({ IDP_PORT: '' }).idp.port).toBe(5556);
   });
