@@ -1,15 +1,37 @@
 import type { Config } from '../config';
 
-/** One process of the stack: its entry module and the URL that says it is ready. */
+/** What an HTTP probe of a port saw: enough to tell an Outpost component from another program. */
+export interface ProbeAnswer {
+  readonly status: number;
+  readonly wwwAuthenticate: string | null;
+  readonly body: unknown;
+}
+
+/** One process of the stack: its entry module, where it listens and how to recognise it. */
 export interface Component {
   readonly name: string;
   readonly label: string;
   /** Entry module relative to `src/` (or `dist/src/`), without extension. */
   readonly entry: string;
+  /** The URL shown to people (may sit behind a proxy). */
   readonly url: string;
+  /** The port the process listens on, and the variable that sets it. */
+  readonly port: number;
+  readonly portVar: string;
   /** Path polled until it answers 200. */
   readonly readyPath: string;
+  /** A request only this component answers this way, to recognise a stack already running. */
+  readonly identity: { readonly path: string; readonly matches: (answer: ProbeAnswer) => boolean };
 }
+
+const field = (body: unknown, name: string): unknown =>
+  body && typeof body === 'object' ? (body as Record<string, unknown>)[name] : undefined;
+
+// The sample apps challenge a token-less call with the realm every Outpost app uses (RFC 6750 §3).
+const bearerChallenge = (path: string) => ({
+  path,
+  matches: (a: ProbeAnswer) => a.status === 401 && /^Bearer realm="outpost"/.test(a.wwwAuthenticate ?? ''),
+});
 
 /**
  * The stack in start order: each component only talks to those before it (the edge needs
@@ -17,10 +39,42 @@ export interface Component {
  */
 export function stackComponents(config: Config): Component[] {
   return [
-    { name: 'idp', label: 'IdP', entry: 'idp/main', url: config.idp.url, readyPath: '/healthz' },
-    { name: 'control-plane', label: 'control plane', entry: 'control-plane/main', url: config.controlPlane.url, readyPath: '/healthz' },
-    { name: 'edge', label: 'edge authorizer', entry: 'edge/main', url: config.edge.url, readyPath: '/readyz' },
-    { name: 'rbac-app', label: 'RBAC app', entry: 'apps/rbac/main', url: config.apps.rbacUrl, readyPath: '/healthz' },
-    { name: 'todo-app', label: 'todo app', entry: 'apps/todo/main', url: config.apps.todoUrl, readyPath: '/healthz' },
+    {
+      name: 'idp', label: 'IdP', entry: 'idp/main', url: config.idp.url,
+      port: config.idp.port, portVar: 'IDP_PORT', readyPath: '/healthz',
+      identity: {
+        path: '/.well-known/openid-configuration',
+        matches: (a) => a.status === 200 && String(field(a.body, 'token_endpoint')).endsWith('/api/v1/idp/token'),
+      },
+    },
+    {
+      name: 'control-plane', label: 'control plane', entry: 'control-plane/main', url: config.controlPlane.url,
+      port: config.controlPlane.port, portVar: 'CONTROL_PLANE_PORT', readyPath: '/healthz',
+      identity: {
+        path: '/api/v2/management/control_plane/instance_registrations',
+        matches: (a) => a.status === 401 && field(a.body, 'code') === 'unauthorized',
+      },
+    },
+    {
+      name: 'edge', label: 'edge authorizer', entry: 'edge/main', url: config.edge.url,
+      port: config.edge.port, portVar: 'EDGE_PORT', readyPath: '/readyz',
+      identity: { path: '/readyz', matches: (a) => typeof field(a.body, 'policy') === 'boolean' },
+    },
+    {
+      name: 'rbac-app', label: 'RBAC app', entry: 'apps/rbac/main', url: config.apps.rbacUrl,
+      port: config.apps.rbacPort, portVar: 'RBAC_PORT', readyPath: '/healthz',
+      identity: bearerChallenge('/resource/outpost-probe'),
+    },
+    {
+      name: 'todo-app', label: 'todo app', entry: 'apps/todo/main', url: config.apps.todoUrl,
+      port: config.apps.todoPort, portVar: 'TODO_PORT', readyPath: '/healthz',
+      identity: bearerChallenge('/todos'),
+    },
   ];
+}
+
+/** Where the launcher reaches a component it started: its own listening address, not the public URL. */
+export function localBase(host: string, port: number): string {
+  const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
 }

@@ -7,51 +7,35 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from '../config';
 import { banner } from './banner';
-import { stackComponents, type Component } from './components';
-import { entryFile, runComponent, waitUntilReady, type RunningComponent } from './run-component';
+import { findPortConflicts } from './check-ports';
+import { stackComponents } from './components';
+import { entryFile } from './run-component';
+import { runStack } from './run-stack';
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  const components = stackComponents(config).flatMap((component) => {
+    const file = entryFile(component);
+    return file ? [{ component, file }] : [];
+  });
+  // Nothing starts unless every port is free: a half-started second stack only misleads.
+  const conflicts = await findPortConflicts(
+    components.map((c) => c.component),
+    config.host,
+  );
+  if (conflicts.length > 0) {
+    for (const line of conflicts) console.error(line);
+    process.exit(1);
+  }
   const logDir = join(config.dataDir, 'logs');
   mkdirSync(logDir, { recursive: true, mode: 0o700 });
-
-  const running: RunningComponent[] = [];
-  let stopping = false;
-  const stopAll = async (code: number) => {
-    if (stopping) return;
-    stopping = true;
-    for (const r of [...running].reverse()) r.child.kill('SIGTERM');
-    await Promise.race([Promise.all(running.map((r) => r.exited)), new Promise((r) => setTimeout(r, 8000))]);
-    process.exit(code);
-  };
-  process.once('SIGINT', () => void stopAll(0));
-  process.once('SIGTERM', () => void stopAll(0));
-
-  const started: Component[] = [];
-  for (const component of stackComponents(config)) {
-    const file = entryFile(component);
-    if (!file) continue;
-    process.stdout.write(`starting ${component.label} … `);
-    const r = runComponent(component, file, logDir);
-    running.push(r);
-    // A component that dies later takes the stack down with it, loudly.
-    void r.exited.then((code) => {
-      if (stopping) return;
-      console.error(`\n${component.label} stopped (exit code ${String(code)}); see ${r.logFile}. Stopping the stack.`);
-      void stopAll(1);
-    });
-    try {
-      await waitUntilReady(r, 30_000);
-    } catch (err) {
-      console.error(`failed\n${(err as Error).message}`);
-      console.error(`\nIs port ${new URL(component.url).port} already in use? Ports and URLs are set by environment variables (see .env.example).`);
-      await stopAll(1);
-      return;
-    }
-    console.log('ready');
-    started.push(component);
-  }
-  console.log(banner(config, started));
+  await runStack({
+    components,
+    host: config.host,
+    logDir,
+    readyTimeoutMs: 30_000,
+    onReady: (started) => console.log(banner(config, started.map((r) => r.component))),
+  });
 }
 
 main().catch((err: unknown) => {

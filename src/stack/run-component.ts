@@ -1,43 +1,57 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, openSync, closeSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Component } from './components';
+import { portInUseHint } from './check-ports';
+import { localBase, type Component } from './components';
 
 /** A started component process and where its log goes. */
 export interface RunningComponent {
   readonly component: Component;
   readonly child: ChildProcess;
   readonly logFile: string;
+  /** Size of the log when this run started: earlier runs' lines are not this run's story. */
+  readonly logOffset: number;
   /** Resolves with the exit code when the process ends. */
   readonly exited: Promise<number | null>;
 }
 
+const ext = __filename.endsWith('.ts') ? '.ts' : '.js';
+
 /** The compiled or source entry file of a component, if that component exists yet. */
 export function entryFile(component: Component): string | undefined {
-  const srcDir = join(__dirname, '..');
-  const ext = __filename.endsWith('.ts') ? '.ts' : '.js';
-  const file = join(srcDir, `${component.entry}${ext}`);
+  const file = join(__dirname, '..', `${component.entry}${ext}`);
   return existsSync(file) ? file : undefined;
 }
 
 /**
  * Starts a component as its own Node process (components share nothing but HTTP), with
  * stdout and stderr appended to `<logDir>/<name>.log`. Under ts-node-dev (`npm run dev`)
- * children run from source through ts-node as well.
+ * children run from source through ts-node as well. Each child gets an IPC channel and
+ * `watch-parent` preloaded, so it stops when the launcher goes away however it went.
  */
 export function runComponent(component: Component, file: string, logDir: string): RunningComponent {
   const logFile = join(logDir, `${component.name}.log`);
   const fd = openSync(logFile, 'a');
-  const runtime = file.endsWith('.ts') ? ['-r', 'ts-node/register/transpile-only'] : [];
-  const child = spawn(process.execPath, [...runtime, file], { stdio: ['ignore', fd, fd], env: process.env });
+  const logOffset = fstatSync(fd).size;
+  const runtime = ext === '.ts' ? ['-r', 'ts-node/register/transpile-only'] : [];
+  const watchParent = join(__dirname, `watch-parent${ext}`);
+  const child = spawn(process.execPath, [...runtime, '-r', watchParent, file], {
+    stdio: ['ignore', fd, fd, 'ipc'],
+    env: process.env,
+  });
   closeSync(fd);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { component, child, logFile, exited };
+  return { component, child, logFile, logOffset, exited };
 }
 
-/** Polls the component's ready path until it answers 200, the process dies, or time runs out. */
-export async function waitUntilReady(running: RunningComponent, timeoutMs: number): Promise<void> {
-  const url = `${running.component.url}${running.component.readyPath}`;
+/**
+ * Polls the component's ready path on the address it listens on until it answers 200,
+ * the process dies, or time runs out. The error names the cause (a taken port) when the
+ * log of this run shows it, and quotes only this run's log lines.
+ */
+export async function waitUntilReady(running: RunningComponent, host: string, timeoutMs: number): Promise<void> {
+  const { component } = running;
+  const url = `${localBase(host, component.port)}${component.readyPath}`;
   const deadline = Date.now() + timeoutMs;
   let died = false;
   void running.exited.then(() => (died = true));
@@ -48,16 +62,29 @@ export async function waitUntilReady(running: RunningComponent, timeoutMs: numbe
     } catch {
       // not listening yet
     }
-    await new Promise((r) => setTimeout(r, 150));
+    await Promise.race([running.exited, new Promise((r) => setTimeout(r, 150))]);
   }
+  const log = readLogSince(running.logFile, running.logOffset);
   const why = died ? 'exited during start-up' : `did not answer ${url} within ${timeoutMs / 1000} s`;
-  throw new Error(`${running.component.label} ${why}; last log lines:\n${tail(running.logFile, 15)}`);
+  const hint = /EADDRINUSE/.test(log) ? `\n${portInUseHint(component)}` : '';
+  const lines = log.trimEnd().split('\n').slice(-15).join('\n') || '(nothing logged)';
+  throw new Error(`${component.label} ${why}; its log from this run (${running.logFile}):\n${lines}${hint}`);
 }
 
-function tail(file: string, lines: number): string {
+/** What was appended to `file` after `offset` bytes. */
+export function readLogSince(file: string, offset: number): string {
+  let fd: number;
   try {
-    return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+    fd = openSync(file, 'r');
   } catch {
-    return '(no log)';
+    return '';
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const buffer = Buffer.alloc(Math.max(0, size - offset));
+    readSync(fd, buffer, 0, buffer.length, offset);
+    return buffer.toString('utf8');
+  } finally {
+    closeSync(fd);
   }
 }

@@ -1,0 +1,57 @@
+import { createServer } from 'node:net';
+import { localBase, type Component, type ProbeAnswer } from './components';
+
+/** Whether `host:port` can be bound right now (the component would get EADDRINUSE otherwise). */
+export function isPortFree(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve(true)));
+  });
+}
+
+/** One request to the component's identity path; `undefined` when nothing answers HTTP. */
+async function probe(base: string, path: string): Promise<ProbeAnswer | undefined> {
+  try {
+    const res = await fetch(`${base}${path}`, { signal: AbortSignal.timeout(2000) });
+    const text = await res.text();
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = undefined;
+    }
+    return { status: res.status, wwwAuthenticate: res.headers.get('www-authenticate'), body };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Checks every component's port before anything starts, so a second `npm start` fails at
+ * once instead of half-starting next to the first. Returns one line per problem (none when
+ * every port is free): a port held by this stack says "already running", any other holder
+ * is named as another program with the variable that moves the component.
+ */
+export async function findPortConflicts(components: readonly Component[], host: string): Promise<string[]> {
+  const problems: string[] = [];
+  let alreadyRunning = false;
+  for (const c of components) {
+    if (await isPortFree(host, c.port)) continue;
+    const answer = await probe(localBase(host, c.port), c.identity.path);
+    if (answer && c.identity.matches(answer)) {
+      if (!alreadyRunning) {
+        problems.push(`Outpost is already running (${c.url} answers as the Outpost ${c.label}); stop it first (Ctrl+C in its terminal)`);
+      }
+      alreadyRunning = true;
+    } else {
+      problems.push(portInUseHint(c));
+    }
+  }
+  return problems;
+}
+
+/** The line shown whenever a component's port is held by something else. */
+export function portInUseHint(c: Pick<Component, 'port' | 'portVar' | 'label'>): string {
+  return `port ${c.port} is in use by another program (set ${c.portVar}=… to move the ${c.label})`;
+}
