@@ -12,8 +12,10 @@ export function isPortFree(host: string, port: number): Promise<boolean> {
 
 /** One request to the component's identity path; `undefined` when nothing answers HTTP. */
 async function probe(base: string, path: string): Promise<ProbeAnswer | undefined> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), 2000); // ref'd: keeps the launcher alive meanwhile
   try {
-    const res = await fetch(`${base}${path}`, { signal: AbortSignal.timeout(2000) });
+    const res = await fetch(`${base}${path}`, { signal: controller.signal });
     const text = await res.text();
     let body: unknown;
     try {
@@ -24,6 +26,8 @@ async function probe(base: string, path: string): Promise<ProbeAnswer | undefine
     return { status: res.status, wwwAuthenticate: res.headers.get('www-authenticate'), body };
   } catch {
     return undefined;
+  } finally {
+    clearTimeout(timer);
   }
 }
 

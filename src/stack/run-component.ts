@@ -56,12 +56,7 @@ export async function waitUntilReady(running: RunningComponent, host: string, ti
   let died = false;
   void running.exited.then(() => (died = true));
   while (!died && Date.now() < deadline) {
-    try {
-      const res = await fetch(url, { signal: AbortSignal.timeout(1000) });
-      if (res.ok) return;
-    } catch {
-      // not listening yet
-    }
+    if (await answersOk(url)) return;
     await Promise.race([running.exited, new Promise((r) => setTimeout(r, 150))]);
   }
   const log = readLogSince(running.logFile, running.logOffset);
@@ -69,6 +64,23 @@ export async function waitUntilReady(running: RunningComponent, host: string, ti
   const hint = /EADDRINUSE/.test(log) ? `\n${portInUseHint(component)}` : '';
   const lines = log.trimEnd().split('\n').slice(-15).join('\n') || '(nothing logged)';
   throw new Error(`${component.label} ${why}; its log from this run (${running.logFile}):\n${lines}${hint}`);
+}
+
+/**
+ * One readiness request. The timeout is a ref'd timer on purpose: `AbortSignal.timeout` is
+ * unref'd, and a fetch stuck on a peer that drops the connection would then let the launcher's
+ * event loop run dry and exit 0 in the middle of start-up.
+ */
+async function answersOk(url: string): Promise<boolean> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), 1000);
+  try {
+    return (await fetch(url, { signal: controller.signal })).ok;
+  } catch {
+    return false; // not listening yet
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** What was appended to `file` after `offset` bytes. */
