@@ -5,9 +5,11 @@
 import { loadConfig } from '../src/config';
 import { idpFiles, openIdpKeyStore } from '../src/idp';
 import { silentLogger } from '../src/observability';
+import { refuseWithoutSigningKeys } from './lib/check-signing-keys';
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  await refuseWithoutSigningKeys(config);
   const keys = await openIdpKeyStore(config, silentLogger());
   const kid = await keys.rotate();
   const published = (await keys.publicKeys()).map((k) => k.kid);

@@ -20,6 +20,7 @@ import {
 import { loadDirectorySeed } from '../src/directory';
 import { POLICY_NAME_PATTERN } from '../src/policy';
 import { runScript } from './lib/run-script';
+import { MissingStateError } from './lib/missing-state-error';
 import { ScriptError } from './lib/script-error';
 
 const SECRET_NOTE = 'Shown once: only hashes are stored. Keep these in a secret store.';
@@ -28,7 +29,7 @@ function withStore<T>(work: (store: ControlPlaneStore, config: ReturnType<typeof
   const config = loadConfig();
   const file = controlPlaneDbPath(config.dataDir);
   // Creating the database here would stop the first start from seeding the demo tenant.
-  if (!existsSync(file)) throw new ScriptError(`${file} does not exist — start the control plane once (npm start) first`);
+  if (!existsSync(file)) throw new MissingStateError(`${file} does not exist — start the control plane once (npm start) first`, config, 'control-plane');
   const store = openControlPlaneStore(file);
   try {
     return work(store, config);

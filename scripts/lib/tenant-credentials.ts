@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { Config } from '../../src/config';
 import { demoTenantPath, readDemoTenantFile, type TenantKeyKind } from '../../src/control-plane';
+import { MissingStateError } from './missing-state-error';
 import { ScriptError } from './script-error';
 
 /** What a script needs to call a tenant API of the control plane. */
@@ -25,7 +26,7 @@ export const CREDENTIAL_ENV = {
  * first start). `relayUrl` is the configured `{relay_url}`.
  */
 export function loadTenantCredentials(
-  config: Pick<Config, 'dataDir' | 'controlPlane' | 'tenantCredentials'>,
+  config: Config,
   kind: TenantKeyKind,
 ): TenantCredentials {
   const options = { kind, dataDir: config.dataDir, relayUrl: config.controlPlane.url };
@@ -38,8 +39,10 @@ export function loadTenantCredentials(
   }
   const file = demoTenantPath(options.dataDir);
   if (!existsSync(file)) {
-    throw new ScriptError(
+    throw new MissingStateError(
       `no credentials: ${file} does not exist (start the control plane once with npm start) and ${CREDENTIAL_ENV.tenantId}/${keyVar} are not set`,
+      config,
+      'control-plane',
     );
   }
   let demo;

@@ -31,6 +31,12 @@ async function probe(base: string, path: string): Promise<ProbeAnswer | undefine
   }
 }
 
+/** Whether the Outpost component `c` answers at `base` (its identity request, not just any HTTP). */
+export async function answersAs(c: Pick<Component, 'identity'>, base: string): Promise<boolean> {
+  const answer = await probe(base, c.identity.path);
+  return answer !== undefined && c.identity.matches(answer);
+}
+
 /**
  * Checks every component's port before anything starts, so a second `npm start` fails at
  * once instead of half-starting next to the first. Returns one line per problem (none when
@@ -42,8 +48,7 @@ export async function findPortConflicts(components: readonly Component[], host: 
   let alreadyRunning = false;
   for (const c of components) {
     if (await isPortFree(host, c.port)) continue;
-    const answer = await probe(localBase(host, c.port), c.identity.path);
-    if (answer && c.identity.matches(answer)) {
+    if (await answersAs(c, localBase(host, c.port))) {
       if (!alreadyRunning) {
         problems.push(`Outpost is already running (${c.url} answers as the Outpost ${c.label}); stop it first (Ctrl+C in its terminal)`);
       }

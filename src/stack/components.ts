@@ -51,7 +51,7 @@ export function stackComponents(config: Config): Component[] {
       name: 'control-plane', label: 'control plane', entry: 'control-plane/main', url: config.controlPlane.url,
       port: config.controlPlane.port, portVar: 'CONTROL_PLANE_PORT', readyPath: '/healthz',
       identity: {
-        path: '/api/v2/management/control_plane/instance_registrations',
+        path: '/api/v2/admin/directory',
         matches: (a) => a.status === 401 && field(a.body, 'code') === 'unauthorized',
       },
     },
