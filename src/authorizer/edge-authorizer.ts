@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import { AuthorizerUnavailableError, type AuthorizationDecision, type AuthorizationRequest, type Authorizer } from './authorizer';
+import { AuthorizerUnavailableError, type AuthorizationDecision, type AuthorizationRequest, type Authorizer } from '../decision';
 
 /** Options of {@link createEdgeAuthorizer}. */
 export interface EdgeAuthorizerOptions {

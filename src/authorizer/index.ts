@@ -1,10 +1,11 @@
-export { AuthorizerUnavailableError } from './authorizer';
-export type { Authorizer, AuthorizationRequest, AuthorizationDecision } from './authorizer';
-export { createLocalAuthorizer } from './local-authorizer';
-export type { LocalAuthorizer, LocalAuthorizerOptions, LocalDecision } from './local-authorizer';
+/**
+ * The authorizers a sample app can be given: `local` (the decision core in-process over
+ * `policies/`) and `edge` (HTTP to an edge authorizer). Both answer the one `Authorizer`
+ * interface of the decision core.
+ */
+export { AuthorizerUnavailableError } from '../decision';
+export type { Authorizer, AuthorizationRequest, AuthorizationDecision } from '../decision';
 export { openLocalAuthorizer } from './open-local-authorizer';
 export type { OpenLocalAuthorizerOptions, OpenedLocalAuthorizer } from './open-local-authorizer';
-export { buildDirectoryEntities } from './build-entities';
-export type { DirectoryEntities } from './build-entities';
 export { createEdgeAuthorizer, toIsRequest } from './edge-authorizer';
 export type { EdgeAuthorizerOptions } from './edge-authorizer';

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { DirectoryData } from '../directory';
 import { compilePolicyImage, POLICY_NAME_PATTERN, readPolicyFolder, type CompiledPolicy } from '../policy';
-import { createLocalAuthorizer, type LocalAuthorizer } from './local-authorizer';
+import { createLocalAuthorizer, type LocalAuthorizer } from '../decision';
 
 export interface OpenLocalAuthorizerOptions {
   /** The folder holding one sub-folder per policy, e.g. `<project>/policies`. */

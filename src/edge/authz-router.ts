@@ -1,5 +1,5 @@
 import express, { type Router } from 'express';
-import type { LocalAuthorizer } from '../authorizer';
+import type { LocalAuthorizer } from '../decision';
 import { BadRequestError, ServiceUnavailableError } from '../http';
 import type { Logger } from '../observability';
 import type { EdgeMetrics } from './edge-metrics';

@@ -1,6 +1,6 @@
 import { hostname as osHostname } from 'node:os';
 import type express from 'express';
-import { createLocalAuthorizer } from '../authorizer';
+import { createLocalAuthorizer } from '../decision';
 import type { Logger } from '../observability';
 import type { CommandName, EdgeStatus } from '../relay-protocol';
 import { createCoalescingJob } from './coalescing-job';

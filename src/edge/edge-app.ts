@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import type { LocalAuthorizer } from '../authorizer';
+import type { LocalAuthorizer } from '../decision';
 import { createApp, finishApp } from '../http';
 import type { Logger } from '../observability';
 import { createAuthzRouter } from './authz-router';

@@ -4,7 +4,7 @@ import {
   AuthorizerUnavailableError,
   type AuthorizationRequest,
   type Authorizer,
-} from '../authorizer/authorizer';
+} from '../authorizer';
 
 /** What a route asks the authorizer: the action and how to name the resource. */
 export interface PermissionRule {

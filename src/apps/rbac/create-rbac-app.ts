@@ -1,5 +1,5 @@
 import type { Express, RequestHandler } from 'express';
-import type { Authorizer } from '../../authorizer/authorizer';
+import type { Authorizer } from '../../authorizer';
 import { BadRequestError, createApp, finishApp } from '../../http';
 import { requirePermission } from '../../middleware';
 import type { Logger } from '../../observability';

@@ -1,5 +1,5 @@
 import express, { type Request, type RequestHandler } from 'express';
-import type { Authorizer } from '../../authorizer/authorizer';
+import type { Authorizer } from '../../authorizer';
 import type { DirectoryData } from '../../directory';
 import { HttpError, NotFoundError, createApp, finishApp } from '../../http';
 import { requirePermission } from '../../middleware';

@@ -1,8 +1,8 @@
 import { applyDirectoryChange, type DirectoryData } from '../../src/directory';
-import { AuthorizerUnavailableError, createLocalAuthorizer } from '../../src/authorizer';
+import { AuthorizerUnavailableError, createLocalAuthorizer } from '../../src/decision';
 import { compilePolicyImage, createPolicyImage, readPolicyFolder, type CompiledPolicy } from '../../src/policy';
 import { join } from 'node:path';
-import { citadel, policiesDir, resourceRequest, userIds } from './citadel';
+import { citadel, policiesDir, resourceRequest, userIds } from '../authorizer/citadel';
 
 const seed = citadel();
 const users = userIds(seed);

@@ -1,0 +1,9 @@
+/**
+ * The decision core: Cedar evaluated in-process over a compiled policy image and a
+ * directory snapshot, with a decision cache. The edge authorizer serves it over HTTP;
+ * the sample apps' `local` authorizer calls it directly.
+ */
+export { AuthorizerUnavailableError } from './authorizer';
+export type { Authorizer, AuthorizationRequest, AuthorizationDecision } from './authorizer';
+export { createLocalAuthorizer } from './local-authorizer';
+export type { LocalAuthorizer, LocalAuthorizerOptions, LocalDecision } from './local-authorizer';
