@@ -18,7 +18,7 @@ import {
   type TenantKeyKind,
 } from '../src/control-plane';
 import { loadDirectorySeed } from '../src/directory';
-import { POLICY_NAME_PATTERN } from '../src/policy';
+import { POLICY_NAME_PATTERN } from '../src/decision-protocol';
 import { runScript } from './lib/run-script';
 import { MissingStateError } from './lib/missing-state-error';
 import { ScriptError } from './lib/script-error';

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { DirectoryData } from '../directory';
-import { compilePolicyImage, POLICY_NAME_PATTERN, readPolicyFolder, type CompiledPolicy } from '../policy';
+import { POLICY_NAME_PATTERN } from '../decision-protocol';
+import { compilePolicyImage, readPolicyFolder, type CompiledPolicy } from '../policy';
 import { createLocalAuthorizer, type LocalAuthorizer } from '../decision';
 
 export interface OpenLocalAuthorizerOptions {

@@ -1,69 +1,15 @@
 import { isAbsolute, resolve } from 'node:path';
-import type { z } from 'zod';
-import { authorizerKind, envSchema, logLevel } from './env-schema';
+import { envSchema, type Env } from './env-schema';
 import { findProjectRoot } from './project-root';
 
-/** The parsed, frozen configuration shared by every component. */
-export interface Config {
-  readonly host: string;
-  readonly projectRoot: string;
-  readonly dataDir: string;
-  readonly logLevel: z.infer<typeof logLevel>;
-  readonly idp: {
-    readonly port: number;
-    readonly url: string;
-    readonly issuer: string;
-    readonly accessTokenTtl: number;
-    readonly idTokenTtl: number;
-    readonly apiAudience: string;
-    readonly clientId: string;
-    readonly keyRotationOverlap: number;
-    readonly maxLoginFailures: number;
-    readonly loginFailureWindow: number;
-    /** Browser origins allowed to call the token endpoint (the todo page); exact matches. */
-    readonly corsOrigins: readonly string[];
-  };
-  readonly apps: {
-    readonly rbacPort: number;
-    readonly rbacUrl: string;
-    readonly todoPort: number;
-    readonly todoUrl: string;
-    readonly rbacPolicy: string;
-    readonly authorizer: z.infer<typeof authorizerKind>;
-    readonly clockTolerance: number;
-  };
-  readonly controlPlane: {
-    readonly port: number;
-    readonly url: string;
-    /** How long exec waits for the edge's confirmation before answering 504. */
-    readonly execTimeoutMs: number;
-    /** Ping period; a peer silent for a whole period is dropped. */
-    readonly heartbeatMs: number;
-  };
-  readonly edge: {
-    readonly port: number;
-    readonly url: string;
-    readonly discoveryInterval: number;
-    readonly directorySyncInterval: number;
-    readonly fullSyncInterval: number;
-    /** Connection credentials; when absent the edge reads `<dataDir>/demo-tenant.json`. */
-    readonly connectionId: string | undefined;
-    readonly connectionSecret: string | undefined;
-  };
-  /**
-   * Tenant credentials for the scripts (relay-exec, policy, directory…); when unset they
-   * read `<dataDir>/demo-tenant.json`.
-   */
-  readonly tenantCredentials: {
-    readonly tenantId: string | undefined;
-    readonly discoveryApiKey: string | undefined;
-    readonly adminApiKey: string | undefined;
-  };
-  /** The directory seed file shared by the IdP (users) and the directory (roles). */
-  readonly directorySeedFile: string;
-  /** Folder holding one sub-folder per policy (`policies/rbac`, …). */
-  readonly policiesDir: string;
-}
+type DeepReadonly<T> = T extends (infer E)[] ? readonly DeepReadonly<E>[] : T extends object ? { readonly [K in keyof T]: DeepReadonly<T[K]> } : T;
+
+/**
+ * The parsed, frozen configuration shared by every component: the environment schema's
+ * output shaped by component. Its type is derived from {@link toConfig}, so a variable is
+ * described once (in `env-schema.ts`) and mapped once (here).
+ */
+export type Config = DeepReadonly<ReturnType<typeof toConfig>>;
 
 /** Raised with every problem found in the environment at once. */
 export class ConfigError extends Error {
@@ -87,12 +33,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!parsed.success) {
     throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
   }
-  const e = parsed.data;
+  return deepFreeze(toConfig(parsed.data, findProjectRoot()));
+}
+
+/** Shapes the parsed environment by component; every URL not set explicitly follows its port. */
+function toConfig(e: Env, projectRoot: string) {
   // A URL set explicitly wins (a proxy in front); otherwise it follows the port.
   const authUrl = e.AUTH_URL ?? localUrl(e.IDP_PORT);
   const todoUrl = e.TODO_URL ?? localUrl(e.TODO_PORT);
-  const projectRoot = findProjectRoot();
-  const config: Config = {
+  return {
     host: e.OUTPOST_HOST,
     projectRoot,
     dataDir: isAbsolute(e.OUTPOST_DATA_DIR) ? e.OUTPOST_DATA_DIR : resolve(projectRoot, e.OUTPOST_DATA_DIR),
@@ -108,7 +57,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       keyRotationOverlap: e.KEY_ROTATION_OVERLAP,
       maxLoginFailures: e.LOGIN_MAX_FAILURES,
       loginFailureWindow: e.LOGIN_FAILURE_WINDOW,
-      corsOrigins: (e.IDP_CORS_ORIGINS ?? new URL(todoUrl).origin)
+      /** Browser origins allowed to call the IdP (the todo page); exact matches. */
+    corsOrigins: (e.IDP_CORS_ORIGINS ?? new URL(todoUrl).origin)
         .split(',')
         .map((o) => o.trim())
         .filter(Boolean),
@@ -125,6 +75,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     controlPlane: {
       port: e.CONTROL_PLANE_PORT,
       url: e.RELAY_URL ?? localUrl(e.CONTROL_PLANE_PORT),
+      /** How long exec waits for the edge's confirmation before answering 504. */
       execTimeoutMs: e.RELAY_EXEC_TIMEOUT_MS,
       heartbeatMs: e.RELAY_HEARTBEAT_MS,
     },
@@ -134,6 +85,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       discoveryInterval: e.DISCOVERY_INTERVAL,
       directorySyncInterval: e.DIRECTORY_SYNC_INTERVAL,
       fullSyncInterval: e.FULL_SYNC_INTERVAL,
+      /** Connection credentials; when absent the edge reads `<dataDir>/demo-tenant.json`. */
       connectionId: e.EDGE_CONNECTION_ID,
       connectionSecret: e.EDGE_CONNECTION_SECRET,
     },
@@ -142,19 +94,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       discoveryApiKey: e.OUTPOST_DISCOVERY_API_KEY,
       adminApiKey: e.OUTPOST_ADMIN_API_KEY,
     },
+    /** The directory seed file shared by the IdP (users) and the directory (roles). */
     directorySeedFile: resolve(projectRoot, 'data', 'citadel-directory.json'),
+    /** Folder holding one sub-folder per policy (`policies/rbac`, …). */
     policiesDir: resolve(projectRoot, 'policies'),
   };
-  return deepFreeze(config);
 }
 
 function localUrl(port: number): string {
   return `http://localhost:${port}`;
 }
 
-function deepFreeze<T extends object>(value: T): T {
+function deepFreeze<T extends object>(value: T): DeepReadonly<T> {
   for (const child of Object.values(value)) {
     if (child && typeof child === 'object') deepFreeze(child);
   }
-  return Object.freeze(value);
+  return Object.freeze(value) as DeepReadonly<T>;
 }

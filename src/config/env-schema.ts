@@ -1,54 +1,95 @@
 import { z } from 'zod';
+import { POLICY_NAME_PATTERN } from '../decision-protocol';
 
 const port = z.coerce.number().int().min(0).max(65535);
 const url = z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ''));
 const seconds = z.coerce.number().int().positive();
+const milliseconds = z.coerce.number().int().positive();
+const text = z.string().min(1);
 export const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 export const authorizerKind = z.enum(['local', 'edge']);
 
+/** One environment variable: its schema (with the default) and one line for the docs. */
+interface EnvVar<S extends z.ZodType = z.ZodType> {
+  readonly schema: S;
+  /** What the variable means, with its unit; the README table and `.env.example` print it. */
+  readonly doc: string;
+  /** What the docs show when the variable has no fixed default (it is derived). */
+  readonly derived?: string;
+}
+
+function v<S extends z.ZodType>(schema: S, doc: string, derived?: string): EnvVar<S> {
+  return derived === undefined ? { schema, doc } : { schema, doc, derived };
+}
+
 /**
- * Every environment variable Outpost reads, with its default. The README and
- * `.env.example` document the same list; keep the three in step. A component's URL
- * (`AUTH_URL`, `APP_URL`, …) defaults to `http://localhost:<its port>` in `loadConfig`,
- * so moving a port moves the URL with it.
+ * Every environment variable Outpost reads, grouped by component, with its default and
+ * its meaning. This is the one description of the configuration: `loadConfig` parses
+ * against it, and `npm run config:docs` writes the README table and `.env.example` from
+ * it (a test fails when they drift). A component's URL defaults to
+ * `http://localhost:<its port>`, so moving a port moves the URL with it.
  */
-export const envSchema = z.object({
-  OUTPOST_HOST: z.string().min(1).default('127.0.0.1'),
-  OUTPOST_DATA_DIR: z.string().min(1).default('.data'),
-  LOG_LEVEL: logLevel.default('info'),
+export const ENV_GROUPS = {
+  'Where the stack runs': {
+    OUTPOST_HOST: v(text.default('127.0.0.1'), 'address every component binds to'),
+    OUTPOST_DATA_DIR: v(text.default('.data'), 'SQLite files, keys, demo tenant, logs'),
+    LOG_LEVEL: v(logLevel.default('info'), 'pino level: fatal, error, warn, info, debug, trace or silent'),
+  },
+  'Demo identity provider ({auth_url})': {
+    IDP_PORT: v(port.default(5556), 'IdP port'),
+    AUTH_URL: v(url.optional(), '{auth_url}, the IdP as callers reach it', 'http://localhost:<IDP_PORT>'),
+    IDP_ISSUER: v(url.optional(), '`iss` of issued tokens', 'AUTH_URL'),
+    ACCESS_TOKEN_TTL: v(seconds.default(3600), 'access token lifetime (s)'),
+    ID_TOKEN_TTL: v(seconds.default(3600), 'ID token lifetime (s)'),
+    API_AUDIENCE: v(text.default('urn:outpost:sample-api'), '`aud` of access tokens'),
+    DEMO_CLIENT_ID: v(text.default('outpost-demo-client'), '`client_id`; `aud` of ID tokens'),
+    KEY_ROTATION_OVERLAP: v(seconds.default(24 * 3600), 'how long a rotated-out signing key stays in the JWKS (s)'),
+    LOGIN_MAX_FAILURES: v(z.coerce.number().int().positive().default(5), 'failed sign-ins per user or address within the window before 429'),
+    LOGIN_FAILURE_WINDOW: v(seconds.default(300), 'the sign-in failure window (s)'),
+    IDP_CORS_ORIGINS: v(text.optional(), 'browser origins allowed at the IdP, comma-separated', 'origin of TODO_URL'),
+  },
+  'Sample apps ({app_url} is the RBAC app)': {
+    RBAC_PORT: v(port.default(3001), 'RBAC app port'),
+    APP_URL: v(url.optional(), '{app_url}, the RBAC app as callers reach it', 'http://localhost:<RBAC_PORT>'),
+    TODO_PORT: v(port.default(3002), 'todo app port'),
+    TODO_URL: v(url.optional(), 'the todo app as browsers reach it', 'http://localhost:<TODO_PORT>'),
+    RBAC_POLICY: v(z.string().regex(POLICY_NAME_PATTERN).default('rbac'), 'policy folder the RBAC app evaluates (`rbac`, `rebac`)'),
+    AUTHORIZER: v(authorizerKind.default('edge'), "who answers the apps' authorization questions: `edge` or `local`"),
+    CLOCK_TOLERANCE: v(z.coerce.number().int().min(0).max(300).default(5), 'clock skew allowed on token times (s)'),
+  },
+  'Control plane and relay ({relay_url})': {
+    CONTROL_PLANE_PORT: v(port.default(8585), 'control plane port'),
+    RELAY_URL: v(url.optional(), '{relay_url}, the control plane as callers and edges reach it', 'http://localhost:<CONTROL_PLANE_PORT>'),
+    RELAY_EXEC_TIMEOUT_MS: v(milliseconds.default(10_000), 'exec waits this long for the edge, then 504 (ms)'),
+    RELAY_HEARTBEAT_MS: v(milliseconds.default(30_000), 'ping period; an edge silent for a whole period is dropped (ms)'),
+  },
+  'Edge authorizer': {
+    EDGE_PORT: v(port.default(8383), 'edge authorizer port'),
+    EDGE_URL: v(url.optional(), 'the edge as the apps reach it', 'http://localhost:<EDGE_PORT>'),
+    DISCOVERY_INTERVAL: v(seconds.default(60), 'policy discovery timer (s)'),
+    DIRECTORY_SYNC_INTERVAL: v(seconds.default(60), 'directory sync timer (s)'),
+    FULL_SYNC_INTERVAL: v(seconds.default(3600), 'periodic full directory sync (s)'),
+    EDGE_CONNECTION_ID: v(text.optional(), 'edge connection id', 'from demo-tenant.json'),
+    EDGE_CONNECTION_SECRET: v(text.optional(), 'edge connection secret', 'from demo-tenant.json'),
+  },
+  'Tenant credentials for the scripts': {
+    OUTPOST_TENANT_ID: v(text.optional(), 'tenant id for relay-exec, find-instance, policy, directory, demo', 'from demo-tenant.json'),
+    OUTPOST_DISCOVERY_API_KEY: v(text.optional(), "the tenant's Discovery API key (relay management)", 'from demo-tenant.json'),
+    OUTPOST_ADMIN_API_KEY: v(text.optional(), "the tenant's admin key (policy pushes, directory writes)", 'from demo-tenant.json'),
+  },
+} as const;
 
-  IDP_PORT: port.default(5556),
-  AUTH_URL: url.optional(),
-  IDP_ISSUER: url.optional(),
-  ACCESS_TOKEN_TTL: seconds.default(3600),
-  ID_TOKEN_TTL: seconds.default(3600),
-  API_AUDIENCE: z.string().min(1).default('urn:outpost:sample-api'),
-  DEMO_CLIENT_ID: z.string().min(1).default('outpost-demo-client'),
-  KEY_ROTATION_OVERLAP: seconds.default(24 * 3600),
-  LOGIN_MAX_FAILURES: z.coerce.number().int().positive().default(5),
-  LOGIN_FAILURE_WINDOW: seconds.default(300),
-  IDP_CORS_ORIGINS: z.string().optional(),
+type Groups = typeof ENV_GROUPS;
+type AllVars = { [G in keyof Groups]: Groups[G] }[keyof Groups];
+type Flatten<U> = { [K in U extends unknown ? keyof U : never]: U extends { [P in K]: EnvVar<infer S> } ? S : never };
+type EnvShape = Flatten<AllVars>;
 
-  RBAC_PORT: port.default(3001),
-  APP_URL: url.optional(),
-  TODO_PORT: port.default(3002),
-  TODO_URL: url.optional(),
-  RBAC_POLICY: z.string().regex(/^[a-z][a-z0-9-]*$/).default('rbac'),
-  AUTHORIZER: authorizerKind.default('edge'),
-  CLOCK_TOLERANCE: z.coerce.number().int().min(0).max(300).default(5),
+const shape = Object.fromEntries(
+  Object.values(ENV_GROUPS).flatMap((group) => Object.entries(group).map(([name, envVar]) => [name, envVar.schema])),
+) as unknown as EnvShape;
 
-  CONTROL_PLANE_PORT: port.default(8585),
-  RELAY_URL: url.optional(),
-  EDGE_PORT: port.default(8383),
-  EDGE_URL: url.optional(),
-  DISCOVERY_INTERVAL: seconds.default(60),
-  DIRECTORY_SYNC_INTERVAL: seconds.default(60),
-  FULL_SYNC_INTERVAL: seconds.default(3600),
-  EDGE_CONNECTION_ID: z.string().min(1).optional(),
-  EDGE_CONNECTION_SECRET: z.string().min(1).optional(),
-  RELAY_EXEC_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
-  RELAY_HEARTBEAT_MS: z.coerce.number().int().positive().default(30_000),
-  OUTPOST_TENANT_ID: z.string().min(1).optional(),
-  OUTPOST_DISCOVERY_API_KEY: z.string().min(1).optional(),
-  OUTPOST_ADMIN_API_KEY: z.string().min(1).optional(),
-});
+/** The environment schema; its parsed output is what `loadConfig` maps into `Config`. */
+export const envSchema = z.object(shape);
+
+/** The parsed environment. */
+export type Env = z.infer<typeof envSchema>;

@@ -1,3 +1,4 @@
 export { loadConfig, ConfigError } from './config';
 export type { Config } from './config';
 export { findProjectRoot } from './project-root';
+export { renderConfigTable, renderEnvExample, CONFIG_TABLE_MARKERS } from './describe-env';

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { NotFoundError } from '../http';
-import { POLICY_NAME_PATTERN } from '../policy';
+import { POLICY_NAME_PATTERN } from '../decision-protocol';
 import type { ControlPlaneStore } from './control-plane-store';
 import { LATEST_TAG } from './policy-image-repository';
 import { authenticatedTenant } from './require-tenant-key';

@@ -4,7 +4,7 @@ import { BadRequestError, ServiceUnavailableError } from '../http';
 import type { Logger } from '../observability';
 import type { EdgeMetrics } from './edge-metrics';
 import type { EdgeState } from './edge-state';
-import { isRequestSchema, splitPolicyPath, type IsRequest } from './is-request';
+import { isRequestSchema, splitPolicyPath, type IsRequest } from '../decision-protocol';
 import type { VerifyJwtIdentity } from './verify-identity';
 
 /** The decision Outpost's policies answer; the only one `decisions` may ask for. */

@@ -1,6 +1,6 @@
 export { createPolicyImage, computeImageDigest, canonicalImageBytes, MANIFEST_FILE, SCHEMA_FILE, POLICY_EXTENSION } from './policy-image';
 export type { PolicyImage } from './policy-image';
-export { verifyPolicyImage, parseManifest, isPolicyImagePath, POLICY_IMAGE_LIMITS, POLICY_NAME_PATTERN } from './verify-policy-image';
+export { verifyPolicyImage, parseManifest, isPolicyImagePath, POLICY_IMAGE_LIMITS } from './verify-policy-image';
 export type { PolicyManifest } from './verify-policy-image';
 export { readPolicyFolder } from './read-policy-folder';
 export { compilePolicyImage } from './compile-policy-image';

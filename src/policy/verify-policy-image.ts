@@ -1,5 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
+import { POLICY_NAME_PATTERN, POLICY_NAME_RULE } from '../decision-protocol';
 import { PolicyImageError } from './policy-errors';
 import { MANIFEST_FILE, POLICY_EXTENSION, SCHEMA_FILE, computeImageDigest, createPolicyImage, type PolicyImage } from './policy-image';
 
@@ -11,14 +12,12 @@ export const POLICY_IMAGE_LIMITS = Object.freeze({
   maxPathLength: 200,
 });
 
-/** Policy names double as folder names and URL segments. */
-export const POLICY_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 const DIGEST_PATTERN = /^sha256:[0-9a-f]{64}$/;
 // Relative, forward slashes only, no empty, `.` or `..` segments (checked below).
 const PATH_PATTERN = /^[A-Za-z0-9_][A-Za-z0-9._-]*(\/[A-Za-z0-9_][A-Za-z0-9._-]*)*$/;
 
 const imageShape = z.object({
-  name: z.string().regex(POLICY_NAME_PATTERN, 'policy name must match [a-z0-9][a-z0-9_-]*'),
+  name: z.string().regex(POLICY_NAME_PATTERN, POLICY_NAME_RULE),
   digest: z.string().regex(DIGEST_PATTERN, 'digest must be sha256:<64 lowercase hex>'),
   files: z.record(z.string(), z.string()),
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { POLICY_PATH_PATTERN } from './policy-name';
 
 /** Identity types of the Topaz authorizer API; the short forms are accepted as aliases. */
 export const IDENTITY_TYPES = ['IDENTITY_TYPE_SUB', 'IDENTITY_TYPE_JWT', 'IDENTITY_TYPE_NONE'] as const;
@@ -19,7 +20,7 @@ const attributeValue = z.union([z.string().max(512), z.number(), z.boolean()]);
 export const isRequestSchema = z.object({
   identity_context: z.object({ type: identityType, identity: z.string().max(8192).optional() }),
   policy_context: z.object({
-    path: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}\.[A-Za-z0-9_:-]{1,64}$/, 'path must be <policy name>.<action>'),
+    path: z.string().regex(POLICY_PATH_PATTERN, 'path must be <policy name>.<action>'),
     decisions: z.array(z.string().max(64)).min(1).max(8),
   }),
   resource_context: z

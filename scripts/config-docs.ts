@@ -1,0 +1,20 @@
+/**
+ * Writes the README's configuration table and `.env.example` from the environment schema
+ * (src/config/env-schema.ts), so the three never disagree. A test fails when they drift:
+ *
+ *   npm run config:docs
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CONFIG_TABLE_MARKERS, findProjectRoot, renderConfigTable, renderEnvExample } from '../src/config';
+
+const root = findProjectRoot();
+const readmePath = join(root, 'README.md');
+const readme = readFileSync(readmePath, 'utf8');
+const [open, close] = CONFIG_TABLE_MARKERS;
+const start = readme.indexOf(open);
+const end = readme.indexOf(close);
+if (start < 0 || end < start) throw new Error(`README.md has no ${open} … ${close} section`);
+writeFileSync(readmePath, `${readme.slice(0, start + open.length)}\n${renderConfigTable()}\n${readme.slice(end)}`);
+writeFileSync(join(root, '.env.example'), renderEnvExample());
+console.log('README.md configuration table and .env.example written');
