@@ -6,7 +6,7 @@
 export const POLICY_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
 /** What {@link POLICY_NAME_PATTERN} allows, in words, for error messages. */
-export const POLICY_NAME_RULE = 'a policy name is 1-64 characters of a-z, 0-9, _ and -, starting with a letter or digit';
+export const POLICY_NAME_RULE = 'policy name must match [a-z0-9][a-z0-9_-]{0,63}: 1-64 characters of a-z, 0-9, _ and -';
 
 /** A decision path: `<policy name>.<action>`, e.g. `rbac.DELETE`. */
 export const POLICY_PATH_PATTERN = new RegExp(`^${POLICY_NAME_PATTERN.source.slice(1, -1)}\\.[A-Za-z0-9_:-]{1,64}$`);

@@ -80,3 +80,12 @@ describe('IdP CORS origins', () => {
     ]);
   });
 });
+
+describe('RBAC_POLICY', () => {
+  it('follows the one policy-name rule the registry uses (rbac_v2 can be pushed, so it can be chosen)', () => {
+    expect(loadConfig({ RBAC_POLICY: 'rbac_v2' }).apps.rbacPolicy).toBe('rbac_v2');
+    expect(loadConfig({ RBAC_POLICY: '2fa' }).apps.rbacPolicy).toBe('2fa');
+    expect(() => loadConfig({ RBAC_POLICY: 'Rbac' })).toThrow(/RBAC_POLICY/);
+    expect(() => loadConfig({ RBAC_POLICY: '../rbac' })).toThrow(/RBAC_POLICY/);
+  });
+});
