@@ -21,8 +21,8 @@ export { DEMO_TENANT_FILE, demoTenantPath, readDemoTenantFile, writeDemoTenantFi
 export type { DemoTenant } from './demo-tenant-file';
 export { requireTenantKey, tenantUnauthorized, authenticatedTenant, TENANT_HEADER } from './require-tenant-key';
 export { requireConnection, authenticatedConnection } from './require-connection';
-export { basicCredential, decodeBasicPair } from './parse-basic-credentials';
 export { createControlPlaneApp, BODY_LIMITS } from './create-control-plane-app';
+export { createControlPlaneRelay } from './create-control-plane-relay';
 export type { ControlPlaneAppDeps } from './create-control-plane-app';
 export { InvalidPolicyError } from './validate-pushed-image';
 export { controlPlaneDbPath, CONTROL_PLANE_DB_FILE } from './control-plane-db-path';

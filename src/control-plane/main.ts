@@ -7,8 +7,7 @@ import { loadConfig } from '../config';
 import { loadDirectorySeed } from '../directory';
 import { baseUrl, close, listen, shutdownOnSignal } from '../http';
 import { createLogger } from '../observability';
-import { createRelay } from '../relay';
-import { controlPlaneDbPath, createControlPlaneApp, demoTenantPath, openControlPlaneStore, seedControlPlane } from '.';
+import { controlPlaneDbPath, createControlPlaneApp, createControlPlaneRelay, demoTenantPath, openControlPlaneStore, seedControlPlane } from '.';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -29,7 +28,7 @@ async function main(): Promise<void> {
     if (process.stdout.isTTY) console.log(`DEMO tenant credentials (demo only):\n${JSON.stringify(demo, null, 2)}`);
   }
 
-  const relay = createRelay({
+  const relay = createControlPlaneRelay({
     store,
     logger,
     execTimeoutMs: config.controlPlane.execTimeoutMs,

@@ -1,7 +1,6 @@
 import type { RequestHandler } from 'express';
-import { HttpError } from '../http';
+import { basicCredential, decodeBasicPair, HttpError } from '../http';
 import type { ControlPlaneStore } from './control-plane-store';
-import { basicCredential, decodeBasicPair } from './parse-basic-credentials';
 import type { TenantKeyKind } from './tenant-repository';
 
 /** Header naming the tenant (service interface §4.2, §5). */

@@ -5,3 +5,4 @@ export { requestContext } from './request-context';
 export { createApp, finishApp } from './create-app';
 export { requestIdFor } from './request-id';
 export { listen, baseUrl, close, shutdownOnSignal } from './serve';
+export { basicCredential, decodeBasicPair } from './basic-credentials';

@@ -1,7 +1,6 @@
 import type { Server } from 'node:http';
-import type { Router } from 'express';
+import type { RequestHandler, Router } from 'express';
 import { WebSocketServer } from 'ws';
-import type { ControlPlaneStore } from '../control-plane';
 import type { Logger } from '../observability';
 import { MAX_FRAME_BYTES } from '../relay-protocol';
 import type { CommandName, EdgeStatus } from '../relay-protocol';
@@ -12,10 +11,16 @@ import { startHeartbeat } from './heartbeat';
 import { createManagementRouter } from './management-router';
 import { openRegistrationStore } from './registration-store';
 import { instanceNotConnected, instanceNotFound, relayClosing } from './relay-errors';
+import type { RelayStore } from './relay-store';
 
 /** Dependencies of {@link createRelay}. */
 export interface RelayDeps {
-  readonly store: ControlPlaneStore;
+  readonly store: RelayStore;
+  /**
+   * Authenticates a management call with the tenant's Discovery API key and sets
+   * `res.locals.tenantId`; the control plane supplies it.
+   */
+  readonly requireDiscoveryKey: RequestHandler;
   readonly logger: Logger;
   /** How long exec waits for the edge's confirmation before 504. */
   readonly execTimeoutMs: number;
@@ -108,7 +113,7 @@ export function createRelay(deps: RelayDeps): Relay {
   }
 
   return {
-    managementRouter: createManagementRouter({ store: deps.store, registrations, exec }),
+    managementRouter: createManagementRouter({ requireDiscoveryKey: deps.requireDiscoveryKey, registrations, exec }),
     attach(server) {
       servers.add(server);
       server.on('upgrade', onUpgrade);

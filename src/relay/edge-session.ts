@@ -1,5 +1,5 @@
 import type { RawData, WebSocket } from 'ws';
-import type { EdgeConnection } from '../control-plane';
+import type { EdgeConnection } from './relay-store';
 import type { Logger } from '../observability';
 import type { CommandName, EdgeMessage, EdgeStatus, RelayMessage } from '../relay-protocol';
 import { parseEdgeFrame } from './parse-edge-frame';

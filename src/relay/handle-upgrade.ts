@@ -2,10 +2,10 @@ import type { IncomingMessage } from 'node:http';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { WebSocket, WebSocketServer } from 'ws';
-import { basicCredential, decodeBasicPair } from '../control-plane';
-import type { EdgeConnection } from '../control-plane';
+import { basicCredential, decodeBasicPair } from '../http';
 import type { Logger } from '../observability';
 import { RELAY_PATH } from '../relay-protocol';
+import type { EdgeConnection } from './relay-store';
 
 /** The challenge sent with a 401 at the upgrade (RFC 7235 §4.1, RFC 7617 §2). */
 export const RELAY_CHALLENGE = 'Basic realm="outpost-relay"';

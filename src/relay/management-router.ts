@@ -1,8 +1,6 @@
 import express from 'express';
-import type { Router } from 'express';
+import type { RequestHandler, Router } from 'express';
 import { HttpError } from '../http';
-import { requireTenantKey } from '../control-plane';
-import type { ControlPlaneStore } from '../control-plane';
 import type { CommandName, EdgeStatus } from '../relay-protocol';
 import { parseExecRequest } from './parse-exec-request';
 import type { Registration, RegistrationStore } from './registration-store';
@@ -16,7 +14,8 @@ export const EXEC_BODY_LIMIT = '4kb';
 
 /** Dependencies of {@link createManagementRouter}. */
 export interface ManagementRouterDeps {
-  readonly store: ControlPlaneStore;
+  /** The tenant's Discovery API key check; sets `res.locals.tenantId`. */
+  readonly requireDiscoveryKey: RequestHandler;
   readonly registrations: RegistrationStore;
   readonly exec: (tenantId: string, instanceId: string, command: CommandName) => Promise<EdgeStatus>;
 }
@@ -46,7 +45,7 @@ function toView(r: Registration) {
  */
 export function createManagementRouter(deps: ManagementRouterDeps): Router {
   const router = express.Router();
-  const discoveryKey = requireTenantKey(deps.store, 'discovery');
+  const discoveryKey = deps.requireDiscoveryKey;
 
   router.get(INSTANCE_REGISTRATIONS_PATH, discoveryKey, function listInstanceRegistrations(_req, res) {
     const tenantId = res.locals.tenantId as string;

@@ -7,12 +7,12 @@ import { pino } from 'pino';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import request from 'supertest';
-import { createControlPlaneApp, openControlPlaneStore, seedControlPlane, type ControlPlaneStore } from '../../src/control-plane';
+import { createControlPlaneApp, createControlPlaneRelay, openControlPlaneStore, seedControlPlane, type ControlPlaneStore } from '../../src/control-plane';
 import type { Edge } from '../../src/edge';
 import { baseUrl, close, listen } from '../../src/http';
 import { silentLogger } from '../../src/observability';
 import { createPolicyImage } from '../../src/policy';
-import { createRelay, type Relay } from '../../src/relay';
+import type { Relay } from '../../src/relay';
 import { makeEdge, removeDir, tempDir } from './edge-kit';
 import { rbacImage, root, seedDirectory, userId } from './fake-control-plane';
 
@@ -33,7 +33,7 @@ beforeAll(async () => {
     urls: { auth_url: 'http://a', relay_url: 'http://r', app_url: 'http://p' },
   })!;
   tenantId = demo.tenant_id;
-  relay = createRelay({ store, logger: silentLogger(), execTimeoutMs: 10_000, heartbeatMs: 60_000 });
+  relay = createControlPlaneRelay({ store, logger: silentLogger(), execTimeoutMs: 10_000, heartbeatMs: 60_000 });
   server = await listen(createControlPlaneApp({ store, logger: silentLogger(), routers: [relay.managementRouter] }), 0, '127.0.0.1');
   relay.attach(server);
   const events = new EventEmitter();

@@ -6,10 +6,10 @@
  */
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { controlPlaneDbPath, createControlPlaneApp, openControlPlaneStore, type ControlPlaneStore } from '../../src/control-plane';
+import { controlPlaneDbPath, createControlPlaneApp, createControlPlaneRelay, openControlPlaneStore, type ControlPlaneStore } from '../../src/control-plane';
 import { baseUrl, close, listen } from '../../src/http';
 import { silentLogger } from '../../src/observability';
-import { createRelay, type Relay } from '../../src/relay';
+import type { Relay } from '../../src/relay';
 
 /** Exec's confirmation timeout: long, so "answers promptly" is told apart from a 504. */
 export const EXEC_TIMEOUT_MS = 10_000;
@@ -73,7 +73,7 @@ export function createControlPlaneNode(dataDir: string): ControlPlaneNode {
       if (running) throw new Error('the control plane is already running');
       const store = openControlPlaneStore(controlPlaneDbPath(dataDir));
       try {
-        const relay = createRelay({ store, logger: silentLogger(), execTimeoutMs: EXEC_TIMEOUT_MS, heartbeatMs: HEARTBEAT_MS });
+        const relay = createControlPlaneRelay({ store, logger: silentLogger(), execTimeoutMs: EXEC_TIMEOUT_MS, heartbeatMs: HEARTBEAT_MS });
         const app = createControlPlaneApp({ store, logger: silentLogger(), routers: [relay.managementRouter] });
         const server = await listen(withHook(app), port, '127.0.0.1');
         const upgrades = new Set<Duplex>();

@@ -3,11 +3,10 @@ import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import express from 'express';
-import { createControlPlaneApp, openControlPlaneStore } from '../../src/control-plane';
+import { createControlPlaneApp, createControlPlaneRelay, openControlPlaneStore } from '../../src/control-plane';
 import type { ControlPlaneStore } from '../../src/control-plane';
 import { baseUrl, close, listen } from '../../src/http';
 import { silentLogger } from '../../src/observability';
-import { createRelay } from '../../src/relay';
 import type { Relay, RelayDeps } from '../../src/relay';
 import { FakeEdge } from './fake-edge';
 import type { FakeEdgeOptions } from './fake-edge';
@@ -58,7 +57,7 @@ export async function startRelayKit(options: KitOptions = {}): Promise<RelayKit>
   const b = addTenant(store, 'tenant b');
   const edges: FakeEdge[] = [];
   const build = () =>
-    createRelay({
+    createControlPlaneRelay({
       store,
       logger: silentLogger(),
       execTimeoutMs: options.execTimeoutMs ?? 10_000,

@@ -5,11 +5,11 @@ import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../../src/config';
-import { createControlPlaneApp, openControlPlaneStore, seedControlPlane, type ControlPlaneStore } from '../../../src/control-plane';
+import { createControlPlaneApp, createControlPlaneRelay, openControlPlaneStore, seedControlPlane, type ControlPlaneStore } from '../../../src/control-plane';
 import { loadDirectorySeed } from '../../../src/directory';
 import { baseUrl, close, listen } from '../../../src/http';
 import { createLogger } from '../../../src/observability';
-import { createRelay, type Relay } from '../../../src/relay';
+import type { Relay } from '../../../src/relay';
 import { measureMemory, serveParent } from './child-endpoint';
 
 /** What `start` returns: where the relay listens and the demo tenant's credentials. */
@@ -37,7 +37,7 @@ async function start(): Promise<ControlPlaneInfo> {
     urls: { auth_url: 'http://127.0.0.1:9', relay_url: 'http://127.0.0.1:9', app_url: 'http://127.0.0.1:9' },
   });
   if (!demo) throw new Error('the fresh store was not seeded');
-  const relay = createRelay({ store, logger, execTimeoutMs: 10_000, heartbeatMs: 30_000 });
+  const relay = createControlPlaneRelay({ store, logger, execTimeoutMs: 10_000, heartbeatMs: 30_000 });
   const server = await listen(createControlPlaneApp({ store, logger, routers: [relay.managementRouter] }), 0, '127.0.0.1');
   relay.attach(server);
   running = { store, relay, server };
