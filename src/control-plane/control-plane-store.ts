@@ -14,7 +14,16 @@ export interface ControlPlaneStoreOptions {
   /** Clock for `created_at` columns (ms since the epoch). */
   readonly now?: () => number;
   readonly changeLogLimit?: number;
+  /**
+   * How long a write waits for another process's lock, synchronously (default 5000 ms, for
+   * the CLIs). The server passes {@link SERVER_BUSY_TIMEOUT_MS}: a request that still finds
+   * the file locked answers 503 instead of stalling every other request.
+   */
+  readonly busyTimeoutMs?: number;
 }
+
+/** The control plane server's busy timeout: short, because better-sqlite3 waits on the event loop. */
+export const SERVER_BUSY_TIMEOUT_MS = 250;
 
 /**
  * The control plane's persistent state in one SQLite file: tenants and their keys, edge
@@ -48,7 +57,7 @@ export function openControlPlaneStore(file: string, options: ControlPlaneStoreOp
   try {
     db.pragma('journal_mode = WAL');
     db.pragma('foreign_keys = ON');
-    db.pragma('busy_timeout = 5000');
+    db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
     db.pragma('synchronous = NORMAL');
     migrateSchema(db);
   } catch (err) {

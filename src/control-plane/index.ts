@@ -1,4 +1,4 @@
-export { openControlPlaneStore, DEFAULT_CHANGE_LOG_LIMIT } from './control-plane-store';
+export { openControlPlaneStore, DEFAULT_CHANGE_LOG_LIMIT, SERVER_BUSY_TIMEOUT_MS } from './control-plane-store';
 export type { ControlPlaneStore, ControlPlaneStoreOptions } from './control-plane-store';
 export { UnknownTenantError } from './tenant-repository';
 export type {

@@ -7,12 +7,12 @@ import { loadConfig } from '../config';
 import { loadDirectorySeed } from '../directory';
 import { baseUrl, close, listen, shutdownOnSignal } from '../http';
 import { createLogger } from '../observability';
-import { controlPlaneDbPath, createControlPlaneApp, createControlPlaneRelay, demoTenantPath, openControlPlaneStore, seedControlPlane } from '.';
+import { SERVER_BUSY_TIMEOUT_MS, controlPlaneDbPath, createControlPlaneApp, createControlPlaneRelay, demoTenantPath, openControlPlaneStore, seedControlPlane } from '.';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger('control-plane', config.logLevel);
-  const store = openControlPlaneStore(controlPlaneDbPath(config.dataDir));
+  const store = openControlPlaneStore(controlPlaneDbPath(config.dataDir), { busyTimeoutMs: SERVER_BUSY_TIMEOUT_MS });
   const demo = seedControlPlane(store, {
     policiesDir: config.policiesDir,
     directorySeed: loadDirectorySeed(config.directorySeedFile).directory,

@@ -16,8 +16,8 @@ function isBodyParserError(err: unknown): err is BodyParserError {
   return typeof err === 'object' && err !== null && typeof (err as BodyParserError).type === 'string';
 }
 
-function make(shape: ErrorShape, status: number, code: string, message: string): HttpError {
-  return shape === 'oauth' ? new OAuthError(status, code, message) : new HttpError(status, code, message);
+function make(shape: ErrorShape, status: number, code: string, message: string, headers: Record<string, string> = {}): HttpError {
+  return shape === 'oauth' ? new OAuthError(status, code, message, headers) : new HttpError(status, code, message, headers);
 }
 
 /** Maps body-parser's failures to client errors; anything else is ours (undefined). */
@@ -45,6 +45,18 @@ function fromBodyParser(err: unknown, shape: ErrorShape): HttpError | undefined 
 }
 
 /**
+ * A storage failure (SQLite busy past its timeout, read-only, disk full, I/O error) is our
+ * fault and usually passes: 503 with `Retry-After`, the SQLite code only in the log.
+ * Recognised by better-sqlite3's `code`, never by message text.
+ */
+function fromStorage(err: unknown, shape: ErrorShape): HttpError | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string' || !code.startsWith('SQLITE_')) return undefined;
+  const errorCode = shape === 'oauth' ? 'temporarily_unavailable' : 'storage_unavailable';
+  return make(shape, 503, errorCode, 'storage is busy or unavailable; retry shortly', { 'Retry-After': '1' });
+}
+
+/**
  * The one place where errors become responses (CONVENTIONS §4). Known errors keep their
  * status, headers and body; everything else is a generic 500 `server_error` whose detail
  * goes only to the log, tagged with the request id.
@@ -55,9 +67,11 @@ export function createErrorHandler(logger: Logger, shape: ErrorShape): ErrorRequ
       next(err);
       return;
     }
-    const known = err instanceof HttpError ? err : fromBodyParser(err, shape);
+    const storage = err instanceof HttpError ? undefined : fromStorage(err, shape);
+    const known = err instanceof HttpError ? err : (fromBodyParser(err, shape) ?? storage);
     if (known) {
-      if (known.status >= 500) logger.warn({ req_id: req.id, code: known.code }, known.message);
+      if (storage) logger.error({ req_id: req.id, err_code: (err as { code: string }).code }, 'storage error');
+      else if (known.status >= 500) logger.warn({ req_id: req.id, code: known.code }, known.message);
       res.status(known.status).set(known.headers).json(known.toBody());
       return;
     }

@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import type { RequestHandler, Router } from 'express';
+import Database from 'better-sqlite3';
 import { WebSocketServer } from 'ws';
 import type { Logger } from '../observability';
 import { MAX_FRAME_BYTES } from '../relay-protocol';
@@ -47,14 +48,46 @@ export interface Relay {
 
 const CLOSE_WAIT_MS = 1000;
 
+/**
+ * How long one registration write may wait for a lock held by another process (the tenants
+ * CLI). better-sqlite3 waits synchronously, so this bounds how long a locked database can
+ * stall the event loop; a write that still finds it locked is skipped and logged.
+ */
+export const REGISTRATION_BUSY_TIMEOUT_MS = 50;
+
+/**
+ * The relay writes registrations through a connection of its own to the control plane's
+ * file, with a short busy timeout; the REST API's connection keeps its own. A ':memory:'
+ * store has no file to share, so it is used as it is.
+ */
+function openRelayDatabase(store: RelayStore): { db: Database.Database; own: boolean } {
+  const file = store.db.name;
+  if (store.db.memory) return { db: store.db, own: false };
+  const db = new Database(file, { fileMustExist: true, timeout: REGISTRATION_BUSY_TIMEOUT_MS });
+  return { db, own: true };
+}
+
 /** Builds the relay; nothing listens until {@link Relay.attach}. */
 export function createRelay(deps: RelayDeps): Relay {
   if (!(deps.execTimeoutMs > 0) || !(deps.heartbeatMs > 0)) throw new Error('execTimeoutMs and heartbeatMs must be positive');
   const now = deps.now ?? Date.now;
   const log = deps.logger.child({ component: 'relay' });
-  const registrations = openRegistrationStore(deps.store.db);
+  const relayDb = openRelayDatabase(deps.store);
+  const registrations = openRegistrationStore(relayDb.db);
   // A previous process may have died with rows still marked connected.
   registrations.markAllDisconnected();
+
+  /** One registration write; a database error is logged (code only) and reported as false. */
+  function store(what: string, instanceId: string, write: () => void): boolean {
+    try {
+      write();
+      return true;
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      log.error({ instance_id: instanceId, err_code: typeof code === 'string' ? code : (err as Error).name }, `relay could not store the ${what}`);
+      return false;
+    }
+  }
 
   const live = new Map<string, EdgeSession>();
   const servers = new Set<Server>();
@@ -63,11 +96,13 @@ export function createRelay(deps: RelayDeps): Relay {
   const sessions = new WeakMap<object, EdgeSession>();
   const heartbeat = startHeartbeat(deps.heartbeatMs, (ws) => {
     const session = sessions.get(ws);
-    if (session?.instanceId && live.get(session.instanceId) === session) registrations.touch(session.instanceId, now());
+    const id = session?.instanceId;
+    if (id !== undefined && live.get(id) === session) store('last_seen', id, () => registrations.touch(id, now()));
   });
 
   const sessionDeps = {
     registrations,
+    store,
     logger: log,
     now,
     execTimeoutMs: deps.execTimeoutMs,
@@ -84,7 +119,7 @@ export function createRelay(deps: RelayDeps): Relay {
       const id = session.instanceId;
       if (id === undefined || live.get(id) !== session) return;
       live.delete(id);
-      if (!closing) registrations.markDisconnected(id, now());
+      if (!closing) store('disconnect', id, () => registrations.markDisconnected(id, now()));
     },
   };
 
@@ -113,7 +148,13 @@ export function createRelay(deps: RelayDeps): Relay {
   }
 
   return {
-    managementRouter: createManagementRouter({ requireDiscoveryKey: deps.requireDiscoveryKey, registrations, exec }),
+    managementRouter: createManagementRouter({
+      requireDiscoveryKey: deps.requireDiscoveryKey,
+      registrations,
+      // A socket is the truth about "connected"; the stored flag may lag a failed write.
+      isConnected: (instanceId) => live.has(instanceId),
+      exec,
+    }),
     attach(server) {
       servers.add(server);
       server.on('upgrade', onUpgrade);
@@ -123,7 +164,7 @@ export function createRelay(deps: RelayDeps): Relay {
       closing = true;
       heartbeat.stop();
       for (const server of servers) server.off('upgrade', onUpgrade);
-      for (const id of live.keys()) registrations.markDisconnected(id, now());
+      for (const id of live.keys()) store('disconnect', id, () => registrations.markDisconnected(id, now()));
       const closed = [...wss.clients].map(
         (ws) =>
           new Promise<void>((resolve) => {
@@ -139,6 +180,7 @@ export function createRelay(deps: RelayDeps): Relay {
       await Promise.all(closed);
       live.clear();
       await new Promise<void>((resolve) => wss.close(() => resolve()));
+      if (relayDb.own) relayDb.db.close();
     },
   };
 }

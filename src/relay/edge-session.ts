@@ -8,7 +8,7 @@ import { edgeError, instanceDisconnected } from './relay-errors';
 import type { RegistrationStore } from './registration-store';
 
 /** WebSocket close codes the relay uses (RFC 6455 §7.4.1; 4000–4999 are private use). */
-export const CLOSE_CODES = { goingAway: 1001, policyViolation: 1008, replaced: 4001 } as const;
+export const CLOSE_CODES = { goingAway: 1001, policyViolation: 1008, internalError: 1011, replaced: 4001 } as const;
 
 /** Bad frames tolerated on one connection before it is closed. */
 export const MAX_BAD_FRAMES = 5;
@@ -26,6 +26,11 @@ export interface EdgeSession {
 /** Dependencies of {@link startEdgeSession}. */
 export interface EdgeSessionDeps {
   readonly registrations: RegistrationStore;
+  /**
+   * Runs one write to the registration table; false when the database refused it (locked,
+   * read-only, disk full). The error is logged there; a socket handler never throws.
+   */
+  readonly store: (what: string, instanceId: string, write: () => void) => boolean;
   readonly logger: Logger;
   readonly now: () => number;
   readonly execTimeoutMs: number;
@@ -74,11 +79,20 @@ export function startEdgeSession(ws: WebSocket, connection: EdgeConnection, deps
       return;
     }
     clearTimeout(registerTimer);
-    instanceId = message.instance_id;
-    deps.registrations.upsertConnected(
-      { ...message, instanceId, tenantId: connection.tenantId, connectionId: connection.connectionId },
-      deps.now(),
+    const id = message.instance_id;
+    const stored = deps.store('registration', id, () =>
+      deps.registrations.upsertConnected(
+        { ...message, instanceId: id, tenantId: connection.tenantId, connectionId: connection.connectionId },
+        deps.now(),
+      ),
     );
+    if (!stored) {
+      // The edge retries with backoff; until then it is simply not connected.
+      reply({ type: 'error', code: 'registration_failed', message: 'the relay could not store the registration; retry later' });
+      close(CLOSE_CODES.internalError, 'registration not stored');
+      return;
+    }
+    instanceId = id;
     deps.onRegistered(session);
     reply({ type: 'registered', instance_id: instanceId });
     log.info({ instance_id: instanceId, hostname: message.hostname, version: message.version }, 'edge registered');
@@ -90,21 +104,31 @@ export function startEdgeSession(ws: WebSocket, connection: EdgeConnection, deps
         reply({ type: 'error', code: 'already_registered', message: 'this connection has already registered' });
         return;
       case 'status':
-        deps.registrations.updateStatus(id, message.status, deps.now());
+        deps.store('status', id, () => deps.registrations.updateStatus(id, message.status, deps.now()));
         return;
       case 'command_result': {
         const known = message.ok
           ? pending.resolve(message.request_id, message.status)
           : pending.reject(message.request_id, edgeError(message.error.message));
         if (!known) reply({ type: 'error', code: 'unknown_request', message: 'no command is waiting for this request id' });
-        if (message.ok) deps.registrations.updateStatus(id, message.status, deps.now());
-        else deps.registrations.touch(id, deps.now());
+        if (message.ok) deps.store('status', id, () => deps.registrations.updateStatus(id, message.status, deps.now()));
+        else deps.store('last_seen', id, () => deps.registrations.touch(id, deps.now()));
         return;
       }
     }
   }
 
   ws.on('message', function onMessage(data: RawData, isBinary: boolean) {
+    try {
+      receive(data, isBinary);
+    } catch (err) {
+      // Last line of defence: whatever one edge's frame breaks closes that edge, not the process.
+      log.error({ err_name: (err as Error).name, err_code: (err as { code?: unknown }).code, instance_id: instanceId }, 'edge frame handling failed');
+      close(CLOSE_CODES.internalError, 'internal error');
+    }
+  });
+
+  function receive(data: RawData, isBinary: boolean): void {
     const message = parseEdgeFrame(data, isBinary);
     if (!message) {
       badFrames += 1;
@@ -120,7 +144,7 @@ export function startEdgeSession(ws: WebSocket, connection: EdgeConnection, deps
       reply({ type: 'error', code: 'not_registered', message: 'the first frame must be register' });
       close(CLOSE_CODES.policyViolation, 'not registered');
     }
-  });
+  }
 
   // 'error' precedes 'close' (e.g. a frame over maxPayload → 1009); without a listener it would throw.
   ws.on('error', (err) => log.info({ err: err.message }, 'edge socket error'));

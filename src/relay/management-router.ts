@@ -17,11 +17,13 @@ export interface ManagementRouterDeps {
   /** The tenant's Discovery API key check; sets `res.locals.tenantId`. */
   readonly requireDiscoveryKey: RequestHandler;
   readonly registrations: RegistrationStore;
+  /** Whether this relay holds a live socket for the instance. */
+  readonly isConnected: (instanceId: string) => boolean;
   readonly exec: (tenantId: string, instanceId: string, command: CommandName) => Promise<EdgeStatus>;
 }
 
 /** One element of the §2.5 `result` array; `info` goes beyond `connection_id` as ARCHITECTURE lists. */
-function toView(r: Registration) {
+function toView(r: Registration, connected: boolean) {
   return {
     id: r.instanceId,
     info: {
@@ -31,7 +33,7 @@ function toView(r: Registration) {
       policy_name: r.policyName,
       policy_digest: r.policyDigest,
       directory_revision: r.directoryRevision,
-      connected: r.connected,
+      connected,
       connected_at: new Date(r.connectedAt).toISOString(),
       last_seen: new Date(r.lastSeen).toISOString(),
     },
@@ -49,7 +51,7 @@ export function createManagementRouter(deps: ManagementRouterDeps): Router {
 
   router.get(INSTANCE_REGISTRATIONS_PATH, discoveryKey, function listInstanceRegistrations(_req, res) {
     const tenantId = res.locals.tenantId as string;
-    res.set('Cache-Control', 'no-store').json({ result: deps.registrations.listForTenant(tenantId).map(toView) });
+    res.set('Cache-Control', 'no-store').json({ result: deps.registrations.listForTenant(tenantId).map((r) => toView(r, deps.isConnected(r.instanceId))) });
   });
 
   router.post(

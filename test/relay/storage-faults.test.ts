@@ -1,0 +1,80 @@
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { CLOSE_CODES, EXEC_PATH, INSTANCE_REGISTRATIONS_PATH } from '../../src/relay';
+import { startRelayKit, type RelayKit } from './relay-kit';
+
+/**
+ * A database the relay cannot write (another process holds the write lock for longer than
+ * the relay will wait) must cost only the socket whose write failed: the control plane
+ * keeps running, other edges keep answering, and the event loop is never held for seconds.
+ */
+describe('relay with a write-locked database', () => {
+  let kit: RelayKit;
+  let locker: Database.Database;
+  beforeEach(async () => {
+    kit = await startRelayKit();
+    locker = new Database(join(kit.dir, 'control-plane.sqlite'));
+  });
+  afterEach(async () => {
+    if (locker.inTransaction) locker.exec('ROLLBACK');
+    locker.close();
+    await kit.stop();
+  });
+
+  const hold = () => locker.exec('BEGIN IMMEDIATE');
+
+  it('refuses a registration it cannot store with close code 1011 and keeps serving the others', async () => {
+    const steady = await kit.edge(kit.a);
+    hold();
+    const started = Date.now();
+    const blocked = await kit.edge(kit.a, { register: false });
+    blocked.sendJson({ type: 'register', instance_id: 'blocked-1', hostname: 'h', version: '1', status: { policy_name: 'rbac', policy_digest: null, directory_revision: 0 } });
+    expect(await blocked.next()).toEqual({ type: 'error', code: 'registration_failed', message: 'the relay could not store the registration; retry later' });
+    expect((await blocked.closed).code).toBe(CLOSE_CODES.internalError);
+    expect(Date.now() - started).toBeLessThan(2000);
+
+    // The process is alive and the steady edge still gets commands (its status write is skipped).
+    const res = await kit.call(EXEC_PATH, { body: { id: steady.instanceId, command: { discovery: {} } } });
+    expect(res.status).toBe(200);
+
+    locker.exec('ROLLBACK');
+    const again = await kit.edge(kit.a, { instanceId: 'blocked-1' });
+    expect(again.instanceId).toBe('blocked-1');
+  });
+
+  it('keeps listing a disconnect it could not write as not connected', async () => {
+    const edge = await kit.edge(kit.a);
+    hold();
+    await edge.close();
+    // The stored flag could not be cleared; the listing must follow the socket, not the row.
+    let connected: boolean | undefined = true;
+    for (let attempt = 0; attempt < 50 && connected; attempt++) {
+      const listed = (await (await kit.call(INSTANCE_REGISTRATIONS_PATH)).json()) as { result: { id: string; info: { connected: boolean } }[] };
+      connected = listed.result.find((r) => r.id === edge.instanceId)?.info.connected;
+    }
+    expect(connected).toBe(false);
+  });
+});
+
+describe('relay heartbeat with a write-locked database', () => {
+  it('skips the last_seen write and keeps the edge', async () => {
+    const kit = await startRelayKit({ heartbeatMs: 20 });
+    const locker = new Database(join(kit.dir, 'control-plane.sqlite'));
+    try {
+      const edge = await kit.edge(kit.a);
+      const pings = () => new Promise<void>((resolve) => edge.ws.once('ping', () => resolve()));
+      locker.exec('BEGIN IMMEDIATE');
+      // Each ping's pong makes the relay write last_seen; two rounds with the lock held.
+      await pings();
+      await pings();
+      await pings();
+      locker.exec('ROLLBACK');
+      const res = await kit.call(EXEC_PATH, { body: { id: edge.instanceId, command: { sync_edge_directory: {} } } });
+      expect(res.status).toBe(200);
+    } finally {
+      if (locker.inTransaction) locker.exec('ROLLBACK');
+      locker.close();
+      await kit.stop();
+    }
+  });
+});
