@@ -1,4 +1,4 @@
-import { EXEC_PATH, INSTANCE_REGISTRATIONS_PATH } from '../../src/relay';
+import { EXEC_PATH, INSTANCE_REGISTRATIONS_PATH, REGISTRATIONS_PAGE } from '../../src/relay';
 import type { CommandName } from '../../src/relay-protocol';
 import { ScriptError } from './script-error';
 import type { TenantCredentials } from './tenant-credentials';
@@ -70,13 +70,23 @@ export function explainRelayError(answer: RelayAnswer, creds: TenantCredentials,
   }
 }
 
-/** GET §4.3: the tenant's instance registrations. */
-export async function listInstanceRegistrations(creds: TenantCredentials): Promise<InstanceRegistration[]> {
-  const answer = await callRelay(creds, INSTANCE_REGISTRATIONS_PATH);
-  if (answer.status !== 200) throw new ScriptError(explainRelayError(answer, creds));
-  const result = (answer.body as { result?: unknown }).result;
-  if (!Array.isArray(result)) throw new ScriptError('the relay answered 200 without a result array');
-  return result as InstanceRegistration[];
+/** GET §4.3: every instance registration of the tenant, following `next_page_token`. */
+export async function listInstanceRegistrations(
+  creds: TenantCredentials,
+  pageSize: number = REGISTRATIONS_PAGE.maxSize,
+): Promise<InstanceRegistration[]> {
+  const all: InstanceRegistration[] = [];
+  let token: string | undefined;
+  do {
+    const query = `?page_size=${pageSize}${token === undefined ? '' : `&page_token=${encodeURIComponent(token)}`}`;
+    const answer = await callRelay(creds, `${INSTANCE_REGISTRATIONS_PATH}${query}`);
+    if (answer.status !== 200) throw new ScriptError(explainRelayError(answer, creds));
+    const { result, next_page_token: next } = answer.body as { result?: unknown; next_page_token?: unknown };
+    if (!Array.isArray(result)) throw new ScriptError('the relay answered 200 without a result array');
+    all.push(...(result as InstanceRegistration[]));
+    token = typeof next === 'string' ? next : undefined;
+  } while (token !== undefined);
+  return all;
 }
 
 /**

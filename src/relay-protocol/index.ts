@@ -6,5 +6,6 @@ export {
   relayMessageSchema,
   edgeStatusSchema,
   parseFrame,
+  INSTANCE_ID_PATTERN,
 } from './messages';
 export type { CommandName, EdgeMessage, RelayMessage, EdgeStatus } from './messages';

@@ -18,11 +18,21 @@ export type CommandName = (typeof COMMANDS)[number];
 
 const sha256Digest = z.string().regex(/^sha256:[0-9a-f]{64}$/);
 const requestId = z.string().min(1).max(64);
-const shortText = z.string().max(256);
+
+/**
+ * Text an edge reports that operators will read in a terminal or a page: no control
+ * characters (C0, C1: escape sequences can rewrite a terminal) and no format characters
+ * (Unicode Cf: right-to-left overrides and invisible characters can disguise an id).
+ */
+const DISPLAY_SAFE = /^[^\p{Cc}\p{Cf}]*$/u;
+const displayText = (max: number) => z.string().max(max).regex(DISPLAY_SAFE, 'must not contain control or format characters');
+
+/** Instance ids: what `uuid`s and hostnames are made of, and nothing that prints oddly. */
+export const INSTANCE_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
 
 /** What the edge reports about itself; kept in its registration. */
 export const edgeStatusSchema = z.object({
-  policy_name: z.string().max(64),
+  policy_name: displayText(64),
   /** Digest of the active policy image, or null before the first image. */
   policy_digest: sha256Digest.nullable(),
   /** Revision of the edge's directory replica, 0 before the first sync. */
@@ -34,9 +44,9 @@ export const edgeMessageSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('register'),
     /** Stable per edge data directory, across restarts. */
-    instance_id: z.string().min(1).max(64),
-    hostname: shortText,
-    version: z.string().max(32),
+    instance_id: z.string().regex(INSTANCE_ID_PATTERN, 'instance_id must be 1-64 of A-Z a-z 0-9 . _ : -'),
+    hostname: displayText(256),
+    version: displayText(32),
     status: edgeStatusSchema,
   }),
   /** Sent after every timer-driven sync, so registrations stay current. */
@@ -53,7 +63,7 @@ export const edgeMessageSchema = z.discriminatedUnion('type', [
       type: z.literal('command_result'),
       request_id: requestId,
       ok: z.literal(false),
-      error: z.object({ code: z.string().max(64), message: z.string().max(1024) }),
+      error: z.object({ code: displayText(64), message: displayText(1024) }),
     }),
   ]),
 ]);

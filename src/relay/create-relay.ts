@@ -33,6 +33,8 @@ export interface RelayDeps {
   readonly registerTimeoutMs?: number;
   /** Commands that may wait on one edge at once (default 64); more get 429. */
   readonly maxPendingPerEdge?: number;
+  /** Sockets one edge connection may hold open at once (default {@link MAX_SOCKETS_PER_CONNECTION}). */
+  readonly maxSocketsPerConnection?: number;
 }
 
 /** The relay: edge WebSocket endpoint plus the management API of service interface §4.2–4.3. */
@@ -47,6 +49,17 @@ export interface Relay {
 }
 
 const CLOSE_WAIT_MS = 1000;
+
+/**
+ * Sockets one edge connection credential may hold at once: a few replicas of one edge, plus
+ * a reconnect racing its old socket's close. More are refused at the upgrade with 429.
+ */
+export const MAX_SOCKETS_PER_CONNECTION = 16;
+
+/** The live-socket map key: instance ids are per tenant. */
+function liveKey(tenantId: string, instanceId: string): string {
+  return `${tenantId}\u0000${instanceId}`;
+}
 
 /**
  * How long one registration write may wait for a lock held by another process (the tenants
@@ -90,14 +103,18 @@ export function createRelay(deps: RelayDeps): Relay {
   }
 
   const live = new Map<string, EdgeSession>();
+  const socketsPerConnection = new Map<string, number>();
+  const maxSockets = deps.maxSocketsPerConnection ?? MAX_SOCKETS_PER_CONNECTION;
   const servers = new Set<Server>();
   let closing = false;
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES, perMessageDeflate: false });
   const sessions = new WeakMap<object, EdgeSession>();
   const heartbeat = startHeartbeat(deps.heartbeatMs, (ws) => {
     const session = sessions.get(ws);
-    const id = session?.instanceId;
-    if (id !== undefined && live.get(id) === session) store('last_seen', id, () => registrations.touch(id, now()));
+    const key = session?.key;
+    if (key && live.get(liveKey(key.tenantId, key.instanceId)) === session) {
+      store('last_seen', key.instanceId, () => registrations.touch(key, now()));
+    }
   });
 
   const sessionDeps = {
@@ -109,17 +126,22 @@ export function createRelay(deps: RelayDeps): Relay {
     registerTimeoutMs: deps.registerTimeoutMs ?? 5000,
     maxPending: deps.maxPendingPerEdge ?? 64,
     onRegistered(session: EdgeSession) {
-      const id = session.instanceId as string;
+      const key = session.key!;
+      const id = liveKey(key.tenantId, key.instanceId);
       const previous = live.get(id);
       live.set(id, session);
       // An edge reconnecting after a network blip may beat the old socket's close; the newest wins.
       if (previous && previous !== session) previous.close(CLOSE_CODES.replaced, 'replaced by a newer connection');
     },
     onClosed(session: EdgeSession) {
-      const id = session.instanceId;
-      if (id === undefined || live.get(id) !== session) return;
-      live.delete(id);
-      if (!closing) store('disconnect', id, () => registrations.markDisconnected(id, now()));
+      const { connectionId } = session.connection;
+      const open = (socketsPerConnection.get(connectionId) ?? 1) - 1;
+      if (open > 0) socketsPerConnection.set(connectionId, open);
+      else socketsPerConnection.delete(connectionId);
+      const key = session.key;
+      if (key === undefined || live.get(liveKey(key.tenantId, key.instanceId)) !== session) return;
+      live.delete(liveKey(key.tenantId, key.instanceId));
+      if (!closing) store('disconnect', key.instanceId, () => registrations.markDisconnected(key, now()));
     },
   };
 
@@ -127,11 +149,13 @@ export function createRelay(deps: RelayDeps): Relay {
     wss,
     logger: log,
     verifyConnection: (id, secret) => deps.store.verifyConnection(id, secret),
+    admit: (connection) => (socketsPerConnection.get(connection.connectionId) ?? 0) < maxSockets,
     onConnection(ws, connection) {
       if (closing) {
         ws.close(CLOSE_CODES.goingAway, 'relay shutting down');
         return;
       }
+      socketsPerConnection.set(connection.connectionId, (socketsPerConnection.get(connection.connectionId) ?? 0) + 1);
       heartbeat.track(ws);
       sessions.set(ws, startEdgeSession(ws, connection, sessionDeps));
     },
@@ -139,10 +163,10 @@ export function createRelay(deps: RelayDeps): Relay {
 
   async function exec(tenantId: string, instanceId: string, command: CommandName): Promise<EdgeStatus> {
     if (closing) throw relayClosing();
-    const registration = registrations.get(instanceId);
-    // Another tenant's instance is indistinguishable from an unknown one.
-    if (!registration || registration.tenantId !== tenantId) throw instanceNotFound();
-    const session = live.get(instanceId);
+    // Ids are looked up within the caller's tenant: another tenant's instance is simply unknown.
+    const registration = registrations.get({ tenantId, instanceId });
+    if (!registration) throw instanceNotFound();
+    const session = live.get(liveKey(tenantId, instanceId));
     if (!session) throw instanceNotConnected();
     return session.send(command);
   }
@@ -152,7 +176,7 @@ export function createRelay(deps: RelayDeps): Relay {
       requireDiscoveryKey: deps.requireDiscoveryKey,
       registrations,
       // A socket is the truth about "connected"; the stored flag may lag a failed write.
-      isConnected: (instanceId) => live.has(instanceId),
+      isConnected: (tenantId, instanceId) => live.has(liveKey(tenantId, instanceId)),
       exec,
     }),
     attach(server) {
@@ -164,7 +188,10 @@ export function createRelay(deps: RelayDeps): Relay {
       closing = true;
       heartbeat.stop();
       for (const server of servers) server.off('upgrade', onUpgrade);
-      for (const id of live.keys()) store('disconnect', id, () => registrations.markDisconnected(id, now()));
+      for (const session of live.values()) {
+        const key = session.key!;
+        store('disconnect', key.instanceId, () => registrations.markDisconnected(key, now()));
+      }
       const closed = [...wss.clients].map(
         (ws) =>
           new Promise<void>((resolve) => {

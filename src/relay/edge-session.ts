@@ -5,10 +5,25 @@ import type { CommandName, EdgeMessage, EdgeStatus, RelayMessage } from '../rela
 import { parseEdgeFrame } from './parse-edge-frame';
 import { createPendingCommands } from './pending-commands';
 import { edgeError, instanceDisconnected } from './relay-errors';
+import type { InstanceKey } from './registration';
 import type { RegistrationStore } from './registration-store';
 
 /** WebSocket close codes the relay uses (RFC 6455 §7.4.1; 4000–4999 are private use). */
-export const CLOSE_CODES = { goingAway: 1001, policyViolation: 1008, internalError: 1011, replaced: 4001 } as const;
+export const CLOSE_CODES = {
+  goingAway: 1001,
+  policyViolation: 1008,
+  internalError: 1011,
+  /** A newer socket registered the same instance (the edge reconnected). */
+  replaced: 4001,
+  /** The instance id is bound to another edge connection of the tenant. */
+  instanceBound: 4002,
+} as const;
+
+/**
+ * Frames one socket may send: a burst, then a steady rate (a token bucket). An edge sends a
+ * few frames a minute; a flood is closed with 1008 instead of occupying the relay.
+ */
+export const FRAME_RATE = Object.freeze({ burst: 200, perSecond: 50 });
 
 /** Bad frames tolerated on one connection before it is closed. */
 export const MAX_BAD_FRAMES = 5;
@@ -18,6 +33,8 @@ export interface EdgeSession {
   readonly connection: EdgeConnection;
   /** Set once the edge has registered. */
   readonly instanceId: string | undefined;
+  /** Tenant and instance id, once registered. */
+  readonly key: InstanceKey | undefined;
   /** Sends a command and resolves with the edge's status once it confirms. */
   send(command: CommandName): Promise<EdgeStatus>;
   close(code: number, reason: string): void;
@@ -50,7 +67,20 @@ export function startEdgeSession(ws: WebSocket, connection: EdgeConnection, deps
   const log = deps.logger.child({ connection_id: connection.connectionId });
   const pending = createPendingCommands({ timeoutMs: deps.execTimeoutMs, max: deps.maxPending });
   let instanceId: string | undefined;
+  let key: InstanceKey | undefined;
   let badFrames = 0;
+  let tokens: number = FRAME_RATE.burst;
+  let refilledAt = performance.now();
+
+  /** Takes one token; false once the socket has outrun the bucket. */
+  function withinRate(): boolean {
+    const at = performance.now();
+    tokens = Math.min(FRAME_RATE.burst, tokens + ((at - refilledAt) / 1000) * FRAME_RATE.perSecond);
+    refilledAt = at;
+    if (tokens < 1) return false;
+    tokens -= 1;
+    return true;
+  }
 
   const reply = (message: RelayMessage) => ws.send(JSON.stringify(message));
   const close = (code: number, reason: string) => ws.close(code, reason);
@@ -60,6 +90,9 @@ export function startEdgeSession(ws: WebSocket, connection: EdgeConnection, deps
     connection,
     get instanceId() {
       return instanceId;
+    },
+    get key() {
+      return key;
     },
     send(command) {
       if (ws.readyState !== ws.OPEN) return Promise.reject(instanceDisconnected());
@@ -71,48 +104,59 @@ export function startEdgeSession(ws: WebSocket, connection: EdgeConnection, deps
   };
 
   function register(message: Extract<EdgeMessage, { type: 'register' }>): void {
-    const existing = deps.registrations.get(message.instance_id);
-    if (existing && existing.tenantId !== connection.tenantId) {
-      log.warn({ instance_id: message.instance_id }, 'register refused: instance id belongs to another tenant');
-      reply({ type: 'error', code: 'already_registered', message: 'this instance id is registered to another tenant' });
-      close(CLOSE_CODES.policyViolation, 'already registered');
-      return;
-    }
     clearTimeout(registerTimer);
     const id = message.instance_id;
-    const stored = deps.store('registration', id, () =>
-      deps.registrations.upsertConnected(
+    let outcome: ReturnType<RegistrationStore['register']> | undefined;
+    deps.store('registration', id, () => {
+      outcome = deps.registrations.register(
         { ...message, instanceId: id, tenantId: connection.tenantId, connectionId: connection.connectionId },
         deps.now(),
-      ),
-    );
-    if (!stored) {
+      );
+    });
+    if (outcome === 'bound_to_other_connection') {
+      // Without this, a second connection of the tenant could take over the id, receive its
+      // commands and confirm them while the real edge did nothing.
+      log.warn({ instance_id: id }, 'register refused: instance id bound to another connection');
+      reply({
+        type: 'error',
+        code: 'instance_bound',
+        message: 'this instance id is registered by another edge connection of the tenant; an operator must release it first',
+      });
+      close(CLOSE_CODES.instanceBound, 'instance bound to another connection');
+      return;
+    }
+    if (outcome === undefined) {
       // The edge retries with backoff; until then it is simply not connected.
       reply({ type: 'error', code: 'registration_failed', message: 'the relay could not store the registration; retry later' });
       close(CLOSE_CODES.internalError, 'registration not stored');
       return;
     }
     instanceId = id;
+    key = { tenantId: connection.tenantId, instanceId: id };
     deps.onRegistered(session);
     reply({ type: 'registered', instance_id: instanceId });
     log.info({ instance_id: instanceId, hostname: message.hostname, version: message.version }, 'edge registered');
   }
 
-  function handle(message: EdgeMessage, id: string): void {
+  function handle(message: EdgeMessage, id: InstanceKey): void {
     switch (message.type) {
       case 'register':
         reply({ type: 'error', code: 'already_registered', message: 'this connection has already registered' });
         return;
       case 'status':
-        deps.store('status', id, () => deps.registrations.updateStatus(id, message.status, deps.now()));
+        deps.store('status', id.instanceId, () => deps.registrations.updateStatus(id, message.status, deps.now()));
         return;
       case 'command_result': {
         const known = message.ok
           ? pending.resolve(message.request_id, message.status)
           : pending.reject(message.request_id, edgeError(message.error.message));
-        if (!known) reply({ type: 'error', code: 'unknown_request', message: 'no command is waiting for this request id' });
-        if (message.ok) deps.store('status', id, () => deps.registrations.updateStatus(id, message.status, deps.now()));
-        else deps.store('last_seen', id, () => deps.registrations.touch(id, deps.now()));
+        if (!known) {
+          // A result for a command never sent (or already timed out) changes nothing.
+          reply({ type: 'error', code: 'unknown_request', message: 'no command is waiting for this request id' });
+          return;
+        }
+        if (message.ok) deps.store('status', id.instanceId, () => deps.registrations.updateStatus(id, message.status, deps.now()));
+        else deps.store('last_seen', id.instanceId, () => deps.registrations.touch(id, deps.now()));
         return;
       }
     }
@@ -129,6 +173,12 @@ export function startEdgeSession(ws: WebSocket, connection: EdgeConnection, deps
   });
 
   function receive(data: RawData, isBinary: boolean): void {
+    if (ws.readyState !== ws.OPEN) return; // closing: frames still in flight change nothing
+    if (!withinRate()) {
+      log.warn({ instance_id: instanceId }, 'edge frame rate exceeded');
+      close(CLOSE_CODES.policyViolation, 'frame rate exceeded');
+      return;
+    }
     const message = parseEdgeFrame(data, isBinary);
     if (!message) {
       badFrames += 1;
@@ -136,8 +186,8 @@ export function startEdgeSession(ws: WebSocket, connection: EdgeConnection, deps
       if (badFrames > MAX_BAD_FRAMES) close(CLOSE_CODES.policyViolation, 'too many bad frames');
       return;
     }
-    if (instanceId !== undefined) {
-      handle(message, instanceId);
+    if (key !== undefined) {
+      handle(message, key);
     } else if (message.type === 'register') {
       register(message);
     } else {

@@ -14,6 +14,8 @@ export const RELAY_CHALLENGE = 'Basic realm="outpost-relay"';
 export interface UpgradeHandlerDeps {
   readonly wss: WebSocketServer;
   readonly verifyConnection: (connectionId: string, secret: string) => EdgeConnection | undefined;
+  /** Whether the connection may open one more socket (a per-connection cap). */
+  readonly admit: (connection: EdgeConnection) => boolean;
   readonly logger: Logger;
   readonly onConnection: (ws: WebSocket, connection: EdgeConnection) => void;
 }
@@ -63,6 +65,11 @@ export function createUpgradeHandler(deps: UpgradeHandlerDeps) {
     if (!connection) {
       deps.logger.info({ remote: req.socket.remoteAddress }, 'relay upgrade refused: bad connection credentials');
       refuse(socket, 401, 'unauthorized', 'missing or invalid connection credentials', { 'WWW-Authenticate': RELAY_CHALLENGE });
+      return;
+    }
+    if (!deps.admit(connection)) {
+      deps.logger.warn({ connection_id: connection.connectionId }, 'relay upgrade refused: too many sockets for one connection');
+      refuse(socket, 429, 'too_many_connections', 'this edge connection has too many open sockets; close one first');
       return;
     }
     deps.wss.handleUpgrade(req, socket, head, (ws) => deps.onConnection(ws, connection));

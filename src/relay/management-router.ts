@@ -1,14 +1,20 @@
 import express from 'express';
 import type { RequestHandler, Router } from 'express';
-import { HttpError } from '../http';
+import { BadRequestError, ConflictError, HttpError } from '../http';
+import { INSTANCE_ID_PATTERN } from '../relay-protocol';
 import type { CommandName, EdgeStatus } from '../relay-protocol';
 import { parseExecRequest } from './parse-exec-request';
-import type { Registration, RegistrationStore } from './registration-store';
+import { instanceNotFound } from './relay-errors';
+import type { Registration } from './registration';
+import type { RegistrationStore } from './registration-store';
 
 /** Service interface §4.3. */
 export const INSTANCE_REGISTRATIONS_PATH = '/api/v2/management/control_plane/instance_registrations';
 /** Service interface §4.2. */
 export const EXEC_PATH = '/api/v2/management/control_plane/exec';
+/** Registrations per page of `instance_registrations`: the default and the most a caller may ask for. */
+export const REGISTRATIONS_PAGE = Object.freeze({ defaultSize: 100, maxSize: 1000 });
+
 /** An exec body is a few dozen bytes; anything near this limit is not one (413). */
 export const EXEC_BODY_LIMIT = '4kb';
 
@@ -18,8 +24,24 @@ export interface ManagementRouterDeps {
   readonly requireDiscoveryKey: RequestHandler;
   readonly registrations: RegistrationStore;
   /** Whether this relay holds a live socket for the instance. */
-  readonly isConnected: (instanceId: string) => boolean;
+  readonly isConnected: (tenantId: string, instanceId: string) => boolean;
   readonly exec: (tenantId: string, instanceId: string, command: CommandName) => Promise<EdgeStatus>;
+}
+
+/** `page_size` (1…max, default 100) and `page_token` (opaque: the last id of the previous page). */
+function parsePage(query: Record<string, unknown>): { limit: number; after: string | undefined } {
+  const { page_size: size, page_token: token } = query;
+  let limit: number = REGISTRATIONS_PAGE.defaultSize;
+  if (size !== undefined) {
+    if (typeof size !== 'string' || !/^[1-9][0-9]{0,3}$/.test(size) || Number(size) > REGISTRATIONS_PAGE.maxSize) {
+      throw new BadRequestError(`page_size must be an integer from 1 to ${REGISTRATIONS_PAGE.maxSize}`);
+    }
+    limit = Number(size);
+  }
+  if (token === undefined) return { limit, after: undefined };
+  const after = typeof token === 'string' && /^[A-Za-z0-9_-]{1,100}$/.test(token) ? Buffer.from(token, 'base64url').toString('utf8') : '';
+  if (!INSTANCE_ID_PATTERN.test(after)) throw new BadRequestError('page_token is not a token this endpoint issued');
+  return { limit, after };
 }
 
 /** One element of the §2.5 `result` array; `info` goes beyond `connection_id` as ARCHITECTURE lists. */
@@ -49,9 +71,28 @@ export function createManagementRouter(deps: ManagementRouterDeps): Router {
   const router = express.Router();
   const discoveryKey = deps.requireDiscoveryKey;
 
-  router.get(INSTANCE_REGISTRATIONS_PATH, discoveryKey, function listInstanceRegistrations(_req, res) {
+  router.get(INSTANCE_REGISTRATIONS_PATH, discoveryKey, function listInstanceRegistrations(req, res) {
     const tenantId = res.locals.tenantId as string;
-    res.set('Cache-Control', 'no-store').json({ result: deps.registrations.listForTenant(tenantId).map((r) => toView(r, deps.isConnected(r.instanceId))) });
+    const { limit, after } = parsePage(req.query as Record<string, unknown>);
+    // One row more than asked says whether another page exists, without a count query.
+    const rows = deps.registrations.listForTenant(tenantId, { limit: limit + 1, ...(after === undefined ? {} : { after }) });
+    const page = rows.slice(0, limit);
+    const body: { result: ReturnType<typeof toView>[]; next_page_token?: string } = {
+      result: page.map((r) => toView(r, deps.isConnected(tenantId, r.instanceId))),
+    };
+    if (rows.length > limit) body.next_page_token = Buffer.from(page[page.length - 1]!.instanceId).toString('base64url');
+    res.set('Cache-Control', 'no-store').json(body);
+  });
+
+  // Releases an instance id so another edge connection of the tenant may register it.
+  router.delete(`${INSTANCE_REGISTRATIONS_PATH}/:id`, discoveryKey, function releaseInstance(req, res) {
+    const tenantId = res.locals.tenantId as string;
+    const instanceId = String(req.params.id);
+    if (deps.isConnected(tenantId, instanceId)) {
+      throw new ConflictError('the instance is connected; stop its edge before releasing its id', 'instance_connected');
+    }
+    if (!deps.registrations.release({ tenantId, instanceId })) throw instanceNotFound();
+    res.status(204).end();
   });
 
   router.post(

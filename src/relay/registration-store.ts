@@ -1,42 +1,22 @@
 import type { Database } from 'better-sqlite3';
 import type { EdgeStatus } from '../relay-protocol';
-
-/** One edge authorizer as the relay knows it (ARCHITECTURE "Control plane and relay"). */
-export interface Registration {
-  readonly instanceId: string;
-  readonly tenantId: string;
-  readonly connectionId: string;
-  readonly hostname: string;
-  readonly version: string;
-  readonly policyName: string;
-  readonly policyDigest: string | null;
-  readonly directoryRevision: number;
-  readonly connected: boolean;
-  /** Epoch milliseconds of the last registration. */
-  readonly connectedAt: number;
-  /** Epoch milliseconds of the last frame or pong. */
-  readonly lastSeen: number;
-}
-
-/** What a `register` frame plus the authenticated connection contribute. */
-export interface RegistrationInput {
-  readonly instanceId: string;
-  readonly tenantId: string;
-  readonly connectionId: string;
-  readonly hostname: string;
-  readonly version: string;
-  readonly status: EdgeStatus;
-}
+import type { InstanceKey, RegisterOutcome, Registration, RegistrationInput } from './registration';
 
 /** Persistence of registrations in the control plane's SQLite file (the relay's own table). */
 export interface RegistrationStore {
-  get(instanceId: string): Registration | undefined;
-  listForTenant(tenantId: string): Registration[];
-  /** Inserts or refreshes a registration and marks it connected. */
-  upsertConnected(input: RegistrationInput, now: number): void;
-  updateStatus(instanceId: string, status: EdgeStatus, now: number): void;
-  touch(instanceId: string, now: number): void;
-  markDisconnected(instanceId: string, now: number): void;
+  get(key: InstanceKey): Registration | undefined;
+  /** A tenant's registrations ordered by instance id, at most `limit`, after `after` when given. */
+  listForTenant(tenantId: string, page?: { readonly after?: string; readonly limit?: number }): Registration[];
+  /**
+   * Inserts or refreshes a registration and marks it connected, unless the instance id is
+   * bound to another connection of the tenant (the first to register it keeps it).
+   */
+  register(input: RegistrationInput, now: number): RegisterOutcome;
+  updateStatus(key: InstanceKey, status: EdgeStatus, now: number): void;
+  touch(key: InstanceKey, now: number): void;
+  markDisconnected(key: InstanceKey, now: number): void;
+  /** Forgets a registration so another connection may take its id; false when there was none. */
+  release(key: InstanceKey): boolean;
   /** After a restart no socket survives, so every row starts disconnected. */
   markAllDisconnected(): void;
 }
@@ -55,10 +35,14 @@ interface Row {
   last_seen: number;
 }
 
+// Keyed by (tenant, instance): instance ids are a tenant's own namespace. The table of the
+// first release (keyed by instance id alone) is dropped: registrations are soft state that
+// every edge re-creates when it reconnects.
 const SCHEMA = `
-CREATE TABLE IF NOT EXISTS relay_registrations (
-  instance_id        TEXT PRIMARY KEY,
+DROP TABLE IF EXISTS relay_registrations;
+CREATE TABLE IF NOT EXISTS relay_instances (
   tenant_id          TEXT NOT NULL,
+  instance_id        TEXT NOT NULL,
   connection_id      TEXT NOT NULL,
   hostname           TEXT NOT NULL,
   version            TEXT NOT NULL,
@@ -67,9 +51,10 @@ CREATE TABLE IF NOT EXISTS relay_registrations (
   directory_revision INTEGER NOT NULL,
   connected          INTEGER NOT NULL,
   connected_at       INTEGER NOT NULL,
-  last_seen          INTEGER NOT NULL
+  last_seen          INTEGER NOT NULL,
+  PRIMARY KEY (tenant_id, instance_id)
 ) STRICT;
-CREATE INDEX IF NOT EXISTS relay_registrations_tenant ON relay_registrations (tenant_id);
+CREATE INDEX IF NOT EXISTS relay_instances_connection ON relay_instances (connection_id, connected);
 `;
 
 function toRegistration(row: Row): Registration {
@@ -98,43 +83,48 @@ export const MAX_DISCONNECTED_PER_CONNECTION = 20;
 /** Creates the relay's table in the shared database (idempotent) and prepares its statements once. */
 export function openRegistrationStore(db: Database): RegistrationStore {
   db.exec(SCHEMA);
-  const get = db.prepare<[string], Row>('SELECT * FROM relay_registrations WHERE instance_id = ?');
-  const list = db.prepare<[string], Row>('SELECT * FROM relay_registrations WHERE tenant_id = ? ORDER BY instance_id');
+  const get = db.prepare<[string, string], Row>('SELECT * FROM relay_instances WHERE tenant_id = ? AND instance_id = ?');
+  const list = db.prepare<[string, string, number], Row>(
+    'SELECT * FROM relay_instances WHERE tenant_id = ? AND instance_id > ? ORDER BY instance_id LIMIT ?',
+  );
+  // The conflict branch only updates a row of the same connection: an id stays bound to
+  // the connection that registered it first, until an operator releases it.
   const upsert = db.prepare(`
-    INSERT INTO relay_registrations (instance_id, tenant_id, connection_id, hostname, version, policy_name,
+    INSERT INTO relay_instances (tenant_id, instance_id, connection_id, hostname, version, policy_name,
       policy_digest, directory_revision, connected, connected_at, last_seen)
-    VALUES (@instanceId, @tenantId, @connectionId, @hostname, @version, @policyName,
+    VALUES (@tenantId, @instanceId, @connectionId, @hostname, @version, @policyName,
       @policyDigest, @directoryRevision, 1, @now, @now)
-    ON CONFLICT (instance_id) DO UPDATE SET connection_id = excluded.connection_id, hostname = excluded.hostname,
+    ON CONFLICT (tenant_id, instance_id) DO UPDATE SET hostname = excluded.hostname,
       version = excluded.version, policy_name = excluded.policy_name, policy_digest = excluded.policy_digest,
       directory_revision = excluded.directory_revision, connected = 1, connected_at = excluded.connected_at,
       last_seen = excluded.last_seen
-    WHERE relay_registrations.tenant_id = excluded.tenant_id`);
+    WHERE relay_instances.connection_id = excluded.connection_id`);
   const prune = db.prepare(`
-    DELETE FROM relay_registrations WHERE connection_id = @connectionId AND connected = 0 AND instance_id NOT IN (
-      SELECT instance_id FROM relay_registrations WHERE connection_id = @connectionId AND connected = 0
+    DELETE FROM relay_instances WHERE connection_id = @connectionId AND connected = 0 AND instance_id NOT IN (
+      SELECT instance_id FROM relay_instances WHERE connection_id = @connectionId AND connected = 0
       ORDER BY last_seen DESC, instance_id LIMIT @keep)`);
-  const register = db.transaction((params: Record<string, unknown>) => {
-    upsert.run(params);
+  const register = db.transaction((params: Record<string, unknown>): RegisterOutcome => {
+    if (upsert.run(params).changes === 0) return 'bound_to_other_connection';
     prune.run({ connectionId: params.connectionId, keep: MAX_DISCONNECTED_PER_CONNECTION });
+    return 'registered';
   });
-  const status = db.prepare(`UPDATE relay_registrations SET policy_name = ?, policy_digest = ?,
-    directory_revision = ?, last_seen = ? WHERE instance_id = ?`);
-  const touch = db.prepare('UPDATE relay_registrations SET last_seen = ? WHERE instance_id = ?');
-  const disconnect = db.prepare('UPDATE relay_registrations SET connected = 0, last_seen = ? WHERE instance_id = ?');
-  const disconnectAll = db.prepare('UPDATE relay_registrations SET connected = 0 WHERE connected = 1');
+  const status = db.prepare(`UPDATE relay_instances SET policy_name = ?, policy_digest = ?,
+    directory_revision = ?, last_seen = ? WHERE tenant_id = ? AND instance_id = ?`);
+  const touch = db.prepare('UPDATE relay_instances SET last_seen = ? WHERE tenant_id = ? AND instance_id = ?');
+  const disconnect = db.prepare('UPDATE relay_instances SET connected = 0, last_seen = ? WHERE tenant_id = ? AND instance_id = ?');
+  const remove = db.prepare('DELETE FROM relay_instances WHERE tenant_id = ? AND instance_id = ?');
+  const disconnectAll = db.prepare('UPDATE relay_instances SET connected = 0 WHERE connected = 1');
 
   return {
-    get(instanceId) {
-      const row = get.get(instanceId);
+    get({ tenantId, instanceId }) {
+      const row = get.get(tenantId, instanceId);
       return row ? toRegistration(row) : undefined;
     },
-    listForTenant(tenantId) {
-      return list.all(tenantId).map(toRegistration);
+    listForTenant(tenantId, page = {}) {
+      return list.all(tenantId, page.after ?? '', page.limit ?? -1).map(toRegistration);
     },
-    upsertConnected(input, now) {
-      // The WHERE on the conflict branch keeps an instance id bound to its first tenant.
-      register({
+    register(input, now) {
+      return register({
         instanceId: input.instanceId,
         tenantId: input.tenantId,
         connectionId: input.connectionId,
@@ -146,14 +136,17 @@ export function openRegistrationStore(db: Database): RegistrationStore {
         now,
       });
     },
-    updateStatus(instanceId, s, now) {
-      status.run(s.policy_name, s.policy_digest, s.directory_revision, now, instanceId);
+    updateStatus({ tenantId, instanceId }, s, now) {
+      status.run(s.policy_name, s.policy_digest, s.directory_revision, now, tenantId, instanceId);
     },
-    touch(instanceId, now) {
-      touch.run(now, instanceId);
+    touch({ tenantId, instanceId }, now) {
+      touch.run(now, tenantId, instanceId);
     },
-    markDisconnected(instanceId, now) {
-      disconnect.run(now, instanceId);
+    markDisconnected({ tenantId, instanceId }, now) {
+      disconnect.run(now, tenantId, instanceId);
+    },
+    release({ tenantId, instanceId }) {
+      return remove.run(tenantId, instanceId).changes > 0;
     },
     markAllDisconnected() {
       disconnectAll.run();

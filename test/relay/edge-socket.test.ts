@@ -91,14 +91,35 @@ describe('relay edge socket', () => {
       expect(edge.ws.readyState).toBe(WebSocket.OPEN);
     });
 
-    it('refuses an instance id that is registered to another tenant', async () => {
+    it('gives each tenant its own instance ids: another tenant registering the same id learns nothing and changes nothing', async () => {
       const first = await kit.edge(kit.a, { instanceId: 'shared-instance-id' });
-      const second = await kit.edge(kit.b, { register: false, instanceId: 'shared-instance-id' });
-      second.sendJson({ type: 'register', instance_id: 'shared-instance-id', hostname: 'h', version: '1', status: { policy_name: 'rbac', policy_digest: null, directory_revision: 0 } });
-      expect(await second.next()).toEqual({ type: 'error', code: 'already_registered', message: 'this instance id is registered to another tenant' });
-      expect(await second.closed).toEqual({ code: 1008, reason: 'already registered' });
-      expect(first.ws.readyState).toBe(WebSocket.OPEN);
+      const second = await kit.edge(kit.b, { instanceId: 'shared-instance-id' });
+      expect(second.ws.readyState).toBe(WebSocket.OPEN);
       await expect(kit.relay.exec(kit.a.tenantId, 'shared-instance-id', 'discovery')).resolves.toMatchObject({ directory_revision: 7 });
+      expect(first.commands).toHaveLength(1);
+      expect(second.commands).toHaveLength(0);
+      await expect(kit.relay.exec(kit.b.tenantId, 'shared-instance-id', 'discovery')).resolves.toMatchObject({ directory_revision: 7 });
+      expect(second.commands).toHaveLength(1);
+    });
+
+    it('keeps an instance id bound to its connection: another connection of the same tenant cannot take it over', async () => {
+      const real = await kit.edge(kit.a, { instanceId: 'bound-instance' });
+      const other = kit.store.tenants.addConnection(kit.a.tenantId, 'rbac');
+      const intruder = await kit.edge(
+        { ...kit.a, connectionId: other.connectionId, secret: other.connectionSecret },
+        { register: false, instanceId: 'bound-instance' },
+      );
+      intruder.sendJson({ type: 'register', instance_id: 'bound-instance', hostname: 'h', version: '1', status: { policy_name: 'rbac', policy_digest: null, directory_revision: 0 } });
+      expect(await intruder.next()).toEqual({
+        type: 'error',
+        code: 'instance_bound',
+        message: 'this instance id is registered by another edge connection of the tenant; an operator must release it first',
+      });
+      expect(await intruder.closed).toEqual({ code: CLOSE_CODES.instanceBound, reason: 'instance bound to another connection' });
+      // Every command still reaches the real edge, and only it confirms.
+      for (let i = 0; i < 5; i++) await kit.relay.exec(kit.a.tenantId, 'bound-instance', 'discovery');
+      expect(real.commands).toHaveLength(5);
+      expect(intruder.commands).toHaveLength(0);
     });
   });
 });

@@ -21,6 +21,12 @@ describe('scripts/lib/relay-client', () => {
     expect(edge.commands.map((c) => c.command)).toEqual(['discovery', 'sync_edge_directory']);
   });
 
+  it('follows next_page_token until it has every registration', async () => {
+    for (const id of ['page-1', 'page-2', 'page-3', 'page-4', 'page-5']) await (await kit.edge(kit.b, { instanceId: id })).close();
+    const ids = (await listInstanceRegistrations(creds(kit.b), 2)).map((r) => r.id);
+    expect(ids).toEqual(['page-1', 'page-2', 'page-3', 'page-4', 'page-5']);
+  });
+
   it('prefers the connected registration when several share a connection id', () => {
     const regs = [
       { id: 'old', info: { connection_id: 'c', connected: false, last_seen: '2025-03-02T00:00:00.000Z' } },

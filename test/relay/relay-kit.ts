@@ -41,7 +41,7 @@ export interface RelayKit {
   stop(): Promise<void>;
 }
 
-type KitOptions = Partial<Pick<RelayDeps, 'execTimeoutMs' | 'heartbeatMs' | 'registerTimeoutMs' | 'maxPendingPerEdge'>>;
+type KitOptions = Partial<Pick<RelayDeps, 'execTimeoutMs' | 'heartbeatMs' | 'registerTimeoutMs' | 'maxPendingPerEdge' | 'maxSocketsPerConnection'>>;
 
 function addTenant(store: ControlPlaneStore, name: string): TestTenant {
   const keys = store.tenants.create(name);
@@ -65,6 +65,7 @@ export async function startRelayKit(options: KitOptions = {}): Promise<RelayKit>
       now: () => clock.now,
       ...(options.registerTimeoutMs ? { registerTimeoutMs: options.registerTimeoutMs } : {}),
       ...(options.maxPendingPerEdge ? { maxPendingPerEdge: options.maxPendingPerEdge } : {}),
+      ...(options.maxSocketsPerConnection ? { maxSocketsPerConnection: options.maxSocketsPerConnection } : {}),
     });
   let relay = build();
   // The real control-plane app; the relay's router is looked up per request so restartRelay() can swap it.

@@ -37,7 +37,8 @@ async function start(): Promise<ControlPlaneInfo> {
     urls: { auth_url: 'http://127.0.0.1:9', relay_url: 'http://127.0.0.1:9', app_url: 'http://127.0.0.1:9' },
   });
   if (!demo) throw new Error('the fresh store was not seeded');
-  const relay = createControlPlaneRelay({ store, logger, execTimeoutMs: 10_000, heartbeatMs: 30_000 });
+  // 1,000 fake edges share one connection credential here; real deployments keep the default cap.
+  const relay = createControlPlaneRelay({ store, logger, execTimeoutMs: 10_000, heartbeatMs: 30_000, maxSocketsPerConnection: 5000 });
   const server = await listen(createControlPlaneApp({ store, logger, routers: [relay.managementRouter] }), 0, '127.0.0.1');
   relay.attach(server);
   running = { store, relay, server };
