@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { DirectoryUser } from '../directory';
 import { hashPassword, isPasswordHash, verifyPassword } from './password-hash';
-import { writeSecretFile } from './secret-file';
+import { writeFileAtomic } from '../files';
 
 /** A user the IdP can sign in: the directory's stable id (the tokens' `sub`) and profile. */
 export interface IdpUser {
@@ -65,7 +65,7 @@ export async function openUserStore(
     ...stored.users.filter((u) => !seedIds.has(u.id)),
   ];
   if (missing.length > 0 || !existsSync(file)) {
-    writeSecretFile(file, `${JSON.stringify({ version: 1, users: records } satisfies UserFile, null, 2)}\n`);
+    writeFileAtomic(file, `${JSON.stringify({ version: 1, users: records } satisfies UserFile, null, 2)}\n`);
   }
 
   const byEmail = new Map(records.map((r) => [normalise(r.email), r]));
