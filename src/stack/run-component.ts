@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, openSync, closeSync, readFileSync } from 'node:fs';
+import { existsSync, closeSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { openPrivateFile } from '../files';
 import type { Component } from './components';
 
 /** A started component process and where its log goes. */
@@ -27,7 +28,7 @@ export function entryFile(component: Component): string | undefined {
  */
 export function runComponent(component: Component, file: string, logDir: string): RunningComponent {
   const logFile = join(logDir, `${component.name}.log`);
-  const fd = openSync(logFile, 'a');
+  const fd = openPrivateFile(logFile); // 0600: logs carry user ids and request details
   const runtime = file.endsWith('.ts') ? ['-r', 'ts-node/register/transpile-only'] : [];
   const child = spawn(process.execPath, [...runtime, file], { stdio: ['ignore', fd, fd], env: process.env });
   closeSync(fd);
