@@ -54,7 +54,9 @@ function tryAcquire(lockFile: string): boolean {
  * whose pid is no longer running is stale and cleared. After `timeoutMs` the wait fails
  * with an error naming the file and its holder, never silently proceeding. Waiting polls,
  * because the usual holder is another process and there is no event to wait on.
- * Single host only: pids mean nothing across machines sharing a network file system.
+ * Single host only: pids mean nothing across machines sharing a network file system. Two
+ * waiters clearing the same stale lock at the same instant could both proceed; a crashed
+ * holder is rare enough in a demo stack that this stays simple.
  */
 export async function withFileLock<T>(lockFile: string, fn: () => T | Promise<T>, options: FileLockOptions = {}): Promise<T> {
   const timeoutMs = options.timeoutMs ?? 10_000;
