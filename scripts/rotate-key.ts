@@ -2,20 +2,38 @@
 // New tokens are signed with the new key; the previous public key stays in the JWKS for
 // KEY_ROTATION_OVERLAP seconds so tokens it signed keep verifying. A running IdP needs no
 // restart: it notices the changed keys.json (one stat per request) and reloads it.
+// Rotations take keys.json.lock, so two at once both land (the second waits for the first).
+// An unreadable keys.json (empty after a power loss, corrupt) is replaced by a new key.
 import { loadConfig } from '../src/config';
-import { idpFiles, openIdpKeyStore } from '../src/idp';
+import type { FileContentError } from '../src/files';
+import { idpFiles, openKeyStore, systemClock } from '../src/idp';
 import { silentLogger } from '../src/observability';
 import { refuseWithoutSigningKeys } from './lib/check-signing-keys';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   await refuseWithoutSigningKeys(config);
-  const keys = await openIdpKeyStore(config, silentLogger());
-  const kid = await keys.rotate();
+  const file = idpFiles(config.dataDir).keysFile;
+  let replaced: FileContentError | undefined;
+  const keys = await openKeyStore({
+    file,
+    overlapSeconds: config.idp.keyRotationOverlap,
+    clock: systemClock,
+    logger: silentLogger(),
+    onUnreadable: (err) => (replaced = err),
+  });
+  // A replaced file already holds a brand-new key: rotating again would only add a second.
+  const kid = replaced ? (await keys.signingKey()).kid : await keys.rotate();
   const published = (await keys.publicKeys()).map((k) => k.kid);
+  const lines = replaced
+    ? [
+        `replaced an unreadable ${file} (${replaced.reason}) with a new signing key`,
+        '  tokens signed with the old keys will be refused: users must sign in again',
+      ]
+    : [`rotated the signing key in ${file}`];
   process.stdout.write(
     [
-      `rotated the signing key in ${idpFiles(config.dataDir).keysFile}`,
+      ...lines,
       `  new kid:        ${kid}`,
       `  published kids: ${published.join(', ')}`,
       `  retired keys stay published for ${config.idp.keyRotationOverlap} s (KEY_ROTATION_OVERLAP)`,

@@ -1,6 +1,5 @@
-import { closeSync, mkdirSync, openSync } from 'node:fs';
-import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { preparePrivateDatabase } from '../files';
 import { createDirectoryRepository, type DirectoryRepository } from './directory-repository';
 import { migrateSchema } from './migrate-schema';
 import { createPolicyImageRepository, type PolicyImageRepository } from './policy-image-repository';
@@ -44,15 +43,15 @@ export interface ControlPlaneStore {
 }
 
 /**
- * Opens (creating if needed, mode 0600) the store at `file`: WAL journal so readers never block the
+ * Opens (creating if needed) the store at `file`, owner-only (0600, also an older file and its
+ * `-wal`/`-shm`, in a 0700 folder): WAL journal so readers never block the
  * writer, foreign keys on, a busy timeout so a second process (the tenants CLI) waits
  * for a lock instead of failing, and the schema migrated to the newest version.
  */
 export function openControlPlaneStore(file: string, options: ControlPlaneStoreOptions = {}): ControlPlaneStore {
   const now = options.now ?? Date.now;
   // Owner-only: the file holds no plain secrets, but tenant data is nobody else's business.
-  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  closeSync(openSync(file, 'a', 0o600));
+  preparePrivateDatabase(file);
   const db = new Database(file);
   try {
     db.pragma('journal_mode = WAL');

@@ -1,6 +1,6 @@
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { FileContentError, readJsonFile, writeFileAtomic } from '../files';
 
 /** File name of the demo tenant's credentials inside the data directory. */
 export const DEMO_TENANT_FILE = 'demo-tenant.json';
@@ -29,23 +29,19 @@ export function demoTenantPath(dataDir: string): string {
   return join(dataDir, DEMO_TENANT_FILE);
 }
 
-/**
- * Writes the file readable by its owner only (mode 0600), via a temporary file and a
- * rename so a crash never leaves half a file behind.
- */
+/** Writes the file owner-only (0600) and atomically, so a crash never loses the only copy. */
 export function writeDemoTenantFile(dataDir: string, demo: DemoTenant): string {
   const file = demoTenantPath(dataDir);
-  const temp = `${file}.${process.pid}.tmp`;
-  writeFileSync(temp, `${JSON.stringify(demoTenantSchema.parse(demo), null, 2)}\n`, { mode: 0o600 });
-  renameSync(temp, file);
+  writeFileAtomic(file, `${JSON.stringify(demoTenantSchema.parse(demo), null, 2)}\n`);
   return file;
 }
 
-/** Reads and checks the demo tenant file; throws when it is missing or malformed. */
+/** Reads and checks the demo tenant file; throws an error naming the file when it is missing or malformed. */
 export function readDemoTenantFile(dataDir: string): DemoTenant {
   const file = demoTenantPath(dataDir);
-  const raw: unknown = JSON.parse(readFileSync(file, 'utf8'));
+  const raw = readJsonFile(file);
+  if (raw === undefined) throw new FileContentError(file, 'does not exist (the control plane writes it on first start)');
   const parsed = demoTenantSchema.safeParse(raw);
-  if (!parsed.success) throw new Error(`${file} is not a valid demo tenant file`);
+  if (!parsed.success) throw new FileContentError(file, 'not a valid demo tenant file');
   return parsed.data;
 }

@@ -5,7 +5,7 @@ import type { Config } from '../config';
 import { close, listen } from '../http';
 import type { Logger } from '../observability';
 import { createEdge, type Edge } from './create-edge';
-import { readJsonFile } from './persist-json';
+import { readJsonFile } from '../files';
 
 const demoTenantSchema = z.object({ connection_id: z.string().min(1), connection_secret: z.string().min(1) });
 

@@ -3,7 +3,7 @@ import { applyDirectoryChange, type DirectoryData } from '../directory';
 import type { Logger } from '../observability';
 import { directoryReplicaSchema, type ControlPlaneClient } from './control-plane-client';
 import type { EdgeState } from './edge-state';
-import { readJsonFile, writeJsonAtomic } from './persist-json';
+import { readJsonFile, writeFileAtomic } from '../files';
 import type { SyncOutcome } from './sync-policy';
 
 const DIRECTORY_FILE = 'directory.json';
@@ -43,7 +43,7 @@ export function createDirectorySync(deps: {
 
   function replace(next: DirectoryData, how: 'full' | 'incremental'): SyncOutcome {
     const previous = state.directory?.revision;
-    writeJsonAtomic(join(dataDir, DIRECTORY_FILE), next);
+    writeFileAtomic(join(dataDir, DIRECTORY_FILE), JSON.stringify(next));
     state.directory = next;
     if (previous === next.revision) return 'unchanged';
     logger.info({ revision: next.revision, previous: previous ?? null, how }, 'directory synced');

@@ -3,7 +3,7 @@ import { compilePolicyImage, verifyPolicyImage } from '../policy';
 import type { Logger } from '../observability';
 import type { ControlPlaneClient } from './control-plane-client';
 import type { ActivePolicy, EdgeState } from './edge-state';
-import { readJsonFile, writeJsonAtomic } from './persist-json';
+import { readJsonFile, writeFileAtomic } from '../files';
 
 /** What one discovery run did. */
 export type SyncOutcome = 'updated' | 'unchanged';
@@ -47,7 +47,7 @@ export async function syncPolicy(deps: {
   if (download.status === 'unchanged') return 'unchanged';
   const next = activate(download.body);
   if (next.image.digest === state.policy?.image.digest) return 'unchanged';
-  writeJsonAtomic(join(dataDir, IMAGE_FILE), next.image);
+  writeFileAtomic(join(dataDir, IMAGE_FILE), JSON.stringify(next.image));
   const previous = state.policy?.image.digest ?? null;
   state.policy = next;
   logger.info({ policy: next.image.name, digest: next.image.digest, previous }, 'policy image activated');

@@ -1,11 +1,12 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { CryptoKey } from 'jose';
+import { FileContentError, withFileLock } from '../files';
 import type { Logger } from '../observability';
 import type { Clock } from './clock';
-import { writeSecretFile } from './secret-file';
+import { keyFileLock, openKeyFile, readKeyFile, writeKeyFile } from './key-file';
 import {
-  generateStoredKey, importPrivateKey, isPublished, keyFileSchema, toPublicJwk,
+  generateStoredKey, importPrivateKey, isPublished, toPublicJwk,
   type KeyFile, type PublicJwk, type StoredKey,
 } from './signing-keys';
 
@@ -16,9 +17,10 @@ export interface SigningKey {
 }
 
 /**
- * The IdP's signing keys, persisted in `<dataDir>/idp/keys.json` (mode 0600). The file is
- * the source of truth: when another process (`npm run rotate-key`) replaces it, the next
- * request notices (one `stat`, comparing inode, size and mtime) and reloads it.
+ * The IdP's signing keys, persisted in `<dataDir>/idp/keys.json` (mode 0600, fsynced). The
+ * file is the source of truth: when another process (`npm run rotate-key`) replaces it, the
+ * next request notices (one `stat`, comparing inode, size and mtime) and reloads it. Every
+ * write is a read-modify-write under `keys.json.lock`, so two rotations never lose a key.
  */
 export interface KeyStore {
   /** The active key, after picking up any change on disk. */
@@ -35,6 +37,12 @@ export interface KeyStoreOptions {
   readonly overlapSeconds: number;
   readonly clock: Clock;
   readonly logger: Logger;
+  /**
+   * By default an unreadable key file (empty, not JSON, invalid) stops the open with an
+   * error naming the file and the recovery. With this set, such a file is replaced by a
+   * fresh key set instead, and this is told why (the recovery `npm run rotate-key` offers).
+   */
+  readonly onUnreadable?: (err: FileContentError) => void;
 }
 
 function fingerprint(file: string, s: { ino: number; size: number; mtimeMs: number }): string {
@@ -48,7 +56,8 @@ interface Loaded {
 
 /** Opens the key file, generating the first key (and the file) on first start. */
 export async function openKeyStore(options: KeyStoreOptions): Promise<KeyStore> {
-  const { file, overlapSeconds, clock, logger } = options;
+  const { file, overlapSeconds, clock, logger, onUnreadable } = options;
+  const lock = keyFileLock(file);
   const nowSeconds = () => Math.floor(clock() / 1000);
   /** Imported CryptoKeys by kid: each key is imported once, not per request or per reload. */
   const imported = new Map<string, CryptoKey>();
@@ -64,19 +73,26 @@ export async function openKeyStore(options: KeyStoreOptions): Promise<KeyStore> 
   }
 
   function persist(next: KeyFile): void {
-    writeSecretFile(file, `${JSON.stringify(next, null, 2)}\n`);
+    writeKeyFile(file, next);
     seen = fingerprint(file, statSync(file));
   }
 
-  let current: Loaded;
-  if (existsSync(file)) {
-    current = await load(keyFileSchema.parse(JSON.parse(readFileSync(file, 'utf8'))));
-    seen = fingerprint(file, statSync(file));
-  } else {
-    current = await load({ version: 1, keys: [await generateStoredKey(nowSeconds())] });
-    persist(current.file);
-    logger.warn({ kid: current.active.kid }, 'generated a new DEMO signing key (kept in the data directory; demo use only)');
+  /** First start (or recovery): generate and persist a key, unless another process did meanwhile. */
+  async function createKeyFile(): Promise<KeyFile> {
+    const fresh = await generateStoredKey(nowSeconds());
+    return withFileLock(lock, () => {
+      // Re-read under the lock; a file still unreadable was already reported, so replace it quietly.
+      const raced = openKeyFile(file, onUnreadable && (() => undefined));
+      if (raced) return raced;
+      const created: KeyFile = { version: 1, keys: [fresh] };
+      persist(created);
+      logger.warn({ kid: fresh.kid }, 'generated a new DEMO signing key (kept in the data directory; demo use only)');
+      return created;
+    });
   }
+
+  let current = await load(openKeyFile(file, onUnreadable) ?? (await createKeyFile()));
+  seen = fingerprint(file, statSync(file));
 
   async function reloadIfChanged(): Promise<void> {
     let now: string;
@@ -88,12 +104,15 @@ export async function openKeyStore(options: KeyStoreOptions): Promise<KeyStore> 
     if (now === seen) return;
     seen = now;
     try {
-      current = await load(keyFileSchema.parse(JSON.parse(readFileSync(file, 'utf8'))));
+      const next = readKeyFile(file);
+      if (next === undefined) return;
+      current = await load(next);
       logger.info({ kid: current.active.kid }, 'signing keys reloaded from disk');
     } catch (err) {
       // A half-edited or invalid file must not take the IdP down: keep the last good keys.
-      // Only the error's name: a JSON.parse message can quote part of the private key.
-      logger.warn({ err: (err as Error).name }, 'ignoring invalid keys file');
+      // FileContentError messages never quote the file; anything else logs its name only.
+      const reason = err instanceof FileContentError ? err.message : (err as Error).name;
+      logger.warn({ err: reason }, 'ignoring invalid keys file');
     }
   }
 
@@ -114,14 +133,24 @@ export async function openKeyStore(options: KeyStoreOptions): Promise<KeyStore> 
       return current.file.keys.filter((k) => isPublished(k, now, overlapSeconds)).map(toPublicJwk);
     },
     async rotate() {
-      await refresh();
-      const now = nowSeconds();
-      const fresh = await generateStoredKey(now);
-      const kept = current.file.keys
-        .map((k) => (k.retired_at === undefined ? { ...k, retired_at: now } : k))
-        .filter((k) => isPublished(k, now, overlapSeconds));
-      current = await load({ version: 1, keys: [...kept, fresh] });
-      persist(current.file);
+      const fresh = await generateStoredKey(nowSeconds()); // slow: outside the lock
+      const next = await withFileLock(lock, () => {
+        // Read what is on disk now, under the lock: another rotation may have just written it.
+        let base = current.file;
+        try {
+          base = readKeyFile(file) ?? base;
+        } catch (err) {
+          logger.warn({ err: (err as Error).message }, 'keys file unreadable; rotating from the keys in memory');
+        }
+        const now = nowSeconds();
+        const kept = base.keys
+          .map((k) => (k.retired_at === undefined ? { ...k, retired_at: now } : k))
+          .filter((k) => isPublished(k, now, overlapSeconds));
+        const rotated: KeyFile = { version: 1, keys: [...kept, { ...fresh, created_at: now }] };
+        persist(rotated);
+        return rotated;
+      });
+      current = await load(next);
       logger.info({ kid: fresh.kid }, 'signing key rotated');
       return fresh.kid;
     },

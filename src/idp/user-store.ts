@@ -1,9 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { DirectoryUser } from '../directory';
 import { hashPassword, isPasswordHash, verifyPassword } from './password-hash';
-import { writeSecretFile } from './secret-file';
+import { FileContentError, readJsonFile, writeFileAtomic } from '../files';
 
 /** A user the IdP can sign in: the directory's stable id (the tokens' `sub`) and profile. */
 export interface IdpUser {
@@ -41,6 +40,24 @@ function normalise(email: string): string {
   return email.trim().toLowerCase();
 }
 
+/** The stored hashes; `undefined` on first start. A damaged file stops the IdP naming it and the way out. */
+function readUserFile(file: string): UserFile | undefined {
+  try {
+    const raw = readJsonFile(file);
+    if (raw === undefined) return undefined;
+    const parsed = fileSchema.safeParse(raw);
+    if (!parsed.success) throw new FileContentError(file, 'not a valid users file');
+    return parsed.data;
+  } catch (err) {
+    if (!(err instanceof FileContentError)) throw err;
+    throw new Error(
+      `${err.message}. It holds the users' password hashes: restore it, or delete it and start again ` +
+        'to derive the seeded users\' hashes anew from the demo password.',
+      { cause: err },
+    );
+  }
+}
+
 /**
  * Opens `<dataDir>/idp/users.json`. On first start (or when the seed gains a user) the
  * demo password is hashed with a fresh salt per user and only the hashes are written
@@ -51,9 +68,8 @@ export async function openUserStore(
   seedUsers: readonly DirectoryUser[],
   demoPassword: string,
 ): Promise<UserStore> {
-  const stored: UserFile = existsSync(file)
-    ? fileSchema.parse(JSON.parse(readFileSync(file, 'utf8')))
-    : { version: 1, users: [] };
+  const existing = readUserFile(file);
+  const stored: UserFile = existing ?? { version: 1, users: [] };
   const hashes = new Map(stored.users.map((u) => [u.id, u.password_hash]));
   const missing = seedUsers.filter((u) => !hashes.has(u.id));
   const derived = await Promise.all(missing.map(() => hashPassword(demoPassword)));
@@ -64,8 +80,8 @@ export async function openUserStore(
     ...seedUsers.map((u) => ({ id: u.id, email: u.email, name: u.name, password_hash: hashes.get(u.id) as string })),
     ...stored.users.filter((u) => !seedIds.has(u.id)),
   ];
-  if (missing.length > 0 || !existsSync(file)) {
-    writeSecretFile(file, `${JSON.stringify({ version: 1, users: records } satisfies UserFile, null, 2)}\n`);
+  if (missing.length > 0 || existing === undefined) {
+    writeFileAtomic(file, `${JSON.stringify({ version: 1, users: records } satisfies UserFile, null, 2)}\n`);
   }
 
   const byEmail = new Map(records.map((r) => [normalise(r.email), r]));

@@ -27,6 +27,12 @@ const requestId = z.string().min(1).max(64);
 const DISPLAY_SAFE = /^[^\p{Cc}\p{Cf}]*$/u;
 const displayText = (max: number) => z.string().max(max).regex(DISPLAY_SAFE, 'must not contain control or format characters');
 
+/**
+ * Free text passed on to an operator (an edge's error message): multi-line text is normal
+ * (Cedar errors), so control and format characters become spaces instead of refusing it.
+ */
+const passedOnText = (max: number) => z.string().max(max).transform((text) => text.replace(/[\p{Cc}\p{Cf}]+/gu, ' ').trim());
+
 /** Instance ids: what `uuid`s and hostnames are made of, and nothing that prints oddly. */
 export const INSTANCE_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
 
@@ -63,7 +69,7 @@ export const edgeMessageSchema = z.discriminatedUnion('type', [
       type: z.literal('command_result'),
       request_id: requestId,
       ok: z.literal(false),
-      error: z.object({ code: displayText(64), message: displayText(1024) }),
+      error: z.object({ code: displayText(64), message: passedOnText(1024) }),
     }),
   ]),
 ]);

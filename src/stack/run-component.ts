@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
+import { openPrivateFile } from '../files';
 import { portInUseHint } from './check-ports';
 import { localBase, type Component } from './components';
 
@@ -31,7 +32,7 @@ export function entryFile(component: Component): string | undefined {
  */
 export function runComponent(component: Component, file: string, logDir: string): RunningComponent {
   const logFile = join(logDir, `${component.name}.log`);
-  const fd = openSync(logFile, 'a');
+  const fd = openPrivateFile(logFile); // 0600: logs carry user ids and request details
   const logOffset = fstatSync(fd).size;
   const runtime = ext === '.ts' ? ['-r', 'ts-node/register/transpile-only'] : [];
   const watchParent = join(__dirname, `watch-parent${ext}`);

@@ -1,6 +1,6 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { createTenant, openControlPlaneStore, UnknownTenantError } from '../../src/control-plane';
 import { seedDirectory } from './fixture';
@@ -25,6 +25,19 @@ describe('openControlPlaneStore', () => {
     expect(store.db.pragma('foreign_keys', { simple: true })).toBe(1);
     expect(store.db.pragma('user_version', { simple: true })).toBe(1);
     store.close();
+  });
+
+  it('keeps the database, its -wal/-shm files and its folder owner-only, narrowing a file created world-readable', () => {
+    file = join(dir, 'nested', 'control-plane.db');
+    const first = openControlPlaneStore(file);
+    newTenant(first);
+    expect(statSync(dirname(file)).mode & 0o777).toBe(0o700);
+    for (const f of [file, `${file}-wal`, `${file}-shm`]) expect(statSync(f).mode & 0o777).toBe(0o600);
+    first.close();
+    const widened = join(dir, 'old.db');
+    writeFileSync(widened, '', { mode: 0o644 });
+    openControlPlaneStore(widened).close();
+    expect(statSync(widened).mode & 0o777).toBe(0o600);
   });
 
   it('keeps tenants, connections and directories across a reopen of the same file', () => {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
+import { preparePrivateDatabase } from '../../files';
 
 /** A todo as stored and as returned by the API. */
 export interface Todo {
@@ -35,8 +36,12 @@ export interface TodoStore {
 
 const toTodo = (row: TodoRow): Todo => ({ ...row, completed: row.completed === 1 });
 
-/** Opens (creating if needed) the todo database at `file`; `:memory:` works for tests. */
+/**
+ * Opens (creating if needed) the todo database at `file`, owner-only (0600, with its
+ * `-wal`/`-shm` files): todos are users' data. `:memory:` works for tests.
+ */
 export function openTodoStore(file: string, now: () => Date = () => new Date()): TodoStore {
+  preparePrivateDatabase(file);
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('busy_timeout = 5000');

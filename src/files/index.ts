@@ -1,0 +1,6 @@
+// Everything the stack persists to files goes through here: atomic owner-only writes,
+// JSON reads whose errors name the file, owner-only logs and databases, a lock file.
+export { writeFileAtomic } from './write-file-atomic';
+export { readJsonFile, FileContentError } from './read-json-file';
+export { openPrivateFile, preparePrivateDatabase } from './open-private-file';
+export { withFileLock } from './with-file-lock';

@@ -1,0 +1,54 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { withFileLock } from '../../src/files';
+
+describe('withFileLock', () => {
+  let dir: string;
+  let lock: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'outpost-lock-'));
+    lock = join(dir, 'keys.json.lock');
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('holds the pid while running and removes the file afterwards, also on failure', async () => {
+    await expect(withFileLock(lock, () => readFileSync(lock, 'utf8'))).resolves.toBe(`${process.pid}\n`);
+    expect(existsSync(lock)).toBe(false);
+    await expect(withFileLock(lock, () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    expect(existsSync(lock)).toBe(false);
+  });
+
+  it('makes a second holder wait until the first is done', async () => {
+    const order: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const first = withFileLock(lock, async () => {
+      order.push('first in');
+      await gate;
+      order.push('first out');
+    }, { pollMs: 1 });
+    const second = withFileLock(lock, () => void order.push('second in'), { pollMs: 1 });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(order).toEqual(['first in']);
+    release();
+    await Promise.all([first, second]);
+    expect(order).toEqual(['first in', 'first out', 'second in']);
+  });
+
+  it('fails loudly, naming the file and the holder, when the lock stays held', async () => {
+    writeFileSync(lock, `${process.pid}\n`); // a live holder
+    await expect(withFileLock(lock, () => 'ran', { timeoutMs: 30, pollMs: 5 })).rejects.toThrow(
+      `${lock}: still held by process ${process.pid} after 0.03 s; if that process is not running, delete the lock file and try again`,
+    );
+    expect(readFileSync(lock, 'utf8')).toBe(`${process.pid}\n`);
+  });
+
+  it('clears a stale lock left by a process that no longer runs', async () => {
+    const dead = spawnSync(process.execPath, ['-e', '']).pid as number;
+    writeFileSync(lock, `${dead}\n`);
+    await expect(withFileLock(lock, () => 'ran', { timeoutMs: 1000, pollMs: 1 })).resolves.toBe('ran');
+    expect(existsSync(lock)).toBe(false);
+  });
+});
