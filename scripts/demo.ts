@@ -13,8 +13,7 @@
 // {app_url} = APP_URL. Credentials: OUTPOST_TENANT_ID + OUTPOST_ADMIN_API_KEY +
 // OUTPOST_DISCOVERY_API_KEY, else <data dir>/demo-tenant.json.
 import { join } from 'node:path';
-import { loadConfig, type Config } from '../src/config';
-import { readDemoTenantFile } from '../src/control-plane';
+import { loadConfig, readDemoTenantFile, type Config } from '../src/config';
 import { loadDirectorySeed } from '../src/directory';
 import { createPolicyImage, readPolicyFolder } from '../src/policy';
 import type { CommandName } from '../src/relay-protocol';

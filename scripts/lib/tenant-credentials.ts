@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { Config } from '../../src/config';
-import { demoTenantPath, readDemoTenantFile, type TenantKeyKind } from '../../src/control-plane';
+import { demoTenantPath, readDemoTenantFile } from '../../src/config';
+import type { TenantKeyKind } from '../../src/control-plane';
 import { MissingStateError } from './missing-state-error';
 import { ScriptError } from './script-error';
 

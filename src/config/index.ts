@@ -2,3 +2,5 @@ export { loadConfig, ConfigError } from './config';
 export type { Config } from './config';
 export { findProjectRoot } from './project-root';
 export { renderConfigTable, renderEnvExample, CONFIG_TABLE_MARKERS } from './describe-env';
+export { DEMO_TENANT_FILE, demoTenantPath, readDemoTenantFile, writeDemoTenantFile } from './demo-tenant-file';
+export type { DemoTenant } from './demo-tenant-file';

@@ -17,8 +17,6 @@ export { createTenant } from './create-tenant';
 export type { CreateTenantOptions } from './create-tenant';
 export { seedControlPlane, DEMO_TENANT_NAME, DEMO_POLICY } from './seed-control-plane';
 export type { SeedOptions } from './seed-control-plane';
-export { DEMO_TENANT_FILE, demoTenantPath, readDemoTenantFile, writeDemoTenantFile } from './demo-tenant-file';
-export type { DemoTenant } from './demo-tenant-file';
 export { requireTenantKey, tenantUnauthorized, authenticatedTenant, TENANT_HEADER } from './require-tenant-key';
 export { requireConnection, authenticatedConnection } from './require-connection';
 export { createControlPlaneApp, BODY_LIMITS } from './create-control-plane-app';

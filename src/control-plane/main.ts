@@ -3,11 +3,11 @@
 //   T=$(jq -r .tenant_id .data/demo-tenant.json); K=$(jq -r .discovery_api_key .data/demo-tenant.json)
 //   curl -s localhost:8585/api/v2/management/control_plane/instance_registrations \
 //     -H 'content-type: application/json' -H "service-tenant-id: $T" -H "Authorization: basic $K"
-import { loadConfig } from '../config';
+import { demoTenantPath, loadConfig } from '../config';
 import { loadDirectorySeed } from '../directory';
 import { baseUrl, close, listen, shutdownOnSignal } from '../http';
 import { createLogger } from '../observability';
-import { SERVER_BUSY_TIMEOUT_MS, controlPlaneDbPath, createControlPlaneApp, createControlPlaneRelay, demoTenantPath, openControlPlaneStore, seedControlPlane } from '.';
+import { SERVER_BUSY_TIMEOUT_MS, controlPlaneDbPath, createControlPlaneApp, createControlPlaneRelay, openControlPlaneStore, seedControlPlane } from '.';
 
 async function main(): Promise<void> {
   const config = loadConfig();

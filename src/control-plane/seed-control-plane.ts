@@ -4,7 +4,7 @@ import type { DirectoryData } from '../directory';
 import { compilePolicyImage, readPolicyFolder, type PolicyImage } from '../policy';
 import type { ControlPlaneStore } from './control-plane-store';
 import { createTenant } from './create-tenant';
-import { writeDemoTenantFile, type DemoTenant } from './demo-tenant-file';
+import { writeDemoTenantFile, type DemoTenant } from '../config';
 
 /** Name of the tenant created on first start. */
 export const DEMO_TENANT_NAME = 'demo';

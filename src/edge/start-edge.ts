@@ -1,13 +1,9 @@
 import type { Server } from 'node:http';
 import { join } from 'node:path';
-import { z } from 'zod';
-import type { Config } from '../config';
+import { readDemoTenantFile, type Config, type DemoTenant } from '../config';
 import { close, listen } from '../http';
 import type { Logger } from '../observability';
 import { createEdge, type Edge } from './create-edge';
-import { readJsonFile } from '../files';
-
-const demoTenantSchema = z.object({ connection_id: z.string().min(1), connection_secret: z.string().min(1) });
 
 /**
  * The edge's connection credentials: `EDGE_CONNECTION_ID`/`EDGE_CONNECTION_SECRET`, or
@@ -16,12 +12,13 @@ const demoTenantSchema = z.object({ connection_id: z.string().min(1), connection
 export function edgeCredentials(config: Config): { connectionId: string; connectionSecret: string } {
   const { connectionId, connectionSecret } = config.edge;
   if (connectionId && connectionSecret) return { connectionId, connectionSecret };
-  const file = join(config.dataDir, 'demo-tenant.json');
-  const parsed = demoTenantSchema.safeParse(readJsonFile(file));
-  if (!parsed.success) {
-    throw new Error(`no edge connection credentials: set EDGE_CONNECTION_ID and EDGE_CONNECTION_SECRET, or start the control plane first (${file})`);
+  let demo: DemoTenant;
+  try {
+    demo = readDemoTenantFile(config.dataDir);
+  } catch (err) {
+    throw new Error(`no edge connection credentials: set EDGE_CONNECTION_ID and EDGE_CONNECTION_SECRET, or start the control plane first (${(err as Error).message})`);
   }
-  return { connectionId: parsed.data.connection_id, connectionSecret: parsed.data.connection_secret };
+  return { connectionId: demo.connection_id, connectionSecret: demo.connection_secret };
 }
 
 /**

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Express } from 'express';
-import { loadConfig } from '../../src/config';
+import { loadConfig, type DemoTenant } from '../../src/config';
 import {
   controlPlaneDbPath,
   createControlPlaneApp,
@@ -11,7 +11,6 @@ import {
   seedControlPlane,
   type ControlPlaneStore,
   type ControlPlaneStoreOptions,
-  type DemoTenant,
 } from '../../src/control-plane';
 import { loadDirectorySeed, type DirectoryData } from '../../src/directory';
 import { silentLogger } from '../../src/observability';

@@ -2,13 +2,12 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  DEMO_TENANT_FILE,
   controlPlaneDbPath,
   openControlPlaneStore,
-  readDemoTenantFile,
   seedControlPlane,
   type ControlPlaneStore,
 } from '../../src/control-plane';
+import { DEMO_TENANT_FILE, readDemoTenantFile } from '../../src/config';
 import { PolicyValidationError, readPolicyFolder } from '../../src/policy';
 import { URLS, policiesDir, seedDirectory } from './fixture';
 

@@ -1,7 +1,7 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
-import { loadConfig } from '../../src/config';
+import { loadConfig, writeDemoTenantFile } from '../../src/config';
 import { startEdgeFromConfig } from '../../src/edge';
 import { baseUrl } from '../../src/http';
 import { silentLogger } from '../../src/observability';
@@ -20,7 +20,16 @@ const env = () => ({ OUTPOST_DATA_DIR: dir, EDGE_PORT: '0', RELAY_URL: 'http://1
 
 describe('startEdgeFromConfig', () => {
   it('reads the demo tenant file, keeps its data in <dataDir>/edge and listens, even with the control plane down', async () => {
-    writeFileSync(join(dir, 'demo-tenant.json'), JSON.stringify({ connection_id: 'c1', connection_secret: 's1' }));
+    writeDemoTenantFile(dir, {
+      tenant_id: 't1',
+      discovery_api_key: 'k1',
+      admin_api_key: 'a1',
+      connection_id: 'c1',
+      connection_secret: 's1',
+      auth_url: 'http://127.0.0.1:9',
+      relay_url: 'http://127.0.0.1:9',
+      app_url: 'http://127.0.0.1:9',
+    });
     const { edge, server, stop } = await startEdgeFromConfig(loadConfig(env()), silentLogger());
     try {
       await request(baseUrl(server)).get('/readyz').expect(503, { status: 'not_ready', policy: false, directory: false });

@@ -4,7 +4,7 @@
  * events — so a test waits on something that happened, never on a fixed sleep.
  */
 import { EventEmitter } from 'node:events';
-import type { DemoTenant } from '../../src/control-plane';
+import type { DemoTenant } from '../../src/config';
 import { EXEC_PATH, INSTANCE_REGISTRATIONS_PATH } from '../../src/relay';
 import type { CommandName } from '../../src/relay-protocol';
 

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { demoTenantPath, readDemoTenantFile, writeDemoTenantFile, type DemoTenant } from '../../src/control-plane';
+import { demoTenantPath, readDemoTenantFile, writeDemoTenantFile, type DemoTenant } from '../../src/config';
 
 const demo: DemoTenant = {
   tenant_id: 't1', discovery_api_key: 'd', admin_api_key: 'a', connection_id: 'c', connection_secret: 's',
