@@ -1,14 +1,9 @@
-import {
-  checkParseSchema,
-  schemaToJsonWithResolvedTypes,
-  statefulIsAuthorized,
-  validate,
-  type CedarValueJson,
-  type EntityJson,
-} from '@cedar-policy/cedar-wasm/nodejs';
+import type { AuthorizationAnswer, CedarValueJson, EntityJson } from '@cedar-policy/cedar-wasm/nodejs';
+import { CedarEngineError, withCedar, type CedarBindings } from './cedar-engine';
+import { checkPolicyText } from './check-policy-text';
 import { describeSchema, qualifyType, type PolicySchemaInfo } from './describe-schema';
 import { PolicyEvaluationError, PolicyValidationError } from './policy-errors';
-import { MANIFEST_FILE, SCHEMA_FILE, type PolicyImage } from './policy-image';
+import { MANIFEST_FILE, POLICY_EXTENSION, SCHEMA_FILE, type PolicyImage } from './policy-image';
 import { acquirePreparsed, releasePreparsed } from './preparsed-registry';
 import { describeCedarError, locateCedarError } from './source-lines';
 import { splitPolicyFiles } from './split-policy-files';
@@ -58,18 +53,38 @@ function fail(image: PolicyImage, problems: string[]): never {
   throw new PolicyValidationError(image.name, problems);
 }
 
+/** Every file's text within the nesting and operator limits, checked before Cedar sees any. */
+function checkTextLimits(image: PolicyImage): void {
+  const problems = Object.entries(image.files).flatMap(([file, text]) => {
+    if (file === SCHEMA_FILE) return checkPolicyText(file, text, 'schema') ?? [];
+    return file.endsWith(POLICY_EXTENSION) ? (checkPolicyText(file, text, 'policy') ?? []) : [];
+  });
+  if (problems.length > 0) fail(image, problems);
+}
+
 /**
- * Parses the schema and policies of an image, validates the policies against the
- * schema (Cedar strict mode), and pre-parses both once under the image digest.
- * Throws {@link PolicyValidationError} listing each problem as `<file>:<line>: …`.
+ * Checks the text limits, parses the schema and policies of an image, validates the
+ * policies against the schema (Cedar strict mode), and pre-parses both once under the
+ * image digest. Throws {@link PolicyValidationError} listing each problem as
+ * `<file>:<line>: …` — also when Cedar itself fails on the text (the engine is reset).
  */
 export function compilePolicyImage(image: PolicyImage): CompiledPolicy {
+  checkTextLimits(image);
+  try {
+    return compileChecked(image);
+  } catch (err) {
+    if (err instanceof CedarEngineError) fail(image, [err.message]);
+    throw err;
+  }
+}
+
+function compileChecked(image: PolicyImage): CompiledPolicy {
   const schemaText = image.files[SCHEMA_FILE];
   if (schemaText === undefined) fail(image, [`${SCHEMA_FILE}: missing`]);
   const manifest = parseManifest(image.files[MANIFEST_FILE] ?? '{}');
-  const schemaParsed = checkParseSchema(schemaText);
+  const schemaParsed = withCedar('schema parse', (cedar) => cedar.checkParseSchema(schemaText));
   if (schemaParsed.type === 'failure') fail(image, schemaParsed.errors.map((e) => locateCedarError(e, SCHEMA_FILE, schemaText)));
-  const schemaJson = schemaToJsonWithResolvedTypes(schemaText);
+  const schemaJson = withCedar('schema parse', (cedar) => cedar.schemaToJsonWithResolvedTypes(schemaText));
   if (schemaJson.type === 'failure') fail(image, schemaJson.errors.map((e) => `${SCHEMA_FILE}: ${describeCedarError(e)}`));
   const schema = describeSchema(schemaJson.json);
   if (typeof schema === 'string') fail(image, [`${SCHEMA_FILE}: ${schema}`]);
@@ -78,7 +93,9 @@ export function compilePolicyImage(image: PolicyImage): CompiledPolicy {
   if (problems.length > 0) fail(image, problems);
   const byId = new Map(sources.map((s) => [s.id, s]));
   const staticPolicies = Object.fromEntries(sources.map((s) => [s.id, s.text]));
-  const validation = validate({ schema: schemaText, policies: { staticPolicies }, validationSettings: { mode: 'strict' } });
+  const validation = withCedar('validation', (cedar) =>
+    cedar.validate({ schema: schemaText, policies: { staticPolicies }, validationSettings: { mode: 'strict' } }),
+  );
   if (validation.type === 'failure') fail(image, validation.errors.map((e) => describeCedarError(e)));
   if (validation.validationErrors.length > 0) {
     fail(
@@ -93,6 +110,16 @@ export function compilePolicyImage(image: PolicyImage): CompiledPolicy {
   const preparsed = acquirePreparsed(image.digest, { staticPolicies }, schemaText);
   if (typeof preparsed !== 'string') fail(image, preparsed);
   return createCompiledPolicy(image, manifest.description ?? '', schema, Object.keys(staticPolicies), preparsed);
+}
+
+/** One stateful evaluation; undefined when the engine faulted (and was replaced). */
+function evaluate(call: Parameters<CedarBindings['statefulIsAuthorized']>[0]): AuthorizationAnswer | undefined {
+  try {
+    return withCedar('evaluation', (cedar) => cedar.statefulIsAuthorized(call));
+  } catch (err) {
+    if (err instanceof CedarEngineError) return undefined;
+    throw err;
+  }
 }
 
 function createCompiledPolicy(
@@ -118,7 +145,7 @@ function createCompiledPolicy(
       if (!applies || !applies.principalTypes.has(request.principal.type) || !applies.resourceTypes.has(request.resource.type)) {
         return { allowed: false, reasons: [], errors: [`action "${request.action}" does not apply to ${request.principal.type} on ${request.resource.type}`] };
       }
-      const answer = statefulIsAuthorized({
+      const answer = evaluate({
         principal: request.principal,
         action: { type: actionType, id: request.action },
         resource: request.resource,
@@ -128,6 +155,7 @@ function createCompiledPolicy(
         validateRequest: true,
         entities: request.entities as EntityJson[],
       });
+      if (answer === undefined) throw new PolicyEvaluationError('Cedar failed on this request; the engine was reset');
       if (answer.type === 'failure') throw new PolicyEvaluationError(answer.errors.map((e) => describeCedarError(e)).join('; '));
       const { decision, diagnostics } = answer.response;
       const errors: string[] = [];

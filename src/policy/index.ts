@@ -8,5 +8,7 @@ export type { CompiledPolicy, PolicyRequest, PolicyAnswer, EntityRef } from './c
 export { qualifyType } from './describe-schema';
 export type { PolicySchemaInfo, AttributeKind } from './describe-schema';
 export { preparsedCount } from './preparsed-registry';
+export { CedarEngineError, isEngineHealthy, engineGeneration } from './cedar-engine';
+export { POLICY_TEXT_LIMITS } from './check-policy-text';
 export { PolicyImageError, PolicyValidationError, PolicyEvaluationError } from './policy-errors';
 export type { EntityJson as CedarEntity, CedarValueJson } from '@cedar-policy/cedar-wasm/nodejs';
