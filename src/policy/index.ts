@@ -10,5 +10,5 @@ export type { PolicySchemaInfo, AttributeKind } from './describe-schema';
 export { preparsedCount } from './preparsed-registry';
 export { CedarEngineError, isEngineHealthy, engineGeneration } from './cedar-engine';
 export { POLICY_TEXT_LIMITS } from './check-policy-text';
-export { PolicyImageError, PolicyValidationError, PolicyEvaluationError } from './policy-errors';
+export { PolicyImageError, PolicyImageTooLargeError, PolicyValidationError, PolicyEvaluationError } from './policy-errors';
 export type { EntityJson as CedarEntity, CedarValueJson } from '@cedar-policy/cedar-wasm/nodejs';
