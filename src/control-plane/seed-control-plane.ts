@@ -32,7 +32,7 @@ function readSeedImages(policiesDir: string): PolicyImage[] {
     .sort();
   return folders.map((folder) => {
     const image = readPolicyFolder(join(policiesDir, folder));
-    compilePolicyImage(image);
+    compilePolicyImage(image).release();
     return image;
   });
 }

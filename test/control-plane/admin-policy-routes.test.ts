@@ -1,9 +1,11 @@
-import { readdirSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import { createPolicyImage, readPolicyFolder } from '../../src/policy';
+import { createPolicyImage, preparsedCount, readPolicyFolder } from '../../src/policy';
 import { MAX_IMAGES_PER_TENANT } from '../../src/control-plane/policy-image-repository';
-import { adminHeaders, makeFixture, policiesDir, type Fixture } from './fixture';
+import { controlPlaneDbPath, openControlPlaneStore, seedControlPlane } from '../../src/control-plane';
+import { adminHeaders, makeFixture, policiesDir, seedDirectory, URLS, type Fixture } from './fixture';
 
 describe('admin policy API', () => {
   let fx: Fixture;
@@ -79,6 +81,21 @@ describe('admin policy API', () => {
     const badName = await push('Bad%20Name', { files: rbac.files });
     expect(badName.status).toBe(400);
     expect(badName.body).toEqual({ code: 'bad_request', message: 'invalid policy name' });
+  });
+
+  it('holds no compiled image after seeding and after five pushes (the registry only stores)', async () => {
+    const before = preparsedCount();
+    // A policies folder no other test compiled, so a leaked compilation shows in the count.
+    const dir = mkdtempSync(join(tmpdir(), 'outpost-seed-'));
+    cpSync(join(policiesDir, 'rbac'), join(dir, 'policies', 'rbac'), { recursive: true });
+    appendFileSync(join(dir, 'policies', 'rbac', 'rbac.cedar'), `// ${dir}\n`);
+    const store = openControlPlaneStore(controlPlaneDbPath(dir));
+    seedControlPlane(store, { policiesDir: join(dir, 'policies'), directorySeed: seedDirectory, dataDir: dir, urls: URLS });
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+    expect(preparsedCount()).toBe(before);
+    for (let i = 0; i < 5; i += 1) expect((await push('rbac', { files: { ...changedFiles, 'n.cedar': `// ${i}\n` } })).status).toBe(201);
+    expect(preparsedCount()).toBe(before);
   });
 
   it('answers 413 for a body over the limit', async () => {
