@@ -4,7 +4,7 @@ export { verifyPolicyImage, parseManifest, isPolicyImagePath, POLICY_IMAGE_LIMIT
 export type { PolicyManifest } from './verify-policy-image';
 export { readPolicyFolder } from './read-policy-folder';
 export { compilePolicyImage } from './compile-policy-image';
-export type { CompiledPolicy, PolicyRequest, PolicyAnswer, EntityRef } from './compile-policy-image';
+export type { CompiledPolicy, PolicyRequest, PolicyAnswer, EntityRef } from './compiled-policy';
 export { qualifyType } from './describe-schema';
 export type { PolicySchemaInfo, AttributeKind } from './describe-schema';
 export { preparsedCount } from './preparsed-registry';
