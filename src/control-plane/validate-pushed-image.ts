@@ -4,8 +4,8 @@ import {
   PolicyImageError,
   PolicyImageTooLargeError,
   PolicyValidationError,
-  compilePolicyImage,
   createPolicyImage,
+  validatePolicyImage,
   verifyPolicyImage,
   type PolicyImage,
 } from '../policy';
@@ -40,8 +40,8 @@ export const pushBodySchema = z.union([
  * own Cedar schema so nothing invalid ever enters the registry. Text over the nesting
  * limits, or text Cedar itself fails on, is a 400 `invalid_policy` (the engine is
  * replaced, so the next push of any tenant is unaffected); an image over the size
- * limits is a 413. The compiled set is released at once: the registry only stores;
- * edges compile for themselves. Compiling runs on the request's thread, bounded by
+ * limits is a 413. Nothing is pre-parsed: the registry only
+ * stores; edges compile for themselves. Compiling runs on the request's thread, bounded by
  * the size limits (see the README's Limits).
  */
 export function validatePushedImage(name: string, body: z.infer<typeof pushBodySchema>): PolicyImage {
@@ -49,7 +49,7 @@ export function validatePushedImage(name: string, body: z.infer<typeof pushBodyS
   try {
     image = 'digest' in body ? verifyPolicyImage(body) : verifyPolicyImage(createPolicyImage(name, body.files));
     if (image.name !== name) throw new PolicyImageError(`image name "${image.name}" does not match the URL's "${name}"`);
-    compilePolicyImage(image).release();
+    validatePolicyImage(image);
   } catch (err) {
     if (err instanceof PolicyImageTooLargeError) throw new HttpError(413, 'payload_too_large', err.message);
     if (err instanceof PolicyValidationError) throw new InvalidPolicyError(err.message, err.problems);

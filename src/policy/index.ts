@@ -3,7 +3,7 @@ export type { PolicyImage } from './policy-image';
 export { verifyPolicyImage, parseManifest, isPolicyImagePath, POLICY_IMAGE_LIMITS, POLICY_NAME_PATTERN } from './verify-policy-image';
 export type { PolicyManifest } from './verify-policy-image';
 export { readPolicyFolder } from './read-policy-folder';
-export { compilePolicyImage } from './compile-policy-image';
+export { compilePolicyImage, validatePolicyImage } from './compile-policy-image';
 export type { CompiledPolicy, PolicyRequest, PolicyAnswer, EntityRef } from './compiled-policy';
 export { qualifyType } from './describe-schema';
 export type { PolicySchemaInfo, AttributeKind } from './describe-schema';
