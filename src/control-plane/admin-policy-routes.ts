@@ -1,8 +1,8 @@
 import { Router } from 'express';
-import { NotFoundError } from '../http';
+import { HttpError, NotFoundError } from '../http';
 import { POLICY_NAME_PATTERN } from '../decision-protocol';
 import type { ControlPlaneStore } from './control-plane-store';
-import { LATEST_TAG } from './policy-image-repository';
+import { LATEST_TAG, MAX_IMAGES_PER_TENANT } from './policy-image-repository';
 import { authenticatedTenant } from './require-tenant-key';
 import { parseBody, parseParam } from './parse-input';
 import { pushBodySchema, validatePushedImage } from './validate-pushed-image';
@@ -23,6 +23,9 @@ export function adminPolicyRoutes(store: ControlPlaneStore): Router {
     const name = parseParam(req.params.name, POLICY_NAME_PATTERN, 'policy name');
     const image = validatePushedImage(name, parseBody(pushBodySchema, req.body));
     const pushed = store.images.push(tenantId, image);
+    if (pushed.quotaExceeded) {
+      throw new HttpError(409, 'quota_exceeded', `this tenant already stores ${MAX_IMAGES_PER_TENANT} tagged policy images`);
+    }
     res.status(pushed.created ? 201 : 200).json({ name, digest: pushed.digest, tag: LATEST_TAG });
   });
 

@@ -1,6 +1,7 @@
 import express, { type Express, type Router } from 'express';
 import { createApp, finishApp } from '../http';
 import type { Logger } from '../observability';
+import { POLICY_IMAGE_LIMITS } from '../policy';
 import { adminDirectoryRoutes } from './admin-directory-routes';
 import { adminPolicyRoutes } from './admin-policy-routes';
 import type { ControlPlaneStore } from './control-plane-store';
@@ -8,8 +9,11 @@ import { edgeRoutes } from './edge-routes';
 import { requireConnection } from './require-connection';
 import { requireTenantKey } from './require-tenant-key';
 
-/** Body limits: a policy image may be up to 1 MB of text; everything else is small. */
-export const BODY_LIMITS = Object.freeze({ policyImage: '1100kb', other: '16kb' });
+/**
+ * Body limits: a policy image's text is capped by `POLICY_IMAGE_LIMITS` (checked after
+ * parsing, 413); the JSON around it gets room for escaping. Everything else is small.
+ */
+export const BODY_LIMITS = Object.freeze({ policyImage: 2 * POLICY_IMAGE_LIMITS.maxTotalBytes + 16 * 1024, other: '16kb' });
 
 /** Dependencies of {@link createControlPlaneApp}. */
 export interface ControlPlaneAppDeps {

@@ -10,11 +10,20 @@ export interface PolicyImageVersion {
   readonly createdAt: number;
 }
 
-/** What a push did: `created` is false when the same content was already stored. */
-export interface PushResult {
-  readonly digest: string;
-  readonly created: boolean;
-}
+/**
+ * Distinct images (name + digest) a tenant may store. A push of new content over the
+ * quota first drops the tenant's oldest image no tag points at; only when every stored
+ * image is tagged (one per policy name) is the push refused.
+ */
+export const MAX_IMAGES_PER_TENANT = 50;
+
+/**
+ * What a push did: `created` is false when the same content was already stored;
+ * `quotaExceeded` when nothing was stored because every image slot is tagged.
+ */
+export type PushResult =
+  | { readonly digest: string; readonly created: boolean; readonly quotaExceeded?: false }
+  | { readonly digest: string; readonly created: false; readonly quotaExceeded: true };
 
 /**
  * The policy registry: immutable, content-addressed images per tenant and policy name,
@@ -22,7 +31,10 @@ export interface PushResult {
  * moves the tag.
  */
 export interface PolicyImageRepository {
-  /** Stores an already validated image (idempotent) and points `latest` at it, atomically. */
+  /**
+   * Stores an already validated image (idempotent) and points `latest` at it, atomically,
+   * within {@link MAX_IMAGES_PER_TENANT}.
+   */
   push(tenantId: string, image: PolicyImage): PushResult;
   /** The image a tag points at, or undefined. */
   tagged(tenantId: string, name: string, tag?: string): PolicyImage | undefined;
@@ -54,7 +66,27 @@ export function createPolicyImageRepository(db: Database, now: () => number): Po
     'SELECT digest, created_at FROM policy_images WHERE tenant_id = ? AND name = ? ORDER BY created_at DESC, rowid DESC',
   );
 
+  const countImages = db.prepare('SELECT COUNT(*) FROM policy_images WHERE tenant_id = ?').pluck();
+  const selectStored = db.prepare('SELECT 1 FROM policy_images WHERE tenant_id = ? AND name = ? AND digest = ?').pluck();
+  const deleteOldestUntagged = db.prepare(
+    `DELETE FROM policy_images WHERE rowid = (
+       SELECT i.rowid FROM policy_images i
+       WHERE i.tenant_id = ? AND NOT EXISTS (
+         SELECT 1 FROM policy_tags t WHERE t.tenant_id = i.tenant_id AND t.name = i.name AND t.digest = i.digest)
+       ORDER BY i.created_at, i.rowid LIMIT 1)`,
+  );
+
+  /** Makes room for one new image; false when every stored image is tagged. */
+  function makeRoom(tenantId: string): boolean {
+    while ((countImages.get(tenantId) as number) >= MAX_IMAGES_PER_TENANT) {
+      if (deleteOldestUntagged.run(tenantId).changes === 0) return false;
+    }
+    return true;
+  }
+
   const push = db.transaction((tenantId: string, image: PolicyImage): PushResult => {
+    const isNew = selectStored.get(tenantId, image.name, image.digest) === undefined;
+    if (isNew && !makeRoom(tenantId)) return { digest: image.digest, created: false, quotaExceeded: true };
     const inserted = insertImage.run(tenantId, image.name, image.digest, JSON.stringify(image), now());
     upsertTag.run(tenantId, image.name, LATEST_TAG, image.digest);
     return { digest: image.digest, created: inserted.changes === 1 };

@@ -1,7 +1,7 @@
 import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DirectoryData } from '../directory';
-import { compilePolicyImage, readPolicyFolder, type PolicyImage } from '../policy';
+import { readPolicyFolder, validatePolicyImage, type PolicyImage } from '../policy';
 import type { ControlPlaneStore } from './control-plane-store';
 import { createTenant } from './create-tenant';
 import { writeDemoTenantFile, type DemoTenant } from '../config';
@@ -32,7 +32,7 @@ function readSeedImages(policiesDir: string): PolicyImage[] {
     .sort();
   return folders.map((folder) => {
     const image = readPolicyFolder(join(policiesDir, folder));
-    compilePolicyImage(image);
+    validatePolicyImage(image);
     return image;
   });
 }

@@ -130,6 +130,9 @@ export function createEdge(deps: EdgeDeps): Edge {
       client.abort();
       await Promise.all([discoveryJob.idle(), directoryJob.idle()]);
       await authorizer.close();
+      // Frees the image in Cedar's memory, which outlives this edge in an embedded process.
+      state.policy?.compiled.release();
+      state.policy = undefined;
     },
     runCommand,
     status: () => edgeStatus(state),

@@ -1,4 +1,4 @@
-import { PolicyImageError, PolicyValidationError } from '../policy';
+import { CedarEngineError, PolicyImageError, PolicyValidationError } from '../policy';
 import type { Logger } from '../observability';
 import { ControlPlaneError } from './control-plane-client';
 
@@ -8,7 +8,9 @@ import { ControlPlaneError } from './control-plane-client';
  * reporting them; unexpected errors say nothing beyond a generic message and go to the log.
  */
 export function describeFailure(err: unknown, logger: Logger): { code: string; message: string } {
-  if (err instanceof PolicyImageError || err instanceof PolicyValidationError) {
+  // Text over the nesting limits and text Cedar itself failed on (the engine was
+  // replaced) are refusals of the image too: the last good image stays active.
+  if (err instanceof PolicyImageError || err instanceof PolicyValidationError || err instanceof CedarEngineError) {
     return { code: 'invalid_image', message: `policy image refused, last good image kept: ${err.message}` };
   }
   if (err instanceof ControlPlaneError) return { code: err.code, message: err.message };

@@ -2,6 +2,7 @@ import type { Express } from 'express';
 import type { LocalAuthorizer } from '../decision';
 import { createApp, finishApp } from '../http';
 import type { Logger } from '../observability';
+import { isEngineHealthy } from '../policy';
 import { createAuthzRouter } from './authz-router';
 import type { EdgeMetrics } from './edge-metrics';
 import type { EdgeState } from './edge-state';
@@ -9,8 +10,9 @@ import type { VerifyJwtIdentity } from './verify-identity';
 
 /**
  * The edge's HTTP API: the decision endpoint, liveness (`/healthz`: the process
- * answers), readiness (`/readyz`: a policy image and a directory are loaded, so
- * decisions can be made — a load balancer keeps traffic away until then) and metrics.
+ * answers), readiness (`/readyz`: a policy image and a directory are loaded and the
+ * Cedar engine still holds them, so decisions can be made — a load balancer keeps
+ * traffic away otherwise, rather than have it served from stale state) and metrics.
  */
 export function createEdgeApp(deps: {
   state: EdgeState;
@@ -28,8 +30,10 @@ export function createEdgeApp(deps: {
   app.get('/readyz', (_req, res) => {
     const policy = state.policy !== undefined;
     const directory = state.directory !== undefined;
-    const ready = policy && directory;
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', policy, directory });
+    const engine = isEngineHealthy();
+    const ready = policy && directory && engine;
+    // `engine: false` appears only when Cedar lost the images it held (see the README).
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', policy, directory, ...(engine ? {} : { engine }) });
   });
   app.get('/metrics', (_req, res) => {
     res.type('text/plain; version=0.0.4; charset=utf-8').send(metrics.render());

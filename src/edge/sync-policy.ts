@@ -34,7 +34,9 @@ export function loadPersistedPolicy(dataDir: string, logger: Logger): ActivePoli
 /**
  * One discovery run: a conditional download (`If-None-Match` with the active digest, so
  * an unchanged image costs a 304), then verify, compile, persist and swap. Any failure
- * throws before the swap, so a bad image never replaces the last good one.
+ * throws before the swap, so a bad image never replaces the last good one. The image
+ * swapped out is released at once (decisions read and evaluate the active policy in one
+ * synchronous step, so none is still using it), and Cedar's memory holds one image.
  */
 export async function syncPolicy(deps: {
   client: ControlPlaneClient;
@@ -46,10 +48,19 @@ export async function syncPolicy(deps: {
   const download = await client.getPolicyImage(state.policy?.image.digest);
   if (download.status === 'unchanged') return 'unchanged';
   const next = activate(download.body);
-  if (next.image.digest === state.policy?.image.digest) return 'unchanged';
-  writeFileAtomic(join(dataDir, IMAGE_FILE), JSON.stringify(next.image));
-  const previous = state.policy?.image.digest ?? null;
+  const current = state.policy;
+  if (next.image.digest === current?.image.digest) {
+    next.compiled.release();
+    return 'unchanged';
+  }
+  try {
+    writeFileAtomic(join(dataDir, IMAGE_FILE), JSON.stringify(next.image));
+  } catch (err) {
+    next.compiled.release();
+    throw err;
+  }
   state.policy = next;
-  logger.info({ policy: next.image.name, digest: next.image.digest, previous }, 'policy image activated');
+  current?.compiled.release();
+  logger.info({ policy: next.image.name, digest: next.image.digest, previous: current?.image.digest ?? null }, 'policy image activated');
   return 'updated';
 }

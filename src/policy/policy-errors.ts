@@ -12,6 +12,9 @@ export class PolicyImageError extends Error {
   }
 }
 
+/** A policy image has more files or bytes than `POLICY_IMAGE_LIMITS` allow. */
+export class PolicyImageTooLargeError extends PolicyImageError {}
+
 /**
  * A policy image's schema or policies do not parse, or the policies do not validate
  * against the schema. The message names every problem as `<file>:<line>: <reason>`.

@@ -1,4 +1,4 @@
-import { checkParsePolicySet, policySetTextToParts } from '@cedar-policy/cedar-wasm/nodejs';
+import { withCedar } from './cedar-engine';
 import { POLICY_EXTENSION, sortedPaths, type PolicyImage } from './policy-image';
 import { lineOfIndex, locateCedarError } from './source-lines';
 
@@ -22,12 +22,12 @@ export function splitPolicyFiles(image: PolicyImage): { sources: PolicySource[];
   const problems: string[] = [];
   for (const file of sortedPaths(image.files).filter((p) => p.endsWith(POLICY_EXTENSION))) {
     const text = image.files[file] as string;
-    const parsed = checkParsePolicySet({ staticPolicies: text });
+    const parsed = withCedar('policy parse', (cedar) => cedar.checkParsePolicySet({ staticPolicies: text }));
     if (parsed.type === 'failure') {
       problems.push(...parsed.errors.map((e) => locateCedarError(e, file, text)));
       continue;
     }
-    const parts = policySetTextToParts(text);
+    const parts = withCedar('policy parse', (cedar) => cedar.policySetTextToParts(text));
     if (parts.type === 'failure') {
       problems.push(...parts.errors.map((e) => locateCedarError(e, file, text)));
       continue;

@@ -1,7 +1,11 @@
+import { appendFileSync, cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import { createPolicyImage, readPolicyFolder } from '../../src/policy';
-import { adminHeaders, makeFixture, policiesDir, type Fixture } from './fixture';
+import { createPolicyImage, preparsedCount, readPolicyFolder } from '../../src/policy';
+import { MAX_IMAGES_PER_TENANT } from '../../src/control-plane/policy-image-repository';
+import { controlPlaneDbPath, openControlPlaneStore, seedControlPlane } from '../../src/control-plane';
+import { adminHeaders, makeFixture, policiesDir, seedDirectory, URLS, type Fixture } from './fixture';
 
 describe('admin policy API', () => {
   let fx: Fixture;
@@ -79,10 +83,76 @@ describe('admin policy API', () => {
     expect(badName.body).toEqual({ code: 'bad_request', message: 'invalid policy name' });
   });
 
+  it('holds no compiled image after seeding and after five pushes (the registry only stores)', async () => {
+    const before = preparsedCount();
+    // A policies folder no other test compiled, so a leaked compilation shows in the count.
+    const dir = mkdtempSync(join(tmpdir(), 'outpost-seed-'));
+    cpSync(join(policiesDir, 'rbac'), join(dir, 'policies', 'rbac'), { recursive: true });
+    appendFileSync(join(dir, 'policies', 'rbac', 'rbac.cedar'), `// ${dir}\n`);
+    const store = openControlPlaneStore(controlPlaneDbPath(dir));
+    seedControlPlane(store, { policiesDir: join(dir, 'policies'), directorySeed: seedDirectory, dataDir: dir, urls: URLS });
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+    expect(preparsedCount()).toBe(before);
+    for (let i = 0; i < 5; i += 1) expect((await push('rbac', { files: { ...changedFiles, 'n.cedar': `// ${i}\n` } })).status).toBe(201);
+    expect(preparsedCount()).toBe(before);
+  });
+
   it('answers 413 for a body over the limit', async () => {
-    const res = await push('rbac', { files: { ...rbac.files, 'big.cedar': 'x'.repeat(1_200_000) } });
+    const res = await push('rbac', { files: { ...rbac.files, 'big.cedar': 'x'.repeat(300_000) } });
     expect(res.status).toBe(413);
     expect(res.body).toEqual({ code: 'payload_too_large', message: 'the request body is too large' });
+  });
+
+  it('answers 413 for a file or an image over the size limits, naming the limit', async () => {
+    const comment = (bytes: number) => `// ${'x'.repeat(bytes - 4)}\n`;
+    const bigFile = await push('rbac', { files: { ...rbac.files, 'big.cedar': comment(70_000) } });
+    expect(bigFile.status).toBe(413);
+    expect(bigFile.body).toEqual({ code: 'payload_too_large', message: 'file big.cedar is 70000 bytes (limit 65536)' });
+    const files = { ...rbac.files, 'a.cedar': comment(60_000), 'b.cedar': comment(60_000), 'c.cedar': comment(60_000) };
+    const bigImage = await push('rbac', { files });
+    expect(bigImage.status).toBe(413);
+    expect(bigImage.body.code).toBe('payload_too_large');
+    expect(bigImage.body.message).toMatch(/^policy image is \d+ bytes \(limit 131072\)$/);
+    expect(fx.store.images.taggedDigest(fx.demo.tenant_id, 'rbac')).toBe(rbac.digest);
+  });
+
+  it('refuses a poisoned policy with 400 invalid_policy, and the next push by another tenant succeeds', async () => {
+    const poison = `permit(principal, action, resource) when { ${'('.repeat(150)}true${')'.repeat(150)} };\n`;
+    const res = await push('rbac', { files: { ...rbac.files, 'poison.cedar': poison } });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: 'invalid_policy', problems: ['poison.cedar:1: nesting deeper than 32'] });
+    const other = await request(fx.app).post('/api/v2/admin/policies/rbac').set(adminHeaders(fx.other.tenantId, fx.other.adminApiKey)).send({ files: changedFiles });
+    expect(other.status).toBe(201);
+  });
+
+  it('lists at most 20 problems of an image with thousands', async () => {
+    const bad = Array.from({ length: 300 }, (_, i) => `permit(principal, action == Outpost::Action::"FLY${i}", resource);\n`).join('');
+    const res = await push('rbac', { files: { ...rbac.files, 'bad.cedar': bad } });
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('invalid_policy');
+    expect(res.body.problems).toHaveLength(20);
+    expect(res.body.message).toMatch(/\(300 problems, first 20 listed\)$/);
+  });
+
+  it(`keeps at most ${MAX_IMAGES_PER_TENANT} images per tenant: old untagged ones make room, all-tagged is 409 quota_exceeded`, async () => {
+    const version = (i: number) => ({ files: { ...rbac.files, 'rbac.cedar': `${rbac.files['rbac.cedar']}\n// v${i}\n` } });
+    for (let i = 0; i < MAX_IMAGES_PER_TENANT + 5; i += 1) expect((await push('rbac', version(i))).status).toBe(201);
+    // The seed stored one image of every other folder under policies/.
+    const others = readdirSync(policiesDir).filter((n) => n !== 'rbac').length;
+    expect(fx.store.images.versions(fx.demo.tenant_id, 'rbac')).toHaveLength(MAX_IMAGES_PER_TENANT - others);
+    expect(fx.store.images.taggedDigest(fx.demo.tenant_id, 'rbac')).toBe(createPolicyImage('rbac', version(MAX_IMAGES_PER_TENANT + 4).files).digest);
+    // One tagged image per name: new names evict old rbac versions until every image is tagged.
+    for (let i = 0; i < MAX_IMAGES_PER_TENANT - others - 1; i += 1) {
+      expect((await push(`p${i}`, { files: { ...rbac.files, 'manifest.json': '{}' } })).status).toBe(201);
+    }
+    expect(fx.store.images.versions(fx.demo.tenant_id, 'rbac')).toHaveLength(1);
+    const refused = await push('zz', { files: { ...rbac.files, 'manifest.json': '{}' } });
+    expect(refused.status).toBe(409);
+    expect(refused.body).toEqual({ code: 'quota_exceeded', message: `this tenant already stores ${MAX_IMAGES_PER_TENANT} tagged policy images` });
+    // Another tenant is not affected.
+    const other = await request(fx.app).post('/api/v2/admin/policies/rbac').set(adminHeaders(fx.other.tenantId, fx.other.adminApiKey)).send({ files: changedFiles });
+    expect(other.status).toBe(201);
   });
 
   it('answers 401 to an unauthenticated push before reading its body, whatever the body', async () => {

@@ -6,6 +6,7 @@ import {
   createPolicyImage,
   POLICY_IMAGE_LIMITS,
   PolicyImageError,
+  PolicyImageTooLargeError,
   readPolicyFolder,
   verifyPolicyImage,
   type PolicyImage,
@@ -84,13 +85,14 @@ describe('policy images', () => {
     it('rejects oversize files, images and file counts', () => {
       const image = good();
       const big = 'x'.repeat(POLICY_IMAGE_LIMITS.maxFileBytes + 1);
-      reject(createPolicyImage('rbac', { ...image.files, 'big.cedar': big }), /big.cedar is 262145 bytes \(limit 262144\)/);
+      expect(() => verifyPolicyImage(createPolicyImage('rbac', { ...image.files, 'big.cedar': big }))).toThrow(PolicyImageTooLargeError);
+      reject(createPolicyImage('rbac', { ...image.files, 'big.cedar': big }), /big.cedar is 65537 bytes \(limit 65536\)/);
       const many: Record<string, string> = { ...image.files };
       for (let i = 0; i < 5; i++) many[`p${i}.cedar`] = 'y'.repeat(POLICY_IMAGE_LIMITS.maxFileBytes - 10);
-      reject(createPolicyImage('rbac', many), /policy image is \d+ bytes \(limit 1048576\)/);
+      reject(createPolicyImage('rbac', many), /policy image is \d+ bytes \(limit 131072\)/);
       const count: Record<string, string> = { ...image.files };
       for (let i = 0; i < POLICY_IMAGE_LIMITS.maxFiles; i++) count[`p${i}.cedar`] = '';
-      reject(createPolicyImage('rbac', count), /has 67 files \(limit 64\)/);
+      reject(createPolicyImage('rbac', count), /has 35 files \(limit 32\)/);
     });
 
     it('rejects malformed shapes, missing files and a name the manifest contradicts', () => {

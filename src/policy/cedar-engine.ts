@@ -1,0 +1,99 @@
+import Module from 'node:module';
+import { readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+/** The Cedar bindings (`@cedar-policy/cedar-wasm/nodejs`), as one loaded instance. */
+export type CedarBindings = typeof import('@cedar-policy/cedar-wasm/nodejs');
+
+/**
+ * Cedar ran out of stack or trapped inside its WebAssembly instance. The instance has
+ * been replaced; the call that failed is reported, never retried.
+ */
+export class CedarEngineError extends Error {
+  constructor(readonly operation: string) {
+    super(`Cedar could not process this input (${operation}); the engine was reset`);
+    this.name = new.target.name;
+  }
+}
+
+const bindingsFile = require.resolve('@cedar-policy/cedar-wasm/nodejs');
+
+/**
+ * Loads a fresh copy of the bindings. The package instantiates one WebAssembly instance
+ * when its file is evaluated and a trap leaves that instance's memory corrupt, so a new
+ * instance means evaluating the file again in a new module (bypassing every module cache).
+ */
+function loadBindings(): CedarBindings {
+  const fresh = new Module(bindingsFile) as Module & { _compile(source: string, file: string): void };
+  fresh.filename = bindingsFile;
+  fresh.paths = (Module as unknown as { _nodeModulePaths(dir: string): string[] })._nodeModulePaths(dirname(bindingsFile));
+  fresh._compile(readFileSync(bindingsFile, 'utf8'), bindingsFile);
+  return fresh.exports as CedarBindings;
+}
+
+let bindings: CedarBindings | undefined;
+let generation = 0;
+let healthy = true;
+const resetHooks: Array<(cedar: CedarBindings) => void> = [];
+
+/**
+ * A wasm trap (`RuntimeError: memory access out of bounds`, `unreachable`) or a stack
+ * overflow (`RangeError`). Checked by name: the bindings may run in another realm (a
+ * test sandbox), where `instanceof` against this realm's classes is false.
+ */
+function isEngineFault(err: unknown): boolean {
+  const name = typeof err === 'object' && err !== null ? (err as { name?: unknown }).name : undefined;
+  return name === 'RuntimeError' || name === 'RangeError';
+}
+
+/**
+ * Runs one Cedar call. Cedar reports bad input as a `failure` answer; anything it throws
+ * is an engine fault: the instance is discarded, a fresh one is loaded, every reset hook
+ * (the pre-parsed registry re-parses the images still held) runs on it, and the call
+ * fails with {@link CedarEngineError}. If a hook fails the engine is marked unhealthy,
+ * so readiness probes stop sending traffic to a process that can no longer decide.
+ */
+export function withCedar<T>(operation: string, call: (cedar: CedarBindings) => T): T {
+  bindings ??= loadBindings();
+  try {
+    return call(bindings);
+  } catch (err) {
+    if (!isEngineFault(err)) throw err;
+    resetEngine();
+    throw new CedarEngineError(operation);
+  }
+}
+
+/** Replaces the instance and re-runs every reset hook on the new one. */
+export function resetEngine(): void {
+  bindings = loadBindings();
+  generation += 1;
+  healthy = true;
+  for (const hook of resetHooks) {
+    try {
+      hook(bindings);
+    } catch {
+      healthy = false;
+    }
+  }
+}
+
+/** Registers work to redo on each fresh instance (state Cedar kept in wasm memory). */
+export function onEngineReset(hook: (cedar: CedarBindings) => void): void {
+  resetHooks.push(hook);
+}
+
+/** Marks the engine unable to decide (a reset hook found state it cannot restore). */
+export function markEngineUnhealthy(): void {
+  healthy = false;
+}
+
+/** False when the last reset could not restore every held image: stop serving. */
+export function isEngineHealthy(): boolean {
+  return healthy;
+}
+
+/** How many times the instance has been replaced (for metrics and tests). */
+export function engineGeneration(): number {
+  return generation;
+}

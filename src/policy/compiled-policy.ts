@@ -1,0 +1,42 @@
+import type { CedarValueJson, EntityJson } from '@cedar-policy/cedar-wasm/nodejs';
+import type { PolicySchemaInfo } from './describe-schema';
+
+/** A Cedar entity reference: fully qualified type (e.g. `Outpost::User`) and id. */
+export interface EntityRef {
+  readonly type: string;
+  readonly id: string;
+}
+
+/** One question for a compiled policy. `action` is the bare action id, e.g. `DELETE`. */
+export interface PolicyRequest {
+  readonly principal: EntityRef;
+  readonly action: string;
+  readonly resource: EntityRef;
+  readonly context?: Readonly<Record<string, CedarValueJson>>;
+  /** The principal, the resource and their ancestors; nothing else is needed. */
+  readonly entities: readonly EntityJson[];
+}
+
+/**
+ * Cedar's answer. `reasons` are the ids (`<file>:<line>`) of the policies that decided;
+ * `errors` are policies that failed to evaluate (Cedar skips them).
+ */
+export interface PolicyAnswer {
+  readonly allowed: boolean;
+  readonly reasons: readonly string[];
+  readonly errors: readonly string[];
+}
+
+/** A validated policy image, pre-parsed once, ready to answer requests. */
+export interface CompiledPolicy {
+  readonly name: string;
+  readonly digest: string;
+  readonly description: string;
+  readonly schema: PolicySchemaInfo;
+  /** `<file>:<line>` of every policy, in file order. */
+  readonly policyIds: readonly string[];
+  /** Evaluates against the pre-parsed set; throws `PolicyEvaluationError` if Cedar cannot. */
+  isAuthorized(request: PolicyRequest): PolicyAnswer;
+  /** Frees the pre-parsed set once no other compilation of the same digest holds it. */
+  release(): void;
+}
