@@ -1,7 +1,7 @@
 /**
  * Both relay commands across the whole chain — IdP token → RBAC app → edge authorizer ←
- * relay ← management API — with real WebSockets and HTTP. The tests run in order on one
- * stack: each starts from the state the previous one left (noted per test).
+ * relay ← management API — with real WebSockets and HTTP. Every test gets a fresh stack
+ * and sets up what it needs itself, so each passes alone and in any order.
  */
 import { join } from 'node:path';
 import { createPolicyImage, readPolicyFolder, type PolicyImage } from '../../src/policy';
@@ -16,14 +16,13 @@ let stack: Stack;
 let rbac: PolicyImage;
 const tokens = {} as Record<User, string>;
 
-beforeAll(async () => {
+beforeEach(async () => {
   stack = await startStack();
   rbac = readPolicyFolder(join(stack.config.policiesDir, 'rbac'));
-  // scrypt makes each sign-in cost ~100 ms: one token per user for the whole file.
   for (const user of Object.keys(USERS) as User[]) tokens[user] = (await stack.idp.token(USERS[user].email)).access_token;
 });
 
-afterAll(async () => {
+afterEach(async () => {
   await stack?.close();
 });
 
@@ -60,6 +59,21 @@ function editorsMayDelete(): Record<string, string> {
   return { ...rbac.files, 'rbac.cedar': after };
 }
 
+/** Grants Morty `admin` centrally and syncs the edge: the state several tests start from. */
+async function mortyAdminAtEdge(): Promise<void> {
+  const grant = await admin(stack.relayUrl, stack.demo, 'PUT', '/api/v2/admin/directory/users/morty@the-citadel.com/roles/admin');
+  expect(grant.status).toBe(200);
+  expect(replyOf(await run('sync_edge_directory'))).toEqual(execOk);
+}
+
+/** Pushes "editors may DELETE" and makes the edge load it; returns its digest. */
+async function editorsMayDeleteAtEdge(): Promise<string> {
+  const push = await admin(stack.relayUrl, stack.demo, 'POST', '/api/v2/admin/policies/rbac', { files: editorsMayDelete() });
+  expect(push.status).toBe(201);
+  expect(replyOf(await run('discovery'))).toEqual(execOk);
+  return (push.body as { digest: string }).digest;
+}
+
 /** `outpost_edge_syncs_total{job="policy",result=…}` from the edge's metrics endpoint. */
 async function policySyncs(): Promise<Record<'updated' | 'unchanged' | 'failed', number>> {
   const text = await (await fetch(`${stack.edge.url}/metrics`)).text();
@@ -85,6 +99,7 @@ describe('relay commands end to end (IdP → RBAC app → edge ← relay)', () =
   });
 
   it('discovery: a pushed policy is active at the edge exactly when exec answers; registrations show it', async () => {
+    await mortyAdminAtEdge();
     const files = editorsMayDelete();
     const expected = createPolicyImage('rbac', files);
     const push = await admin(stack.relayUrl, stack.demo, 'POST', '/api/v2/admin/policies/rbac', { files });
@@ -113,9 +128,9 @@ describe('relay commands end to end (IdP → RBAC app → edge ← relay)', () =
     ]);
   });
 
-  // State: editors may DELETE (image from the previous test), Morty is an admin.
   it('an image that got past validation but does not compile: exec 502 with the reason, last good image kept', async () => {
-    const good = createPolicyImage('rbac', editorsMayDelete()).digest;
+    await mortyAdminAtEdge();
+    const good = await editorsMayDeleteAtEdge();
     // Straight into the registry, skipping the admin API's validation: a correct digest over broken Cedar.
     stack.store.images.push(stack.demo.tenantId, createPolicyImage('rbac', { ...rbac.files, 'rbac.cedar': 'permit (' }));
     const broken = await run('discovery');
@@ -142,8 +157,10 @@ describe('relay commands end to end (IdP → RBAC app → edge ← relay)', () =
     expect((await policySyncs()).failed).toBe(2);
   });
 
-  // State: the registry's latest is the forged image; the edge still serves "editors may DELETE".
   it('concurrent discovery execs coalesce: five answers, at most two downloads', async () => {
+    // The edge serves "editors may DELETE"; pushing the seed image back gives it one to download.
+    await mortyAdminAtEdge();
+    await editorsMayDeleteAtEdge();
     const restored = createPolicyImage('rbac', rbac.files);
     // The seed already stored this content: the push only moves `latest` back to it (200, not 201).
     const push = await admin(stack.relayUrl, stack.demo, 'POST', '/api/v2/admin/policies/rbac', { files: rbac.files });

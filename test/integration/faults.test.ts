@@ -1,6 +1,6 @@
 /**
  * Faults across the chain: the edge dying mid-command, the relay restarting, the
- * control plane down. The tests run in order on one stack; each leaves it running.
+ * control plane down. Every test gets a fresh stack and sets up what it needs itself.
  */
 import { USERS } from '../apps/app-fixture';
 import { admin, callResource, exec, registrations, waitFor, type RegistrationView } from './stack-client';
@@ -11,12 +11,12 @@ type User = keyof typeof USERS;
 let stack: Stack;
 const tokens = {} as Record<User, string>;
 
-beforeAll(async () => {
+beforeEach(async () => {
   stack = await startStack();
   for (const user of Object.keys(USERS) as User[]) tokens[user] = (await stack.idp.token(USERS[user].email)).access_token;
 });
 
-afterAll(async () => {
+afterEach(async () => {
   await stack?.close();
 });
 
@@ -137,6 +137,10 @@ describe('faults across control plane, relay and edge', () => {
   });
 
   it('the control plane down: the edge keeps answering, restarts from disk with the same id, and re-registers later', async () => {
+    // Summer is an admin at the edge (revision 2): state the edge must keep through the outage.
+    const grant = await admin(stack.relayUrl, stack.demo, 'PUT', `/api/v2/admin/directory/users/${USERS.summer.email}/roles/admin`);
+    expect(replyOf(grant)).toEqual({ status: 200, body: { revision: 2 } });
+    expect(replyOf(await run('sync_edge_directory'))).toEqual(execOk);
     const instanceId = stack.edge.instanceId;
     const status = stack.edge.edge.status();
     await stack.stopControlPlane();
