@@ -25,6 +25,8 @@ const DUMMY_HASH = hashSecret('outpost-unknown-owner');
  */
 export function secretMatches(presented: string, storedHash: Buffer | undefined): boolean {
   const candidate = hashSecret(presented);
-  const expected = storedHash && storedHash.length === candidate.length ? storedHash : DUMMY_HASH;
-  return timingSafeEqual(candidate, expected) && storedHash !== undefined;
+  // A missing or malformed stored hash still costs one comparison, and can never match —
+  // not even the secret behind the dummy hash.
+  const usable = storedHash !== undefined && storedHash.length === candidate.length;
+  return timingSafeEqual(candidate, usable ? storedHash : DUMMY_HASH) && usable;
 }

@@ -104,7 +104,9 @@ export function createLocalAuthorizer(options: LocalAuthorizerOptions): LocalAut
     } catch (err) {
       throw new AuthorizerUnavailableError(`policy ${policy.name} could not be evaluated: ${(err as Error).message}`);
     }
-    const decision = outcome(answer.allowed && answer.errors.length === 0, answer.allowed ? answer.reasons : [], policy, directory);
+    // A policy that failed to evaluate might have been a forbid: any error turns allow into deny.
+    const allowed = answer.allowed && answer.errors.length === 0;
+    const decision = outcome(allowed, allowed ? answer.reasons : [], policy, directory);
     cache.set(key, decision);
     return withPath(decision, request.policyPath, false);
   }

@@ -81,3 +81,29 @@ describe('createLocalAuthorizer', () => {
     await expect(authorizer.authorize(deleteBy(users.rick))).rejects.toThrow(/policy rbac could not be evaluated: .*released/);
   });
 });
+
+describe('a policy that fails while it is evaluated', () => {
+  // Validation accepts the overflow; only evaluation finds it. The failing policy is a
+  // forbid, so "allow" from the permit alone would be wrong: the authorizer must deny.
+  const overflowingForbid = (rbacImage.files['rbac.cedar'] as string).concat(
+    '\nforbid (principal, action, resource) when { 9223372036854775807 + 1 > 0 };\n',
+  );
+  let policy: CompiledPolicy;
+  beforeAll(() => {
+    policy = compilePolicyImage(createPolicyImage('rbac', { ...rbacImage.files, 'rbac.cedar': overflowingForbid }));
+  });
+  afterAll(() => policy.release());
+
+  it('denies what a permit alone would allow, and Cedar did report the error', async () => {
+    const answer = policy.isAuthorized({
+      principal: { type: 'Outpost::User', id: users.rick },
+      action: 'DELETE',
+      resource: { type: 'Outpost::Resource', id: 'x' },
+      entities: [],
+    });
+    expect(answer.errors.length).toBeGreaterThan(0);
+    const authorizer = createLocalAuthorizer({ policy: () => policy, directory: () => seed });
+    expect(await authorizer.authorize(deleteBy(users.rick))).toMatchObject({ allowed: false, reasons: [] });
+    await authorizer.close();
+  });
+});
