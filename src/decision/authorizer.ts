@@ -40,9 +40,13 @@ export interface Authorizer {
   close(): Promise<void>;
 }
 
-/** The authorizer could not decide (edge unreachable, policy not loaded, …): 503. */
+/**
+ * The authorizer could not decide (edge unreachable, policy not loaded, …): 503. The
+ * client reads a generic message; what went wrong (an errno, a peer's status) is `detail`,
+ * for the log.
+ */
 export class AuthorizerUnavailableError extends ServiceUnavailableError {
-  constructor(message: string) {
-    super(message, 'authorizer_unavailable');
+  constructor(detail: string) {
+    super('the authorizer is unavailable; try again shortly', 'authorizer_unavailable', detail);
   }
 }

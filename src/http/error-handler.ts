@@ -71,7 +71,8 @@ export function createErrorHandler(logger: Logger, shape: ErrorShape): ErrorRequ
     const known = err instanceof HttpError ? err : (fromBodyParser(err, shape) ?? storage);
     if (known) {
       if (storage) logger.error({ req_id: req.id, err_code: (err as { code: string }).code }, 'storage error');
-      else if (known.status >= 500) logger.warn({ req_id: req.id, code: known.code }, known.message);
+      else if (known.status >= 500) logger.warn({ req_id: req.id, code: known.code, detail: known.detail }, known.message);
+      else if (known.detail !== undefined) logger.info({ req_id: req.id, code: known.code, detail: known.detail }, known.message);
       res.status(known.status).set(known.headers).json(known.toBody());
       return;
     }

@@ -1,20 +1,28 @@
 /**
  * Errors that carry their HTTP shape. Handlers throw them; the one final error
  * middleware of each app ({@link createErrorHandler}) turns them into responses.
+ *
+ * `message` is public: it goes to the client and must be safe for anyone to read.
+ * `detail` is for the log only (an errno, a library's message, a peer's status): the error
+ * middleware logs it with the request id and never sends it.
  */
 export class HttpError extends Error {
   /** Extra response headers, e.g. `WWW-Authenticate` or `Retry-After`. */
   readonly headers: Readonly<Record<string, string>>;
+  /** Log-only detail; never part of a response. */
+  readonly detail: string | undefined;
 
   constructor(
     readonly status: number,
     readonly code: string,
     message: string,
     headers: Record<string, string> = {},
+    detail?: string,
   ) {
     super(message);
     this.name = new.target.name;
     this.headers = headers;
+    this.detail = detail;
   }
 
   /** The JSON body: `{code, message}` for Outpost's own APIs. */
@@ -56,7 +64,7 @@ export class ConflictError extends HttpError {
 
 /** 503: a dependency we need (JWKS, authorizer) is unavailable. Fail closed. */
 export class ServiceUnavailableError extends HttpError {
-  constructor(message: string, code = 'service_unavailable') {
-    super(503, code, message);
+  constructor(message: string, code = 'service_unavailable', detail?: string) {
+    super(503, code, message, {}, detail);
   }
 }

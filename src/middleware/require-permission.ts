@@ -1,5 +1,6 @@
 import type { Request, RequestHandler } from 'express';
 import { HttpError } from '../http';
+import { POLICY_NAME_PATTERN } from '../decision-protocol';
 import {
   AuthorizerUnavailableError,
   type AuthorizationRequest,
@@ -28,7 +29,7 @@ export class ForbiddenError extends HttpError {
  * answer, the request gets 503, never an allow.
  */
 export function requirePermission(authorizer: Authorizer, policyName: string, rule: PermissionRule): RequestHandler {
-  if (!/^[a-z][a-z0-9-]*$/.test(policyName)) throw new TypeError(`invalid policy name: ${policyName}`);
+  if (!POLICY_NAME_PATTERN.test(policyName)) throw new TypeError(`invalid policy name: ${policyName}`);
   const policyPath = `${policyName}.${rule.action}`;
   return async function requirePermissionMiddleware(req, _res, next) {
     const principal = (req as { auth?: { sub?: unknown } }).auth?.sub;
@@ -42,7 +43,7 @@ export function requirePermission(authorizer: Authorizer, policyName: string, ru
       ({ allowed } = await authorizer.authorize(request));
     } catch (err) {
       if (err instanceof AuthorizerUnavailableError) throw err;
-      throw new AuthorizerUnavailableError('the authorizer could not answer');
+      throw new AuthorizerUnavailableError(`the authorizer failed: ${(err as Error).name}`);
     }
     if (!allowed) throw new ForbiddenError(policyPath);
     next();

@@ -78,7 +78,7 @@ describe('createEdgeAuthorizer', () => {
     const authorizer = createEdgeAuthorizer({ url: down.url });
     const attempt = authorizer.authorize(deleteRequest('u1'));
     await expect(attempt).rejects.toBeInstanceOf(AuthorizerUnavailableError);
-    await expect(attempt).rejects.toMatchObject({ status: 503, code: 'authorizer_unavailable', message: 'edge authorizer unreachable (ECONNREFUSED)' });
+    await expect(attempt).rejects.toMatchObject({ status: 503, code: 'authorizer_unavailable', message: 'the authorizer is unavailable; try again shortly', detail: 'edge authorizer unreachable (ECONNREFUSED)' });
     await authorizer.close();
   });
 
@@ -87,8 +87,8 @@ describe('createEdgeAuthorizer', () => {
     const odd = await stubServer((res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"decisions":[{"is":"yes"}]}'));
     const a = createEdgeAuthorizer({ url: notReady.url });
     const b = createEdgeAuthorizer({ url: odd.url });
-    await expect(a.authorize(deleteRequest('u1'))).rejects.toMatchObject({ status: 503, message: 'edge authorizer answered 503' });
-    await expect(b.authorize(deleteRequest('u1'))).rejects.toMatchObject({ status: 503, message: 'edge authorizer sent an unexpected body' });
+    await expect(a.authorize(deleteRequest('u1'))).rejects.toMatchObject({ status: 503, message: 'the authorizer is unavailable; try again shortly', detail: 'edge authorizer answered 503' });
+    await expect(b.authorize(deleteRequest('u1'))).rejects.toMatchObject({ status: 503, message: 'the authorizer is unavailable; try again shortly', detail: 'edge authorizer sent an unexpected body' });
     await Promise.all([a.close(), b.close(), notReady.stop(), odd.stop()]);
   });
 
@@ -97,7 +97,8 @@ describe('createEdgeAuthorizer', () => {
     const authorizer = createEdgeAuthorizer({ url: silent.url, timeoutMs: 50 });
     await expect(authorizer.authorize(deleteRequest('u1'))).rejects.toMatchObject({
       status: 503,
-      message: 'edge authorizer unreachable (ABORT_ERR)',
+      message: 'the authorizer is unavailable; try again shortly',
+      detail: 'edge authorizer unreachable (ABORT_ERR)',
     });
     await authorizer.close();
     await silent.stop();

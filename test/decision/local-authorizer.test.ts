@@ -66,11 +66,11 @@ describe('createLocalAuthorizer', () => {
 
   it('fails closed with AuthorizerUnavailableError when the policy or the directory is missing', async () => {
     const noPolicy = createLocalAuthorizer({ policy: () => undefined, directory: () => seed });
-    await expect(noPolicy.authorize(deleteBy(users.rick))).rejects.toThrow(new AuthorizerUnavailableError('no policy image is loaded'));
+    await expect(noPolicy.authorize(deleteBy(users.rick))).rejects.toMatchObject({ status: 503, message: 'the authorizer is unavailable; try again shortly', detail: 'no policy image is loaded' });
     const noDirectory = createLocalAuthorizer({ policy: () => rbac, directory: () => undefined });
     const error = await noDirectory.authorize(deleteBy(users.rick)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AuthorizerUnavailableError);
-    expect(error).toMatchObject({ status: 503, code: 'authorizer_unavailable', message: 'no directory is loaded' });
+    expect(error).toMatchObject({ status: 503, code: 'authorizer_unavailable', detail: 'no directory is loaded' });
     expect(noPolicy.kind).toBe('local');
   });
 
@@ -78,7 +78,7 @@ describe('createLocalAuthorizer', () => {
     const released = compilePolicyImage(createPolicyImage('rbac', { ...rbacImage.files, 'extra.cedar': '' }));
     released.release();
     const authorizer = createLocalAuthorizer({ policy: () => released, directory: () => seed });
-    await expect(authorizer.authorize(deleteBy(users.rick))).rejects.toThrow(/policy rbac could not be evaluated: .*released/);
+    await expect(authorizer.authorize(deleteBy(users.rick))).rejects.toMatchObject({ code: 'authorizer_unavailable', detail: expect.stringMatching(/policy rbac could not be evaluated: .*released/) });
   });
 });
 

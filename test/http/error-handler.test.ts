@@ -1,0 +1,57 @@
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import request from 'supertest';
+import { createApp, finishApp, ServiceUnavailableError } from '../../src/http';
+
+/** A real pino logger writing JSON lines into an array. */
+function capturingLogger() {
+  const lines: Record<string, unknown>[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString('utf8').split('\n')) if (line) lines.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  return { logger: pino({ level: 'info' }, sink), lines };
+}
+
+describe('the error middleware: public message, log-only detail', () => {
+  const SECRET_DETAIL = 'connect ECONNREFUSED 10.1.2.3:5432 password=hunter2';
+
+  function build(shape: 'api' | 'oauth') {
+    const { logger, lines } = capturingLogger();
+    const app = createApp(logger);
+    app.get('/crash', () => {
+      throw new Error(SECRET_DETAIL);
+    });
+    app.get('/down', () => {
+      throw new ServiceUnavailableError('the directory is unavailable', 'directory_unavailable', SECRET_DETAIL);
+    });
+    return { app: finishApp(app, logger, shape), lines };
+  }
+
+  it('answers an unexpected error with a generic 500 and logs what happened with the request id', async () => {
+    const { app, lines } = build('api');
+    const res = await request(app).get('/crash');
+    expect(res.status).toBe(500);
+    expect(res.body).toEqual({ code: 'server_error', message: 'internal error' });
+    expect(res.text).not.toContain('hunter2');
+    const logged = lines.find((l) => l.msg === 'unhandled error');
+    expect(logged).toMatchObject({ req_id: res.headers['x-request-id'], err: { message: SECRET_DETAIL } });
+  });
+
+  it('answers in the OAuth shape for the IdP', async () => {
+    const res = await request(build('oauth').app).get('/crash');
+    expect(res.status).toBe(500);
+    expect(res.body).toEqual({ error: 'server_error', error_description: 'internal error' });
+  });
+
+  it('sends a typed error’s public message and keeps its detail in the log', async () => {
+    const { app, lines } = build('api');
+    const res = await request(app).get('/down');
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({ code: 'directory_unavailable', message: 'the directory is unavailable' });
+    expect(res.text).not.toContain('ECONNREFUSED');
+    expect(lines).toContainEqual(expect.objectContaining({ req_id: res.headers['x-request-id'], code: 'directory_unavailable', detail: SECRET_DETAIL }));
+  });
+});
