@@ -38,7 +38,7 @@ function bearerRequestOf(req: Request): BearerRequest {
  *
  * A thin adapter over the verification core (src/access-token), which express-jwt runs:
  * the core's strict shape check before it, the core's profile check and key lookup as its
- * `secret`, the core's jsonwebtoken options, then the core's claim check on `req.auth`.
+ * `secret`, the core's jsonwebtoken options, then the core's frozen claims and cache.
  * Failures are thrown as typed errors for the app's error middleware: no token → 401 bare
  * challenge, malformed request → 400 `invalid_request`, bad token (including an ID token)
  * → 401 `invalid_token`, JWKS unreachable → 503. Verified tokens are cached until `exp`.
@@ -51,12 +51,12 @@ export function requireAccessToken(options: RequireAccessTokenOptions): RequestH
   const nowSeconds = () => Math.floor(now() / 1000);
   const params: Params = {
     ...core.jwtOptions,
-    // jsonwebtoken reads `clockTimestamp` once per verify call; a getter keeps the core's clock.
+    algorithms: ['RS256'], // the core's pin, restated because express-jwt's type requires it
     secret: (_req, token) => core.getKey(token),
     getToken: (req) => getBearerToken(bearerRequestOf(req), realm),
-    algorithms: ['RS256'],
     requestProperty: 'auth',
   };
+  // jsonwebtoken reads `clockTimestamp` once per verify call; a getter keeps the core's clock.
   Object.defineProperty(params, 'clockTimestamp', { enumerable: true, get: nowSeconds });
   const verifyJwt = expressjwt(params);
 
@@ -91,15 +91,10 @@ export function requireAccessToken(options: RequireAccessTokenOptions): RequestH
         next(new InvalidTokenError('the token could not be verified', realm));
         return;
       }
-      try {
-        const claims = core.acceptClaims(req.auth);
-        req.auth = claims;
-        core.cache.set(token, claims);
-        next();
-      } catch (claimsErr) {
-        delete req.auth;
-        next(claimsErr);
-      }
+      const claims = core.acceptClaims(req.auth);
+      req.auth = claims;
+      core.cache.set(token, claims);
+      next();
     });
   };
 }
