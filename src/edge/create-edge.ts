@@ -96,7 +96,7 @@ export function createEdge(deps: EdgeDeps): Edge {
   }
 
   const authorizer = createLocalAuthorizer({ policy: () => state.policy?.compiled, directory: () => state.directory });
-  const app = createEdgeApp({ state, authorizer, verifyJwt: createJwtIdentityVerifier(deps.jwt), metrics, logger });
+  const app = createEdgeApp({ state, authorizer, verifyJwt: createJwtIdentityVerifier({ ...deps.jwt, now }), metrics, logger });
 
   return {
     app,

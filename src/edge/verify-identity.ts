@@ -1,60 +1,51 @@
-import { createRemoteJWKSet, jwtVerify } from 'jose';
+import { createAccessTokenVerifier } from '../access-token';
 import { BadRequestError, ServiceUnavailableError } from '../http';
+import { InvalidTokenError, TemporarilyUnavailableError } from '../oauth2-bearer';
 
 /** Where access tokens come from: the IdP's issuer, its JWKS and the API audience. */
 export interface JwtIdentityOptions {
   readonly issuer: string;
   readonly jwksUri: string;
   readonly audience: string;
-  /** Seconds of clock skew tolerated on `exp`/`nbf`/`iat`. */
+  /** Seconds of clock skew tolerated on `exp`/`nbf`. */
   readonly clockToleranceSec?: number;
+  /** Clock in milliseconds since the epoch (default `Date.now`). */
+  readonly now?: () => number;
 }
 
 /** Turns an `IDENTITY_TYPE_JWT` identity (an access token) into the directory user id (`sub`). */
 export type VerifyJwtIdentity = (token: string) => Promise<string>;
 
-/** jose error codes that mean "this token is not acceptable" — the caller's problem, not ours. */
-const TOKEN_PROBLEMS = new Set([
-  'ERR_JWT_EXPIRED',
-  'ERR_JWT_CLAIM_VALIDATION_FAILED',
-  'ERR_JWT_INVALID',
-  'ERR_JWS_INVALID',
-  'ERR_JWS_SIGNATURE_VERIFICATION_FAILED',
-  'ERR_JOSE_ALG_NOT_ALLOWED',
-  'ERR_JOSE_NOT_SUPPORTED',
-  'ERR_JWKS_NO_MATCHING_KEY',
-  'ERR_JWKS_MULTIPLE_MATCHING_KEYS',
-]);
-
 /**
- * Verifies access tokens as RFC 9068 asks: `typ` `at+jwt` (§2.1), RS256 only, exact `iss`,
- * `aud` containing the API audience, `exp` and `sub` required (§4). Keys come only from
- * the IdP's JWKS, fetched and cached by jose (unknown `kid` → one refetch per cooldown).
+ * Verifies access tokens with the same core as the apps' middleware (src/access-token): the
+ * RFC 9068 profile, the JWKS key source and its refresh schedule, the verified-token cache.
  *
  * A bad token is a bad *parameter* of the decision request, so it answers 400
  * `invalid_identity` (not 401: the caller of the decision API is the app, whose own
  * credentials are not in question). An unreachable JWKS is our fault: 503.
  */
 export function createJwtIdentityVerifier(options: JwtIdentityOptions): VerifyJwtIdentity {
-  const jwks = createRemoteJWKSet(new URL(options.jwksUri));
-  const verifyOptions = {
-    issuer: options.issuer,
-    audience: options.audience,
-    algorithms: ['RS256'],
-    typ: 'at+jwt',
-    requiredClaims: ['exp', 'sub'],
-    clockTolerance: options.clockToleranceSec ?? 5,
-  };
+  const core = createAccessTokenVerifier(
+    {
+      issuer: options.issuer,
+      jwksUri: options.jwksUri,
+      audience: options.audience,
+      clockTolerance: options.clockToleranceSec ?? 5,
+      ...(options.now ? { now: options.now } : {}),
+    },
+    'createJwtIdentityVerifier',
+  );
   return async function verifyJwtIdentity(token) {
     try {
-      const { payload } = await jwtVerify(token, jwks, verifyOptions);
-      return payload.sub as string;
+      return (await core.verify(token)).sub;
     } catch (err) {
-      const code = (err as { code?: unknown }).code;
-      if (typeof code === 'string' && TOKEN_PROBLEMS.has(code)) {
+      if (err instanceof InvalidTokenError) {
         throw new BadRequestError('the identity is not a valid access token', 'invalid_identity');
       }
-      throw new ServiceUnavailableError('the identity provider keys are unavailable', 'jwks_unavailable');
+      if (err instanceof TemporarilyUnavailableError) {
+        throw new ServiceUnavailableError('the identity provider keys are unavailable', 'jwks_unavailable');
+      }
+      throw err;
     }
   };
 }

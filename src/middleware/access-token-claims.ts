@@ -1,20 +1,4 @@
-/**
- * The verified claims of an access token (RFC 9068 §2.2), as set on `req.auth` by
- * {@link requireAccessToken}. Typed once here for every app.
- */
-export interface AccessTokenClaims {
-  /** The user's stable id; the authorization principal. */
-  sub: string;
-  iss: string;
-  aud: string | string[];
-  client_id?: string;
-  scope?: string;
-  /** Expiry, seconds since the epoch; always present (we require it). */
-  exp: number;
-  iat?: number;
-  nbf?: number;
-  jti?: string;
-}
+import type { AccessTokenClaims } from '../access-token';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace

@@ -3,8 +3,8 @@
  * access token and types `req.auth`; `requirePermission` then asks the authorizer.
  */
 export { requireAccessToken } from './require-access-token';
-export type { RequireAccessTokenOptions } from './access-token-options';
-export type { AccessTokenClaims } from './access-token-claims';
-export { ID_TOKEN_MESSAGE } from './check-token-shape';
+export type { RequireAccessTokenOptions } from './require-access-token';
+export type { AccessTokenClaims } from '../access-token';
+export { ID_TOKEN_MESSAGE } from '../access-token';
 export { requirePermission, ForbiddenError } from './require-permission';
 export type { PermissionRule } from './require-permission';

@@ -1,12 +1,12 @@
 import type { Request, RequestHandler } from 'express';
 import { expressjwt, type Params } from 'express-jwt';
+import { createAccessTokenVerifier, type AccessTokenVerifierOptions } from '../access-token';
 import { getBearerToken, InvalidTokenError, type BearerRequest } from '../oauth2-bearer';
-import { resolveAccessTokenOptions, type RequireAccessTokenOptions } from './access-token-options';
-import { checkTokenShape } from './check-token-shape';
-import { createJwksKeyStore } from './jwks-key-store';
 import { translateVerifyError } from './translate-verify-error';
-import { createVerifiedTokenCache } from './verified-token-cache';
 import './access-token-claims';
+
+/** Options of {@link requireAccessToken}: those of the verification core. */
+export type RequireAccessTokenOptions = AccessTokenVerifierOptions;
 
 /**
  * Every `Authorization` header value as sent. Node keeps only the first in `req.headers`;
@@ -32,21 +32,13 @@ function bearerRequestOf(req: Request): BearerRequest {
   };
 }
 
-/** Claims are shared by every request that presents the same token, so none may change them. */
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    for (const child of Object.values(value)) deepFreeze(child);
-    Object.freeze(value);
-  }
-  return value;
-}
-
 /**
  * Express middleware that admits only requests carrying a valid access token for this API
  * (RFC 6750 bearer usage, RFC 9068 JWT profile) and sets `req.auth` to its claims.
  *
- * Verification is express-jwt with RS256 pinned, exact issuer, required audience, a small
- * clock tolerance and `typ` `at+jwt`; the key comes from the IdP's JWKS by `kid` only.
+ * A thin adapter over the verification core (src/access-token), which express-jwt runs:
+ * the core's strict shape check before it, the core's profile check and key lookup as its
+ * `secret`, the core's jsonwebtoken options, then the core's frozen claims and cache.
  * Failures are thrown as typed errors for the app's error middleware: no token → 401 bare
  * challenge, malformed request → 400 `invalid_request`, bad token (including an ID token)
  * → 401 `invalid_token`, JWKS unreachable → 503. Verified tokens are cached until `exp`.
@@ -54,30 +46,17 @@ function deepFreeze<T>(value: T): T {
  * @throws TypeError at creation when an option is invalid.
  */
 export function requireAccessToken(options: RequireAccessTokenOptions): RequestHandler {
-  const opts = resolveAccessTokenOptions(options);
-  const { realm, now } = opts;
+  const core = createAccessTokenVerifier(options, 'requireAccessToken');
+  const { realm, now } = core.options;
   const nowSeconds = () => Math.floor(now() / 1000);
-  const keys = createJwksKeyStore({
-    jwksUri: opts.jwksUri,
-    cooldownMs: opts.jwksCooldownMs,
-    timeoutMs: opts.jwksTimeoutMs,
-    realm,
-    now,
-  });
-  const cache = createVerifiedTokenCache(opts.tokenCacheSize, opts.clockTolerance);
-  const expected = { issuer: opts.issuer, audience: opts.audience, clientId: opts.clientId, realm };
-
   const params: Params = {
-    // Shape checks first, so hopeless tokens never cause a JWKS fetch.
-    secret: (_req, token) => keys.getKey(checkTokenShape(token, expected)),
+    ...core.jwtOptions,
+    algorithms: ['RS256'], // the core's pin, restated because express-jwt's type requires it
+    secret: (_req, token) => core.getKey(token),
     getToken: (req) => getBearerToken(bearerRequestOf(req), realm),
-    algorithms: ['RS256'],
-    issuer: opts.issuer,
-    audience: opts.audience,
-    clockTolerance: opts.clockTolerance,
     requestProperty: 'auth',
   };
-  // jsonwebtoken reads `clockTimestamp` once per verify call; a getter makes it use our clock.
+  // jsonwebtoken reads `clockTimestamp` once per verify call; a getter keeps the core's clock.
   Object.defineProperty(params, 'clockTimestamp', { enumerable: true, get: nowSeconds });
   const verifyJwt = expressjwt(params);
 
@@ -89,16 +68,22 @@ export function requireAccessToken(options: RequireAccessTokenOptions): RequestH
       next(err);
       return;
     }
-    const cached = cache.get(token, nowSeconds());
+    const cached = core.cache.get(token, nowSeconds());
     if (cached) {
       req.auth = cached;
       next();
       return;
     }
+    try {
+      core.checkCompact(token);
+    } catch (err) {
+      next(err);
+      return;
+    }
     delete req.auth; // only express-jwt may set it from here on
     void verifyJwt(req, res, (err?: unknown) => {
       if (err !== undefined) {
-        next(translateVerifyError(err, realm));
+        next(translateVerifyError(err, core));
         return;
       }
       // express-jwt lets CORS preflights through unverified; without claims, fail closed.
@@ -106,9 +91,9 @@ export function requireAccessToken(options: RequireAccessTokenOptions): RequestH
         next(new InvalidTokenError('the token could not be verified', realm));
         return;
       }
-      const claims = deepFreeze({ ...req.auth });
+      const claims = core.acceptClaims(req.auth);
       req.auth = claims;
-      cache.set(token, claims);
+      core.cache.set(token, claims);
       next();
     });
   };

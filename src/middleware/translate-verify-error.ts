@@ -1,4 +1,5 @@
 import { HttpError } from '../http';
+import type { AccessTokenVerifier } from '../access-token';
 import { InvalidRequestError, InvalidTokenError, UnauthorizedError } from '../oauth2-bearer';
 
 /** The shape of express-jwt's `UnauthorizedError`: a `code` plus the jsonwebtoken error as `inner`. */
@@ -17,24 +18,14 @@ function isExpressJwtError(err: unknown): err is ExpressJwtError {
   );
 }
 
-/** jsonwebtoken's error classes, by name (RFC 7519 §4.1.4 exp, §4.1.5 nbf). */
-function describeJwtFailure(inner: { name?: unknown } | undefined): string {
-  switch (inner?.name) {
-    case 'TokenExpiredError':
-      return 'the token has expired';
-    case 'NotBeforeError':
-      return 'the token is not valid yet';
-    default:
-      return 'the token signature or claims are invalid';
-  }
-}
-
 /**
  * Maps what express-jwt passes to `next(err)` onto our typed bearer errors, by error `code`
- * and class name, never by message text (CONVENTIONS §5). Our own errors (thrown by the key
- * lookup) pass through; anything unknown is returned unchanged and becomes a 500.
+ * and class name, never by message text; the jsonwebtoken error inside goes through the core's
+ * own mapping. Our own errors (thrown by the key lookup) pass through; anything unknown is
+ * returned unchanged and becomes a 500.
  */
-export function translateVerifyError(err: unknown, realm: string): unknown {
+export function translateVerifyError(err: unknown, core: AccessTokenVerifier): unknown {
+  const { realm } = core.options;
   if (err instanceof HttpError || !isExpressJwtError(err)) return err;
   switch (err.code) {
     case 'credentials_required':
@@ -44,7 +35,9 @@ export function translateVerifyError(err: unknown, realm: string): unknown {
       return new InvalidRequestError('the Authorization header must be "Bearer" followed by exactly one token', realm);
     case 'revoked_token':
       return new InvalidTokenError('the token has been revoked', realm);
-    default:
-      return new InvalidTokenError(describeJwtFailure(err.inner), realm);
+    default: {
+      const inner = core.translateError(err.inner);
+      return inner instanceof HttpError ? inner : new InvalidTokenError('the token signature or claims are invalid', realm);
+    }
   }
 }

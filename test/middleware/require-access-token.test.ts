@@ -208,6 +208,13 @@ describe('requireAccessToken: forged and misused tokens', () => {
     await expectInvalidToken(app, idp.sign({}, { typ: undefined }), 'the token type (typ) must be at+jwt');
   });
 
+  it('refuses a crit header, an e-mail-shaped sub and a padded signature, each with its reason', async () => {
+    const app = createApp();
+    await expectInvalidToken(app, idp.sign({}, { crit: ['b64'], b64: true }), 'the token names critical header extensions (crit) this API does not support');
+    await expectInvalidToken(app, idp.sign({ sub: 'rick@the-citadel.com' }), 'the token subject (sub) is not a user id');
+    await expectInvalidToken(app, `${idp.sign()}==`, 'the token is not a well-formed JWT');
+  });
+
   it('rejects garbage that is not a JWT', async () => {
     await expectInvalidToken(createApp(), 'not-a-jwt', 'the token is not a well-formed JWT');
   });
@@ -219,5 +226,8 @@ describe('requireAccessToken: options', () => {
       'requireAccessToken: issuer must be a non-empty string; jwksUri must be an http(s) URL; clockTolerance must be an integer from 0 to 300 seconds',
     );
     expect(() => requireAccessToken({ issuer: 'i', audience: 'a', clientId: 'a', jwksUri: 'http://127.0.0.1/x' })).toThrow(/clientId must differ/);
+    expect(() => requireAccessToken({ issuer: 'i', audience: 'a', jwksUri: 'http://127.0.0.1/x', jwksMaxAgeMs: 10 })).toThrow(
+      'requireAccessToken: jwksMaxAgeMs must be an integer from 1000 to 86400000',
+    );
   });
 });

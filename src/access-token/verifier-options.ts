@@ -1,7 +1,7 @@
 import { DEFAULT_REALM } from '../oauth2-bearer';
 
-/** Options of {@link requireAccessToken}; checked once, when the middleware is created. */
-export interface RequireAccessTokenOptions {
+/** Options of the access-token verifier; checked once, when it is created. */
+export interface AccessTokenVerifierOptions {
   /** Exact `iss` expected (RFC 9068 §4). */
   issuer: string;
   /** The API's audience; `aud` must contain it. */
@@ -14,8 +14,13 @@ export interface RequireAccessTokenOptions {
   clockTolerance?: number;
   /** Realm named in every `WWW-Authenticate` challenge (default `outpost`). */
   realm?: string;
-  /** Minimum time between two JWKS fetches caused by unknown `kid`s (default 10 000 ms). */
+  /**
+   * Minimum time between two JWKS fetches caused by unknown `kid`s (default 1 000 ms). A token
+   * with an unknown kid that arrives inside it waits for the next fetch instead of failing.
+   */
   jwksCooldownMs?: number;
+  /** Age after which the key set is refetched, so withdrawn keys stop verifying (default 300 000 ms). */
+  jwksMaxAgeMs?: number;
   /** Time-out of one JWKS request (default 5 000 ms). */
   jwksTimeoutMs?: number;
   /** Verified tokens kept in memory until their `exp` (default 10 000; 0 disables). */
@@ -25,7 +30,7 @@ export interface RequireAccessTokenOptions {
 }
 
 /** The options with every default filled in. */
-export type ResolvedAccessTokenOptions = Readonly<Required<Omit<RequireAccessTokenOptions, 'clientId'>>> & {
+export type ResolvedAccessTokenOptions = Readonly<Required<Omit<AccessTokenVerifierOptions, 'clientId'>>> & {
   readonly clientId: string | undefined;
 };
 
@@ -43,9 +48,9 @@ function isHttpUrl(value: unknown): boolean {
 
 /**
  * Fills defaults and reports every bad option at once, so a misconfigured app fails at
- * start-up instead of on its first request (CONVENTIONS §6).
+ * start-up instead of on its first request. `label` names the caller in the error.
  */
-export function resolveAccessTokenOptions(options: RequireAccessTokenOptions): ResolvedAccessTokenOptions {
+export function resolveAccessTokenOptions(options: AccessTokenVerifierOptions, label: string): ResolvedAccessTokenOptions {
   const resolved = {
     issuer: options.issuer,
     audience: options.audience,
@@ -53,7 +58,8 @@ export function resolveAccessTokenOptions(options: RequireAccessTokenOptions): R
     clientId: options.clientId,
     clockTolerance: options.clockTolerance ?? 5,
     realm: options.realm ?? DEFAULT_REALM,
-    jwksCooldownMs: options.jwksCooldownMs ?? 10_000,
+    jwksCooldownMs: options.jwksCooldownMs ?? 1_000,
+    jwksMaxAgeMs: options.jwksMaxAgeMs ?? 300_000,
     jwksTimeoutMs: options.jwksTimeoutMs ?? 5_000,
     tokenCacheSize: options.tokenCacheSize ?? 10_000,
     now: options.now ?? Date.now,
@@ -71,9 +77,10 @@ export function resolveAccessTokenOptions(options: RequireAccessTokenOptions): R
   if (!isIntIn(resolved.clockTolerance, 0, 300)) problems.push('clockTolerance must be an integer from 0 to 300 seconds');
   if (typeof resolved.realm !== 'string' || !PRINTABLE.test(resolved.realm)) problems.push('realm must be printable ASCII');
   if (!isIntIn(resolved.jwksCooldownMs, 0, 3_600_000)) problems.push('jwksCooldownMs must be an integer from 0 to 3600000');
+  if (!isIntIn(resolved.jwksMaxAgeMs, 1_000, 86_400_000)) problems.push('jwksMaxAgeMs must be an integer from 1000 to 86400000');
   if (!isIntIn(resolved.jwksTimeoutMs, 1, 60_000)) problems.push('jwksTimeoutMs must be an integer from 1 to 60000');
   if (!isIntIn(resolved.tokenCacheSize, 0, 1_000_000)) problems.push('tokenCacheSize must be an integer from 0 to 1000000');
   if (typeof resolved.now !== 'function') problems.push('now must be a function');
-  if (problems.length > 0) throw new TypeError(`requireAccessToken: ${problems.join('; ')}`);
+  if (problems.length > 0) throw new TypeError(`${label}: ${problems.join('; ')}`);
   return Object.freeze(resolved);
 }

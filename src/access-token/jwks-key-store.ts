@@ -16,6 +16,7 @@ export interface JwksKeyStore {
 export interface JwksKeyStoreOptions {
   jwksUri: string;
   cooldownMs: number;
+  maxAgeMs: number;
   timeoutMs: number;
   realm: string;
   now: () => number;
@@ -24,7 +25,7 @@ export interface JwksKeyStoreOptions {
 /**
  * jwks-rsa marks fetch failures (network errors, non-2xx, bad JSON) with
  * `isEndpointUnavailable` and raises `JwksError` for a JWKS without usable keys. Recognised
- * by flag and class name, never by message text (CONVENTIONS §5).
+ * by flag and class name, never by message text.
  */
 function isJwksFailure(err: unknown): boolean {
   if (typeof err !== 'object' || err === null) return false;
@@ -32,23 +33,29 @@ function isJwksFailure(err: unknown): boolean {
   return isEndpointUnavailable === true || name === 'JwksError';
 }
 
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+
 /**
  * Caches the IdP's signing keys as `KeyObject`s by `kid`. jwks-rsa hands out PEM strings;
  * parsing one costs as much as verifying a signature, so each key is parsed once per fetch.
  *
- * An unknown `kid` refetches the JWKS at most once per cooldown, and concurrent misses share
- * one fetch, so a flood of random `kid`s cannot hammer the IdP. A fetch replaces the whole
- * set, so keys the IdP withdrew stop verifying.
+ * Fetches are single-flight and at most one per cooldown, so a flood of random `kid`s cannot
+ * hammer the IdP. A token with an unknown kid (only tokens whose unverified claims already
+ * passed the profile check get here) that arrives inside the cooldown waits for the next
+ * fetch instead of failing, so junk sent just before a key rotation cannot lock fresh tokens
+ * out. The set is also refetched once it is older than `maxAgeMs`, so a key the IdP withdrew
+ * stops verifying. A failed fetch keeps the keys we had: the IdP may be restarting.
  */
 export function createJwksKeyStore(options: JwksKeyStoreOptions): JwksKeyStore {
   // jwks-rsa's own cache and rate limiter are off: this store does both, by kid.
   const client = new JwksClient({ jwksUri: options.jwksUri, cache: false, rateLimit: false, timeout: options.timeoutMs });
   let keys = new Map<string, KeyObject>();
   let lastAttempt = Number.NEGATIVE_INFINITY;
+  let lastSuccess = Number.NEGATIVE_INFINITY;
   let lastFailed = false;
   let inFlight: Promise<void> | undefined;
 
-  async function refresh(): Promise<void> {
+  async function fetchKeys(): Promise<void> {
     lastAttempt = options.now();
     try {
       const fetched = new Map<string, KeyObject>();
@@ -59,25 +66,32 @@ export function createJwksKeyStore(options: JwksKeyStoreOptions): JwksKeyStore {
         if (key.asymmetricKeyType === 'rsa') fetched.set(signingKey.kid, key);
       }
       keys = fetched;
+      lastSuccess = lastAttempt;
       lastFailed = false;
     } catch (err) {
       if (!isJwksFailure(err)) throw err;
-      lastFailed = true; // keep the keys we had; the IdP may be restarting
+      lastFailed = true;
     }
+  }
+
+  /** One shared fetch, started once the cooldown since the last attempt has passed. */
+  function refetch(): Promise<void> {
+    inFlight ??= delay(Math.max(0, lastAttempt + options.cooldownMs - options.now()))
+      .then(fetchKeys)
+      .finally(() => {
+        inFlight = undefined;
+      });
+    return inFlight;
   }
 
   return {
     async getKey(kid) {
-      const known = keys.get(kid);
-      if (known) return known;
-      if (!inFlight && options.now() - lastAttempt >= options.cooldownMs) {
-        inFlight = refresh().finally(() => {
-          inFlight = undefined;
-        });
-      }
-      if (inFlight) await inFlight;
-      const fetched = keys.get(kid);
-      if (fetched) return fetched;
+      const stale = options.now() - lastSuccess >= options.maxAgeMs;
+      // A stale set is refreshed at most once per cooldown; while the IdP is down, keep serving it.
+      if (keys.has(kid) && stale && (inFlight || options.now() - lastAttempt >= options.cooldownMs)) await refetch();
+      if (!keys.has(kid)) await refetch();
+      const key = keys.get(kid);
+      if (key) return key;
       if (lastFailed) throw new TemporarilyUnavailableError();
       throw new InvalidTokenError('the token was signed with an unknown key', options.realm);
     },

@@ -9,6 +9,31 @@ export interface TokenExpectations {
   realm: string;
 }
 
+/** Longest token accepted; real access tokens are about 1 kB. */
+export const MAX_TOKEN_LENGTH = 8_192;
+
+/**
+ * RFC 7515 §7.1 compact serialization with base64url segments as §2 defines them: the URL-safe
+ * alphabet and no padding, whitespace or other characters. Libraries differ in what they
+ * tolerate (`==` after a signature, a trailing space), so the core refuses it all first. An
+ * empty signature passes here and fails later, with a more useful reason.
+ */
+const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+
+/**
+ * The one `sub` format: the IdP's opaque user id, printable ASCII without spaces, at most 255
+ * characters. An e-mail-shaped `sub` is refused: e-mail addresses change hands, user ids do
+ * not (OpenID Connect Core §5.7), and the directory names principals by id.
+ */
+const SUBJECT = /^[\x21-\x3f\x41-\x7e]{1,255}$/;
+
+/** @throws InvalidTokenError when `token` is not a compact JWS of sane length. */
+export function checkCompactShape(token: string, realm: string): void {
+  if (token.length > MAX_TOKEN_LENGTH || !COMPACT_JWS.test(token)) {
+    throw new InvalidTokenError('the token is not a well-formed JWT', realm);
+  }
+}
+
 /** Shown when a caller sends the ID token: the commonest mistake, so the message says what to do. */
 export const ID_TOKEN_MESSAGE = 'ID tokens are not accepted here; use the access_token';
 
@@ -27,7 +52,8 @@ function audiences(payload: JwtPayload): string[] {
  * Checks the header and claims of a decoded (not yet verified) token and returns its `kid`.
  * These cheap checks run before any key lookup, so a token that would fail anyway can
  * neither trigger a JWKS fetch nor reach signature verification. jsonwebtoken re-checks
- * algorithm, issuer, audience and time after the signature (defence in depth).
+ * algorithm, issuer, audience and time after the signature (defence in depth). Only a
+ * token that passes here may make the key store refetch the JWKS.
  *
  * @throws InvalidTokenError with a short reason (RFC 6750 §3.1 `invalid_token`).
  */
@@ -44,12 +70,15 @@ export function checkTokenShape(token: Jwt | null | undefined, expected: TokenEx
   if (typ === 'jwt' || forClientOnly) fail(ID_TOKEN_MESSAGE);
   // RFC 8725 §3.1: the algorithm is pinned; `none` and HMAC never reach key lookup.
   if (header.alg !== 'RS256') fail('the token must be signed with RS256');
+  // RFC 7515 §4.1.11: we understand no extension, so any `crit` header makes the token invalid.
+  if ('crit' in header) fail('the token names critical header extensions (crit) this API does not support');
   // RFC 9068 §4 / RFC 8725 §3.11: explicit typing stops other JWTs posing as access tokens.
   if (typ !== 'at+jwt') fail('the token type (typ) must be at+jwt');
   // The key comes only from the trusted JWKS by kid; embedded jwk/jku/x5u/x5c are ignored.
   if (typeof header.kid !== 'string' || header.kid === '') fail('the token has no key id (kid)');
   if (typeof payload.exp !== 'number') fail('the token has no expiry (exp)');
   if (typeof payload.sub !== 'string' || payload.sub === '') fail('the token has no subject (sub)');
+  if (!SUBJECT.test(payload.sub as string)) fail('the token subject (sub) is not a user id');
   if (payload.iss !== expected.issuer) fail('the token was issued by another issuer');
   if (!auds.includes(expected.audience)) fail('the token is not meant for this API (aud)');
   return header.kid as string;

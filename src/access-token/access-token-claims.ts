@@ -1,0 +1,17 @@
+/**
+ * The verified claims of an access token (RFC 9068 §2.2), as returned by the verifier and set
+ * on `req.auth` by the Express adapter.
+ */
+export interface AccessTokenClaims {
+  /** The user's stable id; the authorization principal. */
+  sub: string;
+  iss: string;
+  aud: string | string[];
+  client_id?: string;
+  scope?: string;
+  /** Expiry, seconds since the epoch; always present (we require it). */
+  exp: number;
+  iat?: number;
+  nbf?: number;
+  jti?: string;
+}
