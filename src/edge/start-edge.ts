@@ -37,7 +37,13 @@ export async function startEdgeFromConfig(
     discoveryIntervalMs: config.edge.discoveryInterval * 1000,
     directorySyncIntervalMs: config.edge.directorySyncInterval * 1000,
     fullSyncIntervalMs: config.edge.fullSyncInterval * 1000,
-    jwt: { issuer: config.idp.issuer, jwksUri: `${config.idp.url}/.well-known/jwks.json`, audience: config.idp.apiAudience },
+    // The same settings the apps verify with (CLOCK_TOLERANCE included), so both answer alike.
+    jwt: {
+      issuer: config.idp.issuer,
+      jwksUri: `${config.idp.url}/.well-known/jwks.json`,
+      audience: config.idp.apiAudience,
+      clockToleranceSec: config.apps.clockTolerance,
+    },
     logger,
     ...(options.version ? { version: options.version } : {}),
   });
