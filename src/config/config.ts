@@ -22,6 +22,8 @@ export interface Config {
     readonly loginFailureWindow: number;
     /** Browser origins allowed to call the token endpoint (the todo page); exact matches. */
     readonly corsOrigins: readonly string[];
+    /** Public clients of the authorization code flow, with their exact redirect URIs. */
+    readonly clients: readonly OAuthClient[];
   };
   readonly apps: {
     readonly rbacPort: number;
@@ -65,6 +67,14 @@ export interface Config {
   readonly policiesDir: string;
 }
 
+/** A registered public client (RFC 6749 §2.1): no secret, PKCE required, exact redirect URIs. */
+export interface OAuthClient {
+  readonly clientId: string;
+  readonly redirectUris: readonly string[];
+  /** Where sign-out may send the browser back to (OIDC RP-Initiated Logout §3). */
+  readonly postLogoutRedirectUris: readonly string[];
+}
+
 /** Raised with every problem found in the environment at once. */
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -91,6 +101,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // A URL set explicitly wins (a proxy in front); otherwise it follows the port.
   const authUrl = e.AUTH_URL ?? localUrl(e.IDP_PORT);
   const todoUrl = e.TODO_URL ?? localUrl(e.TODO_PORT);
+  const controlPlaneUrl = e.RELAY_URL ?? localUrl(e.CONTROL_PLANE_PORT);
   const projectRoot = findProjectRoot();
   const config: Config = {
     host: e.OUTPOST_HOST,
@@ -112,6 +123,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         .split(',')
         .map((o) => o.trim())
         .filter(Boolean),
+      clients: [
+        // The todo page handles the callback on its own page; the console at /console/.
+        { clientId: 'outpost-todo', redirectUris: [`${todoUrl}/`], postLogoutRedirectUris: [`${todoUrl}/`] },
+        {
+          clientId: 'outpost-console',
+          redirectUris: [`${controlPlaneUrl}/console/callback`],
+          postLogoutRedirectUris: [`${controlPlaneUrl}/console/`],
+        },
+      ],
     },
     apps: {
       rbacPort: e.RBAC_PORT,
@@ -124,7 +144,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     controlPlane: {
       port: e.CONTROL_PLANE_PORT,
-      url: e.RELAY_URL ?? localUrl(e.CONTROL_PLANE_PORT),
+      url: controlPlaneUrl,
       execTimeoutMs: e.RELAY_EXEC_TIMEOUT_MS,
       heartbeatMs: e.RELAY_HEARTBEAT_MS,
     },

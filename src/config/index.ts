@@ -1,3 +1,3 @@
 export { loadConfig, ConfigError } from './config';
-export type { Config } from './config';
+export type { Config, OAuthClient } from './config';
 export { findProjectRoot } from './project-root';
