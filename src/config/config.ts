@@ -75,6 +75,11 @@ export interface OAuthClient {
   readonly postLogoutRedirectUris: readonly string[];
 }
 
+/** The todo page's `client_id` at the IdP. */
+export const TODO_CLIENT_ID = 'outpost-todo';
+/** The control-plane console's `client_id` at the IdP. */
+export const CONSOLE_CLIENT_ID = 'outpost-console';
+
 /** Raised with every problem found in the environment at once. */
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -125,9 +130,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         .filter(Boolean),
       clients: [
         // The todo page handles the callback on its own page; the console at /console/.
-        { clientId: 'outpost-todo', redirectUris: [`${todoUrl}/`], postLogoutRedirectUris: [`${todoUrl}/`] },
+        { clientId: TODO_CLIENT_ID, redirectUris: [`${todoUrl}/`], postLogoutRedirectUris: [`${todoUrl}/`] },
         {
-          clientId: 'outpost-console',
+          clientId: CONSOLE_CLIENT_ID,
           redirectUris: [`${controlPlaneUrl}/console/callback`],
           postLogoutRedirectUris: [`${controlPlaneUrl}/console/`],
         },

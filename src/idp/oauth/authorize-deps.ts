@@ -42,7 +42,8 @@ export function sendLoginPage(
     .set({
       'Cache-Control': 'no-store',
       'X-Frame-Options': 'DENY',
-      'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+      // form-action also governs the redirect after the post (Chromium), so the client's origin is allowed.
+      'Content-Security-Policy': `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${new URL(request.redirectUri).origin}; frame-ancestors 'none'`,
     })
     .append('Set-Cookie', serializeCookie(LOGIN_COOKIE, id, LOGIN_REQUEST_TTL_SECONDS, deps.secureCookies))
     .type('html')
