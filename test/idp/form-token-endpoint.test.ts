@@ -65,4 +65,20 @@ describe('form-encoded token endpoint', () => {
     expect(pre.headers.get('access-control-allow-origin')).toBe(origin);
     expect(pre.headers.get('access-control-allow-headers')).toBe('Content-Type, Authorization');
   });
+
+  it('lets a configured browser origin read userinfo and revoke answers (CORS)', async () => {
+    const origin = f.config.idp.corsOrigins[0];
+    const info = await fetch(`${f.url}/userinfo`, { headers: { origin } });
+    expect(info.status).toBe(401);
+    expect(info.headers.get('access-control-allow-origin')).toBe(origin);
+    expect(info.headers.get('www-authenticate')).toBe('Bearer realm="userinfo"');
+    const revoke = await fetch(`${f.url}/revoke`, {
+      method: 'POST',
+      headers: { origin, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'client_id=outpost-todo&token=unknown',
+    });
+    // RFC 7009 §2.2: an unknown token is answered 200, revealing nothing.
+    expect(revoke.status).toBe(200);
+    expect(revoke.headers.get('access-control-allow-origin')).toBe(origin);
+  });
 });
