@@ -1,5 +1,5 @@
-// jose v6 ships ESM only; Jest's CommonJS runtime cannot load it untransformed,
-// so ts-jest compiles it (allowJs) along with our TypeScript.
+// jose v6, oauth4webapi and openid-client v6 ship ESM only; Jest's CommonJS runtime cannot load them untransformed,
+// so ts-jest compiles them (allowJs) along with our TypeScript.
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
@@ -10,6 +10,6 @@ module.exports = {
   transform: {
     '^.+\\.[tj]s$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }],
   },
-  transformIgnorePatterns: ['/node_modules/(?!jose/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(jose|oauth4webapi|openid-client)/)'],
   testTimeout: 20000,
 };

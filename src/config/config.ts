@@ -11,6 +11,19 @@ type DeepReadonly<T> = T extends (infer E)[] ? readonly DeepReadonly<E>[] : T ex
  */
 export type Config = DeepReadonly<ReturnType<typeof toConfig>>;
 
+/** A registered public client (RFC 6749 §2.1): no secret, PKCE required, exact redirect URIs. */
+export interface OAuthClient {
+  readonly clientId: string;
+  readonly redirectUris: readonly string[];
+  /** Where sign-out may send the browser back to (OIDC RP-Initiated Logout §3). */
+  readonly postLogoutRedirectUris: readonly string[];
+}
+
+/** The todo page's `client_id` at the IdP. */
+export const TODO_CLIENT_ID = 'outpost-todo';
+/** The control-plane console's `client_id` at the IdP. */
+export const CONSOLE_CLIENT_ID = 'outpost-console';
+
 /** Raised with every problem found in the environment at once. */
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -41,6 +54,7 @@ function toConfig(e: Env, projectRoot: string) {
   // A URL set explicitly wins (a proxy in front); otherwise it follows the port.
   const authUrl = e.AUTH_URL ?? localUrl(e.IDP_PORT);
   const todoUrl = e.TODO_URL ?? localUrl(e.TODO_PORT);
+  const controlPlaneUrl = e.RELAY_URL ?? localUrl(e.CONTROL_PLANE_PORT);
   return {
     host: e.OUTPOST_HOST,
     projectRoot,
@@ -58,10 +72,19 @@ function toConfig(e: Env, projectRoot: string) {
       maxLoginFailures: e.LOGIN_MAX_FAILURES,
       loginFailureWindow: e.LOGIN_FAILURE_WINDOW,
       /** Browser origins allowed to call the IdP (the todo page); exact matches. */
-    corsOrigins: (e.IDP_CORS_ORIGINS ?? new URL(todoUrl).origin)
+      corsOrigins: (e.IDP_CORS_ORIGINS ?? new URL(todoUrl).origin)
         .split(',')
         .map((o) => o.trim())
         .filter(Boolean),
+      clients: [
+        // The todo page handles the callback on its own page; the console at /console/.
+        { clientId: TODO_CLIENT_ID, redirectUris: [`${todoUrl}/`], postLogoutRedirectUris: [`${todoUrl}/`] },
+        {
+          clientId: CONSOLE_CLIENT_ID,
+          redirectUris: [`${controlPlaneUrl}/console/callback`],
+          postLogoutRedirectUris: [`${controlPlaneUrl}/console/`],
+        },
+      ] satisfies OAuthClient[],
     },
     apps: {
       rbacPort: e.RBAC_PORT,
@@ -74,7 +97,7 @@ function toConfig(e: Env, projectRoot: string) {
     },
     controlPlane: {
       port: e.CONTROL_PLANE_PORT,
-      url: e.RELAY_URL ?? localUrl(e.CONTROL_PLANE_PORT),
+      url: controlPlaneUrl,
       /** How long exec waits for the edge's confirmation before answering 504. */
       execTimeoutMs: e.RELAY_EXEC_TIMEOUT_MS,
       heartbeatMs: e.RELAY_HEARTBEAT_MS,

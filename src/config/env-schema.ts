@@ -52,7 +52,7 @@ export const ENV_GROUPS = {
     RBAC_PORT: v(port.default(3001), 'RBAC app port'),
     APP_URL: v(url.optional(), '{app_url}, the RBAC app as callers reach it', 'http://localhost:<RBAC_PORT>'),
     TODO_PORT: v(port.default(3002), 'todo app port'),
-    TODO_URL: v(url.optional(), 'the todo app as browsers reach it', 'http://localhost:<TODO_PORT>'),
+    TODO_URL: v(url.optional(), 'the todo app as browsers reach it; `{TODO_URL}/` is also its OAuth redirect URI', 'http://localhost:<TODO_PORT>'),
     RBAC_POLICY: v(z.string().regex(POLICY_NAME_PATTERN).default('rbac'), 'policy folder the RBAC app evaluates (`rbac`, `rebac`)'),
     AUTHORIZER: v(authorizerKind.default('edge'), "who answers the apps' authorization questions: `edge` or `local`"),
     CLOCK_TOLERANCE: v(z.coerce.number().int().min(0).max(300).default(5), 'clock skew allowed on token times (s)'),

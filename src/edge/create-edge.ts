@@ -26,7 +26,7 @@ export interface EdgeDeps {
   readonly discoveryIntervalMs: number;
   readonly directorySyncIntervalMs: number;
   readonly fullSyncIntervalMs: number;
-  readonly jwt: { readonly issuer: string; readonly jwksUri: string; readonly audience: string };
+  readonly jwt: { readonly issuer: string; readonly jwksUri: string; readonly audience: string; readonly clockToleranceSec?: number };
   readonly logger: Logger;
   readonly version?: string;
   readonly hostname?: string;

@@ -9,6 +9,8 @@ import { createTokenIssuer } from './issue-tokens';
 import type { KeyStore } from './key-store';
 import { createLoginThrottle } from './login-throttle';
 import { tokenEndpoint } from './token-endpoint';
+import { createPasswordCheck } from './check-password';
+import { mountOAuthRoutes } from './oauth/mount-oauth-routes';
 import type { UserStore } from './user-store';
 
 /** The IdP settings the app needs: the `idp` section of {@link Config}. */
@@ -23,6 +25,7 @@ export type IdpOptions = Pick<
   | 'maxLoginFailures'
   | 'loginFailureWindow'
   | 'corsOrigins'
+  | 'clients'
 >;
 
 export interface IdpAppDeps {
@@ -34,7 +37,9 @@ export interface IdpAppDeps {
 }
 
 /**
- * The demo IdP as an Express app: token endpoint, discovery, JWKS and health check.
+ * The demo IdP as an Express app: the seed's JSON token endpoint, the OAuth 2.0 / OIDC
+ * endpoints around it (authorize + login page, form-encoded grants, userinfo, revocation,
+ * sign-out), discovery, JWKS and health check.
  * Pure: it opens nothing and listens nowhere; the caller (main.ts, a test) does that.
  */
 export function createIdpApp(deps: IdpAppDeps): Express {
@@ -52,6 +57,9 @@ export function createIdpApp(deps: IdpAppDeps): Express {
     res.set('Cache-Control', 'no-store').json({ status: 'ok' });
   });
   app.use(discoveryRoutes({ issuer: options.issuer, baseUrl: options.url, keys }));
-  app.use(tokenEndpoint({ users, issueTokens, throttle, logger }));
+  const checkPassword = createPasswordCheck({ users, throttle });
+  // Form-encoded token requests are taken first; everything else reaches the JSON endpoint.
+  mountOAuthRoutes(app, { options, users, keys, logger, clock, issueTokens, checkPassword });
+  app.use(tokenEndpoint({ checkPassword, issueTokens, logger }));
   return finishApp(app, logger, 'oauth');
 }

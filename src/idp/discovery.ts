@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import type { KeyStore } from './key-store';
-import { GRANTED_SCOPE } from './issue-tokens';
+import { GRANT_HANDLERS } from './oauth/form-token-endpoint';
+import { AUTHORIZE_PATH, END_SESSION_PATH, REVOKE_PATH, SUPPORTED_SCOPES, USERINFO_PATH } from './oauth/oauth-paths';
 import { SIGNING_ALG } from './signing-keys';
 import { TOKEN_PATH } from './token-endpoint';
 
@@ -17,20 +18,31 @@ export interface DiscoveryOptions {
   readonly keys: KeyStore;
 }
 
-/** Builds the discovery document (OpenID Connect Discovery 1.0 §3). */
+/**
+ * Builds the discovery document (OpenID Connect Discovery 1.0 §3, RFC 8414 §2): every
+ * endpoint and value listed here is implemented, and nothing else is listed.
+ */
 export function discoveryDocument(issuer: string, baseUrl: string): Record<string, unknown> {
   return {
     issuer,
+    authorization_endpoint: `${baseUrl}${AUTHORIZE_PATH}`,
     token_endpoint: `${baseUrl}${TOKEN_PATH}`,
+    userinfo_endpoint: `${baseUrl}${USERINFO_PATH}`,
+    revocation_endpoint: `${baseUrl}${REVOKE_PATH}`,
+    end_session_endpoint: `${baseUrl}${END_SESSION_PATH}`,
     jwks_uri: `${baseUrl}${JWKS_PATH}`,
-    grant_types_supported: ['password'],
-    // Required by §3 even without an authorization endpoint: the token endpoint returns both tokens.
-    response_types_supported: ['token id_token'],
+    grant_types_supported: Object.keys(GRANT_HANDLERS),
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
+    code_challenge_methods_supported: ['S256'],
+    prompt_values_supported: ['none', 'login'],
+    authorization_response_iss_parameter_supported: true,
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: [SIGNING_ALG],
     token_endpoint_auth_methods_supported: ['none'],
-    scopes_supported: GRANTED_SCOPE.split(' '),
-    claims_supported: ['iss', 'sub', 'aud', 'exp', 'iat', 'auth_time', 'email', 'email_verified', 'name', 'at_hash'],
+    revocation_endpoint_auth_methods_supported: ['none'],
+    scopes_supported: [...SUPPORTED_SCOPES],
+    claims_supported: ['iss', 'sub', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'email', 'email_verified', 'name', 'at_hash'],
   };
 }
 

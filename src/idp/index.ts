@@ -13,6 +13,8 @@ export type { TokenResponse, TokenIssuerOptions } from './issue-tokens';
 export { createLoginThrottle } from './login-throttle';
 export type { LoginThrottle, LoginThrottleOptions } from './login-throttle';
 export { TOKEN_PATH } from './token-endpoint';
+export { AUTHORIZE_PATH, USERINFO_PATH, REVOKE_PATH, END_SESSION_PATH, SUPPORTED_SCOPES } from './oauth/oauth-paths';
+export type { IssueTokens, GrantContext } from './issue-tokens';
 export { DISCOVERY_PATH, JWKS_PATH, discoveryDocument } from './discovery';
 export { SIGNING_ALG } from './signing-keys';
 export type { PublicJwk } from './signing-keys';

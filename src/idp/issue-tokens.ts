@@ -26,6 +26,21 @@ export interface TokenIssuerOptions {
   readonly clock: Clock;
 }
 
+/** What a grant decided about the tokens; the JSON password grant takes the defaults. */
+export interface GrantContext {
+  /** `client_id` of the access token and `aud` of the ID token. */
+  readonly clientId?: string;
+  /** Space-separated granted scope. */
+  readonly scope?: string;
+  /** OIDC Core §3.1.2.1: echoed into the ID token to bind it to the authorization request. */
+  readonly nonce?: string;
+  /** Seconds since the epoch when the user last entered their password. */
+  readonly authTime?: number;
+}
+
+/** Issues tokens for an authenticated user under a grant's decisions. */
+export type IssueTokens = (user: IdpUser, grant?: GrantContext) => Promise<TokenResponse>;
+
 /** Scopes granted with every token: the OIDC ones the ID token's claims stand for. */
 export const GRANTED_SCOPE = 'openid profile email';
 
@@ -39,17 +54,18 @@ export function accessTokenHash(accessToken: string): string {
 }
 
 /** Signs an access token (RFC 9068) and an ID token (OIDC Core §2) for an authenticated user. */
-export function createTokenIssuer(options: TokenIssuerOptions): (user: IdpUser) => Promise<TokenResponse> {
+export function createTokenIssuer(options: TokenIssuerOptions): IssueTokens {
   const { issuer, apiAudience, clientId, accessTokenTtl, idTokenTtl, keys, clock } = options;
   if (accessTokenTtl <= 0 || idTokenTtl <= 0) throw new Error('token lifetimes must be positive');
 
-  return async function issueTokens(user) {
+  return async function issueTokens(user, grant = {}) {
     const { kid, privateKey } = await keys.signingKey();
     const now = Math.floor(clock() / 1000);
+    const audience = grant.clientId ?? clientId;
 
     // RFC 9068 §2.1: typ "at+jwt" lets resource servers refuse ID tokens used as access tokens.
     // §2.2: iss, exp, aud, sub, client_id, iat and jti are required.
-    const accessToken = await new SignJWT({ client_id: clientId, scope: GRANTED_SCOPE })
+    const accessToken = await new SignJWT({ client_id: audience, scope: grant.scope ?? GRANTED_SCOPE })
       .setProtectedHeader({ alg: SIGNING_ALG, typ: 'at+jwt', kid })
       .setIssuer(issuer)
       .setSubject(user.id)
@@ -61,7 +77,8 @@ export function createTokenIssuer(options: TokenIssuerOptions): (user: IdpUser) 
 
     // OIDC Core §2: the ID token's audience is the client, never the API.
     const idToken = await new SignJWT({
-      auth_time: now,
+      auth_time: grant.authTime ?? now,
+      ...(grant.nonce === undefined ? {} : { nonce: grant.nonce }),
       email: user.email,
       email_verified: true,
       name: user.name,
@@ -70,7 +87,7 @@ export function createTokenIssuer(options: TokenIssuerOptions): (user: IdpUser) 
       .setProtectedHeader({ alg: SIGNING_ALG, typ: 'JWT', kid })
       .setIssuer(issuer)
       .setSubject(user.id)
-      .setAudience(clientId)
+      .setAudience(audience)
       .setIssuedAt(now)
       .setExpirationTime(now + idTokenTtl)
       .sign(privateKey);

@@ -1,26 +1,24 @@
 import express, { Router, type RequestHandler } from 'express';
 import { OAuthError } from '../http';
 import type { Logger } from '../observability';
-import type { TokenResponse } from './issue-tokens';
-import type { LoginThrottle } from './login-throttle';
+import type { CheckPassword } from './check-password';
+import type { IssueTokens } from './issue-tokens';
 import { readCredentials } from './read-credentials';
-import type { IdpUser, UserStore } from './user-store';
 
-/** Path of the token endpoint (service interface §4.1). */
+/** Path of the token endpoint (the seed contract; see the README). */
 export const TOKEN_PATH = '/api/v1/idp/token';
 
 /** Request bodies above this size are refused before parsing. */
 const BODY_LIMIT = '4kb';
 
 export interface TokenEndpointDeps {
-  readonly users: UserStore;
-  readonly issueTokens: (user: IdpUser) => Promise<TokenResponse>;
-  readonly throttle: LoginThrottle;
+  readonly checkPassword: CheckPassword;
+  readonly issueTokens: IssueTokens;
   readonly logger: Logger;
 }
 
 /** One message for unknown user and wrong password, so the answer cannot enumerate users. */
-const INVALID_GRANT = 'the username or password is incorrect';
+export const INVALID_CREDENTIALS = 'the username or password is incorrect';
 
 /** 415 for anything but JSON; a request without a body falls through to the 400 body check. */
 const requireJson: RequestHandler = function requireJson(req, _res, next) {
@@ -42,32 +40,23 @@ const noStore: RequestHandler = function noStore(_req, res, next) {
  * answered with 429 and `Retry-After` before any password work is done.
  */
 export function tokenEndpoint(deps: TokenEndpointDeps): Router {
-  const { users, issueTokens, throttle, logger } = deps;
+  const { checkPassword, issueTokens, logger } = deps;
   const router = Router();
 
   router.post(TOKEN_PATH, noStore, requireJson, express.json({ limit: BODY_LIMIT }), async function token(req, res) {
     const { username, password } = readCredentials(req.body);
-    const userKey = `user:${username.trim().toLowerCase()}`;
-    const keys = [userKey, `addr:${req.socket.remoteAddress ?? 'unknown'}`];
-
-    const wait = throttle.retryAfter(keys);
-    if (wait > 0) {
+    const check = await checkPassword(username, password, req.socket.remoteAddress);
+    if (check.outcome === 'throttled') {
       logger.warn({ req_id: req.id }, 'sign-in throttled');
       throw new OAuthError(429, 'too_many_requests', 'too many failed sign-in attempts; try again later', {
-        'Retry-After': String(wait),
+        'Retry-After': String(check.retryAfter),
       });
     }
-
-    // Every attempt counts as a failure before the slow password check and is forgiven if
-    // it succeeds: a burst of parallel guesses is capped by the limit, not by concurrency.
-    throttle.recordFailure(keys);
-    const user = await users.authenticate(username, password);
-    if (!user) {
+    if (check.outcome === 'invalid') {
       logger.info({ req_id: req.id }, 'sign-in failed');
-      throw new OAuthError(401, 'invalid_grant', INVALID_GRANT);
+      throw new OAuthError(401, 'invalid_grant', INVALID_CREDENTIALS);
     }
-    throttle.forgive(keys);
-    throttle.reset(userKey);
+    const { user } = check;
     const tokens = await issueTokens(user);
     logger.info({ req_id: req.id, sub: user.id }, 'tokens issued');
     res.json(tokens);

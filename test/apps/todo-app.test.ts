@@ -153,6 +153,13 @@ describe('todo sample app end to end (real IdP, real SQLite file, todo policy)',
     expect(res.status).toBe(200);
     expect(await res.text()).toMatch(/<title>Outpost todos<\/title>/);
     expect(res.headers.get('content-security-policy')).toContain(`connect-src 'self' ${fixture.idp.url}`);
-    expect(await (await fetch(`${url}/config.json`)).json()).toEqual({ auth_url: fixture.idp.url });
+    expect(await (await fetch(`${url}/config.json`)).json()).toEqual({ auth_url: fixture.idp.url, client_id: 'outpost-todo' });
+  });
+
+  it('serves oauth4webapi from its own origin (no CDN) as a JavaScript module', async () => {
+    const res = await fetch(`${url}/vendor/oauth4webapi.js`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^(text|application)\/javascript/);
+    expect(await res.text()).toContain('export async function authorizationCodeGrantRequest');
   });
 });

@@ -1,6 +1,7 @@
 // The todo page in a real browser (Debian's Chromium driven by playwright-core): it signs
-// in at the IdP across origins (CORS + CSP), calls the todo API with the access token, and
-// shows the policy's refusals. Run with `npm run test:browser`; CHROMIUM_PATH overrides
+// in with the authorization code flow + PKCE through the IdP's real login page (discovery,
+// token and revocation across origins: CORS + CSP), calls the todo API with the access
+// token, and shows the policy's refusals. Run with `npm run test:browser`; CHROMIUM_PATH overrides
 // /usr/bin/chromium.
 import type { RequestListener, Server } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -14,7 +15,7 @@ import { loadConfig } from '../../src/config';
 import { loadDirectorySeed } from '../../src/directory';
 import { baseUrl, close, listen } from '../../src/http';
 import { silentLogger } from '../../src/observability';
-import { startTestIdp, type TestIdp } from '../helpers/idp';
+import { DEMO_PASSWORD, startTestIdp, type TestIdp } from '../helpers/idp';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -34,7 +35,8 @@ describe('todo web page in Chromium', () => {
     let handler: RequestListener = (_req, res) => res.end();
     server = await listen((req, res) => handler(req, res), 0, '127.0.0.1');
     url = baseUrl(server);
-    idp = await startTestIdp({ IDP_CORS_ORIGINS: url });
+    // TODO_URL registers this page's origin as the todo client's redirect URI.
+    idp = await startTestIdp({ IDP_CORS_ORIGINS: url, TODO_URL: url });
     const config = loadConfig({ AUTH_URL: idp.url, LOG_LEVEL: 'silent' });
     const { directory } = loadDirectorySeed(config.directorySeedFile);
     dir = mkdtempSync(join(tmpdir(), 'outpost-browser-'));
@@ -68,43 +70,79 @@ describe('todo web page in Chromium', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function signIn(email: string): Promise<void> {
-    await page.selectOption('#user', email);
-    await page.click('#login button');
-    await page.waitForSelector(`#who:has-text("${email}")`);
+  async function signIn(email: string, password = DEMO_PASSWORD): Promise<void> {
+    await page.click('#sign-in');
+    await page.waitForURL(`${idp.url}/authorize?**`);
+    await page.selectOption('#username', email);
+    await page.fill('#password', password);
+    await page.click('form:has(#password) button[type=submit]');
   }
 
-  it('signs Morty in at the IdP and adds a todo he then owns', async () => {
+  async function signOut(): Promise<void> {
+    await page.click('#sign-out');
+    await page.waitForSelector('#who:has-text("not signed in")');
+    expect(page.url()).toBe(`${url}/`);
+  }
+
+  it('hides the Add form until someone signs in', async () => {
     await page.goto(`${url}/`);
+    await page.waitForSelector('#who:has-text("not signed in")');
+    expect(await page.isVisible('#add')).toBe(false);
+    expect(await page.isVisible('#sign-out')).toBe(false);
+  });
+
+  it('signs Morty in at the IdP login page and adds a todo he then owns', async () => {
     await signIn('morty@the-citadel.com');
+    await page.waitForSelector('#who:has-text("signed in as morty@the-citadel.com")');
+    expect(page.url()).toBe(`${url}/`);
+    expect(await page.isVisible('#add')).toBe(true);
     await page.fill('#title', 'Fix the portal gun');
     await page.click('#add button');
     await page.waitForSelector('li:has-text("Fix the portal gun") .owner:has-text("Morty Smith")');
     expect(await page.textContent('#status')).toBe('added');
     expect(store.list().map((t) => t.title)).toEqual(['Fix the portal gun']);
-    expect(consoleErrors).toEqual([]);
+    await signOut();
+    expect(await page.isVisible('#add')).toBe(false);
   });
 
   it('shows the policy refusing Beth (a viewer) the delete, and keeps the todo', async () => {
     await signIn('beth@the-smiths.com');
+    await page.waitForSelector('#who:has-text("signed in as beth@the-smiths.com")');
     await page.click('li:has-text("Fix the portal gun") button');
     await page.waitForSelector('#status:has-text("403")');
     expect(await page.textContent('#status')).toBe('403 Forbidden by policy todo.delete');
     expect(store.list()).toHaveLength(1);
+    await signOut();
   });
 
   it('lets Rick (an admin) delete it', async () => {
     await signIn('rick@the-citadel.com');
+    await page.waitForSelector('#who:has-text("signed in as rick@the-citadel.com")');
     await page.click('li:has-text("Fix the portal gun") button');
     await page.waitForSelector('#status:has-text("deleted")');
     expect(await page.locator('li').count()).toBe(0);
     expect(store.list()).toEqual([]);
+    await signOut();
   });
 
-  it('shows a wrong password as the IdP\'s refusal', async () => {
-    await page.fill('#password', 'not the password');
-    await page.click('#login button');
-    await page.waitForSelector('#status:has-text("401")');
-    expect(await page.textContent('#status')).toBe('401 the username or password is incorrect');
+  it('shows a wrong password on the IdP\'s page, and the todo page then says nobody is signed in', async () => {
+    await signIn('rick@the-citadel.com', 'not the password');
+    await page.waitForSelector('[role=alert]:has-text("Sign-in failed: the username or password is incorrect.")');
+    expect(page.url()).toBe(`${idp.url}/login`);
+    await page.goto(`${url}/`);
+    await page.waitForSelector('#who:has-text("not signed in")');
+    expect(await page.isVisible('#add')).toBe(false);
+  });
+
+  it('treats an error answer from the IdP as a failed sign-in, not as the previous user', async () => {
+    await signIn('summer@the-smiths.com');
+    await page.waitForSelector('#who:has-text("signed in as summer@the-smiths.com")');
+    await page.goto(`${url}/?error=access_denied&state=forged`);
+    await page.waitForSelector('#status:has-text("sign-in failed")');
+    expect(await page.textContent('#who')).toBe('not signed in');
+    expect(await page.isVisible('#add')).toBe(false);
+    // The 403 (Beth's delete) and 401 (the wrong password) are answers the tests asked for;
+    // anything else (a CSP violation, a script error) is a bug.
+    expect(consoleErrors.filter((m) => !m.startsWith('Failed to load resource'))).toEqual([]);
   });
 });

@@ -18,7 +18,8 @@ describe('IdP CORS for the todo page', () => {
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-origin')).toBe(PAGE);
     expect(res.headers.get('access-control-allow-methods')).toBe('GET, POST');
-    expect(res.headers.get('access-control-allow-headers')).toBe('Content-Type');
+    // Authorization: /userinfo takes the access token as a Bearer header (RFC 6750 §2.1).
+    expect(res.headers.get('access-control-allow-headers')).toBe('Content-Type, Authorization');
     expect(res.headers.get('access-control-allow-credentials')).toBeNull();
   });
 

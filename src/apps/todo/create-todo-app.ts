@@ -1,5 +1,6 @@
 import express, { type Request, type RequestHandler } from 'express';
 import type { Authorizer } from '../../authorizer';
+import { TODO_CLIENT_ID } from '../../config';
 import type { DirectoryData } from '../../directory';
 import { HttpError, NotFoundError, createApp, finishApp } from '../../http';
 import { requirePermission } from '../../middleware';
@@ -56,10 +57,16 @@ export function createTodoApp(deps: TodoAppDeps): express.Express {
 
   const connectSrc = deps.authUrl ? ["'self'", deps.authUrl] : ["'self'"];
   const app = createApp(deps.logger, { contentSecurityPolicy: { directives: { connectSrc } } });
-  if (deps.publicDir) app.use(express.static(deps.publicDir, { index: 'index.html' }));
-  // The page learns where to sign in from here rather than from a hard-coded URL.
+  if (deps.publicDir) {
+    // The page's OAuth client library comes from this origin, never a CDN: the CSP stays 'self'
+    // and the code that handles tokens is the code that was installed and reviewed.
+    const oauth4webapi = require.resolve('oauth4webapi');
+    app.get('/vendor/oauth4webapi.js', (_req, res) => res.sendFile(oauth4webapi));
+    app.use(express.static(deps.publicDir, { index: 'index.html' }));
+  }
+  // The page learns where and as whom to sign in from here rather than from hard-coded values.
   app.get('/config.json', (_req, res) => {
-    res.json({ auth_url: deps.authUrl ?? null });
+    res.json({ auth_url: deps.authUrl ?? null, client_id: TODO_CLIENT_ID });
   });
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });

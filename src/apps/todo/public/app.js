@@ -1,11 +1,9 @@
-// The todo page: signs in at the IdP's token endpoint, then calls the todo API with the
-// access token (never the ID token). Every refusal from the API is shown as it came.
-'use strict';
+// The todo page: signs in at the IdP with the authorization code flow (sign-in.js), then
+// calls the todo API with the access token (never the ID token). Every refusal from the
+// API is shown as it came.
+import { accessToken, completeSignIn, refresh, signIn, signOut } from './sign-in.js';
 
-const config = fetch('/config.json').then((r) => r.json());
-let accessToken = '';
 const names = new Map();
-
 const $ = (id) => document.getElementById(id);
 
 function show(message, ok = false) {
@@ -13,12 +11,27 @@ function show(message, ok = false) {
   $('status').className = ok ? 'ok' : '';
 }
 
-async function api(method, path, body) {
-  const res = await fetch(path, {
+/** Shows who is signed in, or nobody: the only place the signed-in state reaches the page. */
+function showSignedIn(email) {
+  $('who').textContent = email ? `signed in as ${email}` : 'not signed in';
+  $('sign-in').hidden = Boolean(email);
+  $('sign-out').hidden = !email;
+  $('add').hidden = !email;
+  if (!email) $('todos').replaceChildren();
+}
+
+async function call(method, path, body) {
+  return fetch(path, {
     method,
-    headers: { authorization: `Bearer ${accessToken}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    headers: { authorization: `Bearer ${accessToken()}`, ...(body ? { 'content-type': 'application/json' } : {}) },
     body: body ? JSON.stringify(body) : undefined,
   });
+}
+
+async function api(method, path, body) {
+  let res = await call(method, path, body);
+  // An expired access token: one refresh (the refresh token rotates), then one retry.
+  if (res.status === 401 && (await refresh())) res = await call(method, path, body);
   if (res.status === 204) return null;
   const data = await res.json().catch(() => ({}));
   if (!res.ok) throw new Error(`${res.status} ${data.message || data.error_description || data.error || ''}`);
@@ -40,6 +53,7 @@ async function render() {
     const box = document.createElement('input');
     box.type = 'checkbox';
     box.checked = todo.completed;
+    box.setAttribute('aria-label', `done: ${todo.title}`);
     box.onchange = () => act(() => api('PUT', `/todos/${todo.id}`, { completed: box.checked }), 'updated');
     const title = document.createElement('span');
     title.className = 'title';
@@ -65,28 +79,23 @@ async function act(action, done) {
   await render().catch((err) => show(err.message));
 }
 
-$('login').onsubmit = async (event) => {
-  event.preventDefault();
-  try {
-    const res = await fetch(`${(await config).auth_url}/api/v1/idp/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: $('user').value, password: $('password').value }),
-    });
-    const data = await res.json();
-    if (!res.ok) throw new Error(`${res.status} ${data.error_description || data.error}`);
-    accessToken = data.access_token;
-    $('who').textContent = `signed in as ${$('user').value}`;
-    $('add').hidden = false;
-    await act(async () => undefined, 'signed in');
-  } catch (err) {
-    show(err.message);
-  }
-};
-
+$('sign-in').onclick = () => signIn().catch((err) => show(err.message));
+$('sign-out').onclick = () => signOut().catch((err) => show(err.message));
 $('add').onsubmit = (event) => {
   event.preventDefault();
   const title = $('title').value;
   $('title').value = '';
   act(() => api('POST', '/todos', { title }), 'added');
 };
+
+showSignedIn(null);
+try {
+  const email = await completeSignIn();
+  if (email) {
+    showSignedIn(email);
+    await act(async () => undefined, 'signed in');
+  }
+} catch (err) {
+  showSignedIn(null);
+  show(`sign-in failed: ${err.error_description || err.message}`);
+}

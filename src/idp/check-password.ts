@@ -1,0 +1,41 @@
+import type { LoginThrottle } from './login-throttle';
+import type { IdpUser, UserStore } from './user-store';
+
+/** The outcome of one throttled password check; each caller turns it into its own answer. */
+export type PasswordCheck =
+  | { readonly outcome: 'ok'; readonly user: IdpUser }
+  | { readonly outcome: 'throttled'; readonly retryAfter: number }
+  | { readonly outcome: 'invalid' };
+
+/** What a password check needs: the users and the one throttle every sign-in surface shares. */
+export interface PasswordCheckDeps {
+  readonly users: UserStore;
+  readonly throttle: LoginThrottle;
+}
+
+/**
+ * Checks a password the same way for the JSON token endpoint, the form-encoded password
+ * grant and the login page: throttled per username and per client address before any
+ * scrypt work, so no surface is a cheaper place to guess.
+ */
+export function createPasswordCheck(deps: PasswordCheckDeps) {
+  const { users, throttle } = deps;
+  return async function checkPassword(username: string, password: string, address: string | undefined): Promise<PasswordCheck> {
+    const userKey = `user:${username.trim().toLowerCase()}`;
+    const keys = [userKey, `addr:${address ?? 'unknown'}`];
+    const wait = throttle.retryAfter(keys);
+    if (wait > 0) return { outcome: 'throttled', retryAfter: wait };
+
+    // Every attempt counts as a failure before the slow password check and is forgiven if
+    // it succeeds: a burst of parallel guesses is capped by the limit, not by concurrency.
+    throttle.recordFailure(keys);
+    const user = await users.authenticate(username, password);
+    if (!user) return { outcome: 'invalid' };
+    throttle.forgive(keys);
+    throttle.reset(userKey);
+    return { outcome: 'ok', user };
+  };
+}
+
+/** A throttled password check (see {@link createPasswordCheck}). */
+export type CheckPassword = ReturnType<typeof createPasswordCheck>;

@@ -1,0 +1,28 @@
+import type { Response } from 'express';
+import type { GrantStore } from './grant-store';
+import type { AuthorizeRequest } from './read-authorize-request';
+import type { IdpSession } from './login-sessions';
+
+/**
+ * Sends the browser back to the client (RFC 6749 §4.1.2) with `code`, `state` and `iss`
+ * (RFC 9207, so a client talking to several IdPs cannot be confused about which answered).
+ */
+export function redirectWithCode(res: Response, grants: GrantStore, issuer: string, request: AuthorizeRequest, session: IdpSession): void {
+  const code = grants.issueCode({
+    clientId: request.client.clientId,
+    user: session.user,
+    scope: request.scope,
+    authTime: session.authTime,
+    redirectUri: request.redirectUri,
+    codeChallenge: request.codeChallenge,
+    ...(request.nonce === undefined ? {} : { nonce: request.nonce }),
+  });
+  redirectWithParams(res, request.redirectUri, { code, state: request.state, iss: issuer });
+}
+
+/** A 303 to `redirectUri` with the given query parameters added (undefined ones left out). */
+export function redirectWithParams(res: Response, redirectUri: string, params: Record<string, string | undefined>): void {
+  const target = new URL(redirectUri);
+  for (const [name, value] of Object.entries(params)) if (value !== undefined) target.searchParams.set(name, value);
+  res.set('Cache-Control', 'no-store').redirect(303, target.href);
+}

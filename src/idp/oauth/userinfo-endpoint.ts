@@ -1,0 +1,60 @@
+import { Router } from 'express';
+import { createLocalJWKSet, jwtVerify, type JWTPayload } from 'jose';
+import { OAuthError } from '../../http';
+import type { KeyStore } from '../key-store';
+import { SIGNING_ALG } from '../signing-keys';
+import type { UserStore } from '../user-store';
+import { USERINFO_PATH } from './oauth-paths';
+
+/** What userinfo needs: the IdP's own keys and users, and what its access tokens look like. */
+export interface UserinfoDeps {
+  readonly issuer: string;
+  readonly apiAudience: string;
+  readonly keys: KeyStore;
+  readonly users: UserStore;
+}
+
+/** RFC 6750 §3: the challenge a missing or bad token gets. */
+function challenge(status: 400 | 401, error: 'invalid_request' | 'invalid_token' | undefined, message: string): OAuthError {
+  const params = error ? `, error="${error}", error_description="${message.replace(/["\\]/g, '')}"` : '';
+  return new OAuthError(status, error ?? 'invalid_token', message, { 'WWW-Authenticate': `Bearer realm="userinfo"${params}` });
+}
+
+/**
+ * `GET /userinfo` (OIDC Core §5.3): the claims the access token's scope covers, for the
+ * bearer of an access token this IdP issued (RFC 9068: `typ` at+jwt, our issuer, the API
+ * audience, pinned algorithm). The token is read from the header only (RFC 6750 §2.1).
+ */
+export function userinfoEndpoint(deps: UserinfoDeps): Router {
+  const router = Router();
+  router.get(USERINFO_PATH, async function userinfo(req, res) {
+    res.set('Cache-Control', 'no-store');
+    const header = req.headers.authorization;
+    if (!header) throw challenge(401, undefined, 'an access token is required');
+    const match = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i.exec(header);
+    if (!match) throw challenge(400, 'invalid_request', 'use Authorization: Bearer <token>');
+
+    let payload: JWTPayload;
+    try {
+      const jwks = createLocalJWKSet({ keys: (await deps.keys.publicKeys()) as unknown as Parameters<typeof createLocalJWKSet>[0]['keys'] });
+      ({ payload } = await jwtVerify(match[1], jwks, {
+        issuer: deps.issuer,
+        audience: deps.apiAudience,
+        algorithms: [SIGNING_ALG],
+        typ: 'at+jwt',
+        requiredClaims: ['exp', 'sub'],
+      }));
+    } catch {
+      throw challenge(401, 'invalid_token', 'the access token is invalid or expired');
+    }
+    const user = deps.users.list().find((u) => u.id === payload.sub);
+    if (!user) throw challenge(401, 'invalid_token', 'the access token names no known user');
+    const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ') : [];
+    res.json({
+      sub: user.id,
+      ...(scopes.includes('profile') ? { name: user.name } : {}),
+      ...(scopes.includes('email') ? { email: user.email, email_verified: true } : {}),
+    });
+  });
+  return router;
+}

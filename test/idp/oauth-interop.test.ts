@@ -1,0 +1,96 @@
+// A standard OIDC client (openid-client v6) completes the code flow against the IdP with
+// nothing but the discovery URL, a client id and a redirect URI; jose verifies the tokens.
+import { createRemoteJWKSet, jwtVerify } from 'jose';
+import * as client from 'openid-client';
+import { CITADEL, type IdpFixture } from './idp-fixture';
+import { CLIENT_ID, REDIRECT_URI, signInThroughPage, startOAuthIdp } from './oauth-fixture';
+
+describe('OAuth 2.0 / OIDC interop with openid-client', () => {
+  let f: IdpFixture;
+  let config: client.Configuration;
+  beforeAll(async () => {
+    f = await startOAuthIdp();
+    config = await client.discovery(new URL(f.url), CLIENT_ID, undefined, client.None(), {
+      execute: [client.allowInsecureRequests],
+    });
+  });
+  afterAll(() => f.close());
+
+  async function codeFlow(email: string): Promise<client.TokenEndpointResponse & client.TokenEndpointResponseHelpers> {
+    const verifier = client.randomPKCECodeVerifier();
+    const state = client.randomState();
+    const nonce = client.randomNonce();
+    const url = client.buildAuthorizationUrl(config, {
+      redirect_uri: REDIRECT_URI,
+      scope: 'openid profile email api',
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      state,
+      nonce,
+    });
+    const { callback } = await signInThroughPage(f.url, url.href, email);
+    return client.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce });
+  }
+
+  it('discovers every endpoint it needs', () => {
+    const meta = config.serverMetadata();
+    expect(meta.issuer).toBe(f.url);
+    expect(meta.authorization_endpoint).toBe(`${f.url}/authorize`);
+    expect(meta.token_endpoint).toBe(`${f.url}/api/v1/idp/token`);
+    expect(meta.userinfo_endpoint).toBe(`${f.url}/userinfo`);
+    expect(meta.revocation_endpoint).toBe(`${f.url}/revoke`);
+    expect(meta.end_session_endpoint).toBe(`${f.url}/logout`);
+    expect(meta.code_challenge_methods_supported).toEqual(['S256']);
+    expect(meta.grant_types_supported).toEqual(['authorization_code', 'refresh_token', 'password']);
+  });
+
+  it('completes code + PKCE; the tokens verify with jose (RFC 9068 access token, ID token with nonce)', async () => {
+    const tokens = await codeFlow(CITADEL[1].email);
+    expect(tokens.token_type).toBe('bearer');
+    expect(tokens.scope).toBe('openid profile email api');
+    expect(typeof tokens.refresh_token).toBe('string');
+    const claims = tokens.claims();
+    expect(claims).toMatchObject({ sub: CITADEL[1].id, aud: CLIENT_ID, iss: f.url, email: CITADEL[1].email });
+
+    const jwks = createRemoteJWKSet(new URL(`${f.url}/.well-known/jwks.json`));
+    const access = await jwtVerify(tokens.access_token, jwks, {
+      issuer: f.url,
+      audience: f.config.idp.apiAudience,
+      typ: 'at+jwt',
+      algorithms: ['RS256'],
+    });
+    expect(access.payload).toMatchObject({ sub: CITADEL[1].id, client_id: CLIENT_ID, scope: 'openid profile email api' });
+    const id = await jwtVerify(tokens.id_token as string, jwks, { issuer: f.url, audience: CLIENT_ID, algorithms: ['RS256'] });
+    expect(typeof id.payload.nonce).toBe('string');
+  });
+
+  it('reads userinfo with the access token', async () => {
+    const tokens = await codeFlow(CITADEL[0].email);
+    const info = await client.fetchUserInfo(config, tokens.access_token, CITADEL[0].id);
+    expect(info).toEqual({ sub: CITADEL[0].id, name: CITADEL[0].name, email: CITADEL[0].email, email_verified: true });
+  });
+
+  it('refreshes with rotation, and a revoked refresh token no longer works', async () => {
+    const first = await codeFlow(CITADEL[2].email);
+    const second = await client.refreshTokenGrant(config, first.refresh_token as string);
+    expect(second.refresh_token).not.toBe(first.refresh_token);
+    expect(second.claims()?.sub).toBe(CITADEL[2].id);
+
+    await client.tokenRevocation(config, second.refresh_token as string);
+    await expect(client.refreshTokenGrant(config, second.refresh_token as string)).rejects.toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('revokes the whole family when a spent refresh token comes back', async () => {
+    const first = await codeFlow(CITADEL[3].email);
+    const second = await client.refreshTokenGrant(config, first.refresh_token as string);
+    await expect(client.refreshTokenGrant(config, first.refresh_token as string)).rejects.toMatchObject({ error: 'invalid_grant' });
+    await expect(client.refreshTokenGrant(config, second.refresh_token as string)).rejects.toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('builds a sign-out URL that returns to the registered page', async () => {
+    const url = client.buildEndSessionUrl(config, { post_logout_redirect_uri: REDIRECT_URI, client_id: CLIENT_ID, state: 's' });
+    const res = await fetch(url, { redirect: 'manual' });
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe(`${REDIRECT_URI}?state=s`);
+  });
+});
