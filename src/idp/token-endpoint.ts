@@ -2,6 +2,7 @@ import express, { Router, type RequestHandler } from 'express';
 import { OAuthError } from '../http';
 import type { Logger } from '../observability';
 import type { TokenResponse } from './issue-tokens';
+import { HashingOverloadedError, type HashingLimiter } from './limit-hashing';
 import type { LoginThrottle } from './login-throttle';
 import { readCredentials } from './read-credentials';
 import type { IdpUser, UserStore } from './user-store';
@@ -16,11 +17,16 @@ export interface TokenEndpointDeps {
   readonly users: UserStore;
   readonly issueTokens: (user: IdpUser) => Promise<TokenResponse>;
   readonly throttle: LoginThrottle;
+  /** Bounds concurrent password checks; excess sign-ins get 503 before any hashing. */
+  readonly hashing: HashingLimiter;
   readonly logger: Logger;
 }
 
 /** One message for unknown user and wrong password, so the answer cannot enumerate users. */
 const INVALID_GRANT = 'the username or password is incorrect';
+
+/** Seconds a client shed for overload should wait: a few scrypt rounds drain the queue. */
+const OVERLOAD_RETRY_AFTER = '1';
 
 /** 415 for anything but JSON; a request without a body falls through to the 400 body check. */
 const requireJson: RequestHandler = function requireJson(req, _res, next) {
@@ -39,10 +45,12 @@ const noStore: RequestHandler = function noStore(_req, res, next) {
 /**
  * `POST /api/v1/idp/token` with `{username, password}` (the resource-owner password grant,
  * RFC 6749 §4.3, in JSON). Repeated failures per username and per client address are
- * answered with 429 and `Retry-After` before any password work is done.
+ * answered with 429 and `Retry-After` before any password work is done; when the bounded
+ * hashing queue is full (or the IdP is shutting down) the answer is 503
+ * `temporarily_unavailable` with `Retry-After`, in the RFC 6749 §5.2 error shape.
  */
 export function tokenEndpoint(deps: TokenEndpointDeps): Router {
-  const { users, issueTokens, throttle, logger } = deps;
+  const { users, issueTokens, throttle, hashing, logger } = deps;
   const router = Router();
 
   router.post(TOKEN_PATH, noStore, requireJson, express.json({ limit: BODY_LIMIT }), async function token(req, res) {
@@ -61,7 +69,18 @@ export function tokenEndpoint(deps: TokenEndpointDeps): Router {
     // Every attempt counts as a failure before the slow password check and is forgiven if
     // it succeeds: a burst of parallel guesses is capped by the limit, not by concurrency.
     throttle.recordFailure(keys);
-    const user = await users.authenticate(username, password);
+    let user: IdpUser | undefined;
+    try {
+      user = await hashing.run(() => users.authenticate(username, password));
+    } catch (err) {
+      if (!(err instanceof HashingOverloadedError)) throw err;
+      // Shed before any password was checked: not a failed guess, so it must not count.
+      throttle.forgive(keys);
+      logger.warn({ req_id: req.id, reason: err.reason }, 'sign-in shed');
+      throw new OAuthError(503, 'temporarily_unavailable', 'the sign-in service is busy; try again shortly', {
+        'Retry-After': OVERLOAD_RETRY_AFTER,
+      });
+    }
     if (!user) {
       logger.info({ req_id: req.id }, 'sign-in failed');
       throw new OAuthError(401, 'invalid_grant', INVALID_GRANT);
