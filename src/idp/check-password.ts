@@ -1,3 +1,4 @@
+import { HashingOverloadedError, type HashingLimiter } from './limit-hashing';
 import type { LoginThrottle } from './login-throttle';
 import type { IdpUser, UserStore } from './user-store';
 
@@ -5,13 +6,20 @@ import type { IdpUser, UserStore } from './user-store';
 export type PasswordCheck =
   | { readonly outcome: 'ok'; readonly user: IdpUser }
   | { readonly outcome: 'throttled'; readonly retryAfter: number }
+  /** The bounded hashing queue is full (or the IdP is closing): nothing was checked. */
+  | { readonly outcome: 'overloaded'; readonly retryAfter: number }
   | { readonly outcome: 'invalid' };
 
 /** What a password check needs: the users and the one throttle every sign-in surface shares. */
 export interface PasswordCheckDeps {
   readonly users: UserStore;
   readonly throttle: LoginThrottle;
+  /** Bounds concurrent scrypt work for every surface together. */
+  readonly hashing: HashingLimiter;
 }
+
+/** Seconds a client shed for overload should wait: a few scrypt rounds drain the queue. */
+export const OVERLOAD_RETRY_AFTER = 1;
 
 /**
  * Checks a password the same way for the JSON token endpoint, the form-encoded password
@@ -19,7 +27,7 @@ export interface PasswordCheckDeps {
  * scrypt work, so no surface is a cheaper place to guess.
  */
 export function createPasswordCheck(deps: PasswordCheckDeps) {
-  const { users, throttle } = deps;
+  const { users, throttle, hashing } = deps;
   return async function checkPassword(username: string, password: string, address: string | undefined): Promise<PasswordCheck> {
     const userKey = `user:${username.trim().toLowerCase()}`;
     const keys = [userKey, `addr:${address ?? 'unknown'}`];
@@ -29,7 +37,15 @@ export function createPasswordCheck(deps: PasswordCheckDeps) {
     // Every attempt counts as a failure before the slow password check and is forgiven if
     // it succeeds: a burst of parallel guesses is capped by the limit, not by concurrency.
     throttle.recordFailure(keys);
-    const user = await users.authenticate(username, password);
+    let user: IdpUser | undefined;
+    try {
+      user = await hashing.run(() => users.authenticate(username, password));
+    } catch (err) {
+      if (!(err instanceof HashingOverloadedError)) throw err;
+      // Shed before any password was checked: not a failed guess, so it must not count.
+      throttle.forgive(keys);
+      return { outcome: 'overloaded', retryAfter: OVERLOAD_RETRY_AFTER };
+    }
     if (!user) return { outcome: 'invalid' };
     throttle.forgive(keys);
     throttle.reset(userKey);

@@ -7,6 +7,7 @@ import type { Clock } from './clock';
 import { discoveryRoutes } from './discovery';
 import { createTokenIssuer } from './issue-tokens';
 import type { KeyStore } from './key-store';
+import type { HashingLimiter } from './limit-hashing';
 import { createLoginThrottle } from './login-throttle';
 import { tokenEndpoint } from './token-endpoint';
 import { createPasswordCheck } from './check-password';
@@ -32,6 +33,8 @@ export interface IdpAppDeps {
   readonly options: IdpOptions;
   readonly users: UserStore;
   readonly keys: KeyStore;
+  /** Bounds concurrent password checks; its owner closes it on shutdown. */
+  readonly hashing: HashingLimiter;
   readonly logger: Logger;
   readonly clock: Clock;
 }
@@ -43,7 +46,7 @@ export interface IdpAppDeps {
  * Pure: it opens nothing and listens nowhere; the caller (main.ts, a test) does that.
  */
 export function createIdpApp(deps: IdpAppDeps): Express {
-  const { options, users, keys, logger, clock } = deps;
+  const { options, users, keys, hashing, logger, clock } = deps;
   const issueTokens = createTokenIssuer({ ...options, keys, clock });
   const throttle = createLoginThrottle({
     maxFailures: options.maxLoginFailures,
@@ -57,7 +60,7 @@ export function createIdpApp(deps: IdpAppDeps): Express {
     res.set('Cache-Control', 'no-store').json({ status: 'ok' });
   });
   app.use(discoveryRoutes({ issuer: options.issuer, baseUrl: options.url, keys }));
-  const checkPassword = createPasswordCheck({ users, throttle });
+  const checkPassword = createPasswordCheck({ users, throttle, hashing });
   // Form-encoded token requests are taken first; everything else reaches the JSON endpoint.
   mountOAuthRoutes(app, { options, users, keys, logger, clock, issueTokens, checkPassword });
   app.use(tokenEndpoint({ checkPassword, issueTokens, logger }));

@@ -1,7 +1,9 @@
 // The IdP layer's public surface; other layers import only from here.
 export { createIdpApp } from './create-idp-app';
 export type { IdpAppDeps, IdpOptions } from './create-idp-app';
-export { openIdp, openIdpKeyStore, idpFiles } from './open-idp';
+export { openIdp, openIdpKeyStore, idpFiles, HASHING_IN_FLIGHT, HASHING_QUEUE } from './open-idp';
+export { createHashingLimiter, HashingOverloadedError } from './limit-hashing';
+export type { HashingLimiter, HashingLimiterOptions } from './limit-hashing';
 export type { Idp } from './open-idp';
 export { openKeyStore } from './key-store';
 export type { KeyStore, KeyStoreOptions, SigningKey } from './key-store';

@@ -2,14 +2,22 @@ import type { Clock } from './clock';
 
 /**
  * Counts failed sign-ins per key (a username, a client address) in fixed windows.
- * After `maxFailures` failures within `windowSeconds`, the key is blocked until its
- * window ends. Memory is bounded: at most `maxEntries` keys are tracked, expired ones
- * are swept first and otherwise the oldest entry is evicted.
+ * After `maxFailures` failures within `windowSeconds`, the key is locked until its
+ * window ends.
+ *
+ * Memory is bounded by `maxEntries`, and a lock outlives any flood: when the table is
+ * full, expired windows go first, then the unlocked window with the fewest failures
+ * (the oldest among equals). An active lock is never evicted. When every entry is an
+ * active lock, a key the table does not know cannot be counted, so it is refused
+ * (fail closed) until the soonest lock ends; keys already tracked keep working.
  */
 export interface LoginThrottle {
-  /** Seconds until every given key may try again; 0 when none is blocked. */
+  /**
+   * Seconds until every given key may try again; 0 when none is locked. Also non-zero
+   * when a key is new and the table is full of active locks (see above).
+   */
   retryAfter(keys: readonly string[]): number;
-  /** Counts one failure against each key. */
+  /** Counts one failure against each key. A key that finds no room is not counted (call retryAfter first). */
   recordFailure(keys: readonly string[]): void;
   /** Takes back one counted failure from each key (an attempt counted up front that succeeded). */
   forgive(keys: readonly string[]): void;
@@ -19,10 +27,12 @@ export interface LoginThrottle {
   size(): number;
 }
 
+/** Settings of {@link createLoginThrottle}. */
 export interface LoginThrottleOptions {
   readonly maxFailures: number;
   readonly windowSeconds: number;
   readonly clock: Clock;
+  /** Most keys tracked at once (default 10,000). */
   readonly maxEntries?: number;
 }
 
@@ -46,33 +56,50 @@ export function createLoginThrottle(options: LoginThrottleOptions): LoginThrottl
     return w;
   }
 
-  function makeRoom(now: number): void {
-    if (windows.size < maxEntries) return;
+  const locked = (w: Window) => w.failures >= maxFailures;
+
+  /**
+   * Frees slots until `needed` new keys fit; false when only active locks are left.
+   * Evicts a tenth of the table at once, so a flood pays for one scan per batch rather
+   * than per request. The sort is stable and maps iterate in insertion order, so among
+   * equal failure counts the oldest window goes first.
+   */
+  function makeRoom(now: number, needed = 1): boolean {
+    if (windows.size + needed <= maxEntries) return true;
     for (const [key, w] of windows) if (w.endsAt <= now) windows.delete(key);
-    // Maps iterate in insertion order: the first key is the oldest window.
-    while (windows.size >= maxEntries) windows.delete(windows.keys().next().value as string);
+    if (windows.size + needed <= maxEntries) return true;
+    const unlocked = [...windows].filter(([, w]) => !locked(w)).sort(([, a], [, b]) => a.failures - b.failures);
+    const batch = Math.max(windows.size + needed - maxEntries, Math.ceil(maxEntries / 10));
+    for (const [key] of unlocked.slice(0, batch)) windows.delete(key);
+    return windows.size + needed <= maxEntries;
+  }
+
+  /** Milliseconds until the soonest active lock ends (the table is full of them). */
+  function untilRoom(now: number): number {
+    let soonest = Infinity;
+    for (const w of windows.values()) soonest = Math.min(soonest, w.endsAt);
+    return Number.isFinite(soonest) ? soonest - now : windowSeconds * 1000;
   }
 
   return {
     retryAfter(keys) {
       const now = clock();
       let wait = 0;
+      let unknown = 0;
       for (const key of keys) {
         const w = live(key, now);
-        if (w && w.failures >= maxFailures) wait = Math.max(wait, Math.ceil((w.endsAt - now) / 1000));
+        if (!w) unknown += 1;
+        else if (locked(w)) wait = Math.max(wait, w.endsAt - now);
       }
-      return wait;
+      if (unknown > 0 && !makeRoom(now, unknown)) wait = Math.max(wait, untilRoom(now));
+      return Math.ceil(wait / 1000);
     },
     recordFailure(keys) {
       const now = clock();
       for (const key of keys) {
         const w = live(key, now);
-        if (w) {
-          w.failures += 1;
-          continue;
-        }
-        makeRoom(now);
-        windows.set(key, { failures: 1, endsAt: now + windowSeconds * 1000 });
+        if (w) w.failures += 1;
+        else if (makeRoom(now)) windows.set(key, { failures: 1, endsAt: now + windowSeconds * 1000 });
       }
     },
     forgive(keys) {

@@ -10,10 +10,14 @@ import { openIdp } from './open-idp';
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger('idp', config.logLevel);
-  const { app } = await openIdp(config, logger);
-  const server = await listen(app, config.idp.port, config.host);
+  const idp = await openIdp(config, logger);
+  const server = await listen(idp.app, config.idp.port, config.host);
   logger.info({ url: baseUrl(server), issuer: config.idp.issuer }, 'IdP listening');
-  shutdownOnSignal(logger, () => close(server));
+  // Queued password checks are abandoned first: otherwise their requests hold the server open.
+  shutdownOnSignal(logger, () => {
+    idp.close();
+    return close(server);
+  });
 }
 
 main().catch((err: unknown) => {

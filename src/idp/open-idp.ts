@@ -6,6 +6,7 @@ import type { Logger } from '../observability';
 import { systemClock, type Clock } from './clock';
 import { createIdpApp } from './create-idp-app';
 import { openKeyStore, type KeyStore } from './key-store';
+import { createHashingLimiter, type HashingLimiter } from './limit-hashing';
 import { openUserStore, type UserStore } from './user-store';
 
 /** Where the IdP keeps its state: `<dataDir>/idp/keys.json` and `<dataDir>/idp/users.json`. */
@@ -14,11 +15,23 @@ export function idpFiles(dataDir: string): { keysFile: string; usersFile: string
   return { keysFile: join(dir, 'keys.json'), usersFile: join(dir, 'users.json') };
 }
 
+/**
+ * Password checks at once: libuv's default thread pool, where scrypt runs. More would
+ * only queue inside libuv, out of reach of shedding and shutdown.
+ */
+export const HASHING_IN_FLIGHT = 4;
+/** Password checks allowed to wait: about four scrypt rounds (well under a second) of delay. */
+export const HASHING_QUEUE = 16;
+
 /** A ready IdP: the app to serve plus its stores (tests and scripts rotate keys through them). */
 export interface Idp {
   readonly app: Express;
   readonly keys: KeyStore;
   readonly users: UserStore;
+  /** The password-check bound; {@link Idp.close} closes it. */
+  readonly hashing: HashingLimiter;
+  /** Abandons queued password checks (they get 503), so closing the server is not held up. */
+  close(): void;
 }
 
 /** Opens (or, on first start, creates) the IdP's key file for `config`. */
@@ -41,6 +54,7 @@ export async function openIdp(config: Config, logger: Logger, clock: Clock = sys
     openUserStore(idpFiles(config.dataDir).usersFile, seed.directory.users, seed.demoPassword),
     openIdpKeyStore(config, logger, clock),
   ]);
-  const app = createIdpApp({ options: config.idp, users, keys, logger, clock });
-  return { app, keys, users };
+  const hashing = createHashingLimiter({ maxInFlight: HASHING_IN_FLIGHT, maxQueued: HASHING_QUEUE });
+  const app = createIdpApp({ options: config.idp, users, keys, hashing, logger, clock });
+  return { app, keys, users, hashing, close: () => hashing.close() };
 }

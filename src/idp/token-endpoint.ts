@@ -20,6 +20,13 @@ export interface TokenEndpointDeps {
 /** One message for unknown user and wrong password, so the answer cannot enumerate users. */
 export const INVALID_CREDENTIALS = 'the username or password is incorrect';
 
+/** 503 for a sign-in shed because the hashing queue is full (RFC 6749 §5.2 shape). */
+export function overloaded(retryAfter: number): OAuthError {
+  return new OAuthError(503, 'temporarily_unavailable', 'the sign-in service is busy; try again shortly', {
+    'Retry-After': String(retryAfter),
+  });
+}
+
 /** 415 for anything but JSON; a request without a body falls through to the 400 body check. */
 const requireJson: RequestHandler = function requireJson(req, _res, next) {
   if (req.is('application/json') === false) {
@@ -37,7 +44,9 @@ const noStore: RequestHandler = function noStore(_req, res, next) {
 /**
  * `POST /api/v1/idp/token` with `{username, password}` (the resource-owner password grant,
  * RFC 6749 §4.3, in JSON). Repeated failures per username and per client address are
- * answered with 429 and `Retry-After` before any password work is done.
+ * answered with 429 and `Retry-After` before any password work is done; when the bounded
+ * hashing queue is full (or the IdP is shutting down) the answer is 503
+ * `temporarily_unavailable` with `Retry-After`, in the RFC 6749 §5.2 error shape.
  */
 export function tokenEndpoint(deps: TokenEndpointDeps): Router {
   const { checkPassword, issueTokens, logger } = deps;
@@ -51,6 +60,10 @@ export function tokenEndpoint(deps: TokenEndpointDeps): Router {
       throw new OAuthError(429, 'too_many_requests', 'too many failed sign-in attempts; try again later', {
         'Retry-After': String(check.retryAfter),
       });
+    }
+    if (check.outcome === 'overloaded') {
+      logger.warn({ req_id: req.id }, 'sign-in shed');
+      throw overloaded(check.retryAfter);
     }
     if (check.outcome === 'invalid') {
       logger.info({ req_id: req.id }, 'sign-in failed');

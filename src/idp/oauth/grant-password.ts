@@ -1,5 +1,5 @@
 import { OAuthError } from '../../http';
-import { INVALID_CREDENTIALS } from '../token-endpoint';
+import { INVALID_CREDENTIALS, overloaded } from '../token-endpoint';
 import { invalidGrant, type GrantHandler } from './token-grant';
 
 /**
@@ -23,6 +23,10 @@ export const passwordGrant: GrantHandler = async function passwordGrant({ params
     throw new OAuthError(429, 'too_many_requests', 'too many failed sign-in attempts; try again later', {
       'Retry-After': String(check.retryAfter),
     });
+  }
+  if (check.outcome === 'overloaded') {
+    deps.logger.warn({ req_id: requestId }, 'sign-in shed');
+    throw overloaded(check.retryAfter);
   }
   if (check.outcome === 'invalid') {
     deps.logger.info({ req_id: requestId }, 'sign-in failed');

@@ -56,6 +56,12 @@ export function loginForm(deps: AuthorizeDeps): Router {
       sendLoginPage(res, deps, request, { username, error: `Too many failed sign-ins; try again in ${check.retryAfter} seconds.` }, 429);
       return;
     }
+    if (check.outcome === 'overloaded') {
+      deps.logger.warn({ req_id: req.id }, 'sign-in shed');
+      res.set('Retry-After', String(check.retryAfter));
+      sendLoginPage(res, deps, request, { username, error: 'The sign-in service is busy; try again in a moment.' }, 503);
+      return;
+    }
     if (check.outcome === 'invalid') {
       deps.logger.info({ req_id: req.id }, 'sign-in failed');
       sendLoginPage(res, deps, request, { username, error: `Sign-in failed: ${INVALID_CREDENTIALS}.` }, 401);
