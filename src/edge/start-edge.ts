@@ -22,8 +22,11 @@ export function edgeCredentials(config: Config): { connectionId: string; connect
 }
 
 /**
- * Builds an edge from the configuration (data in `<dataDir>/edge`), starts it and
- * listens on `EDGE_PORT`. For entry files; `stop()` closes the server, then the edge.
+ * Builds an edge from the configuration (data in `<dataDir>/edge`), listens on `EDGE_PORT`
+ * and only then starts it. The order matters: a second edge started on the same data
+ * directory has the same instance id, and once it dialled the relay it would replace the
+ * live edge's session; binding the port first makes it fail (EADDRINUSE) before that.
+ * For entry files; `stop()` closes the server, then the edge.
  */
 export async function startEdgeFromConfig(
   config: Config,
@@ -47,8 +50,19 @@ export async function startEdgeFromConfig(
     logger,
     ...(options.version ? { version: options.version } : {}),
   });
-  await edge.start();
-  const server = await listen(edge.app, config.edge.port, config.host);
+  let server: Server;
+  try {
+    server = await listen(edge.app, config.edge.port, config.host);
+  } catch (err) {
+    await edge.close();
+    throw err;
+  }
+  try {
+    await edge.start();
+  } catch (err) {
+    await close(server);
+    throw err;
+  }
   logger.info({ port: config.edge.port, instance_id: edge.instanceId }, 'edge authorizer listening');
   return {
     edge,

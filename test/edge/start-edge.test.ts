@@ -1,10 +1,13 @@
 import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import request from 'supertest';
 import { loadConfig, writeDemoTenantFile } from '../../src/config';
 import { startEdgeFromConfig } from '../../src/edge';
 import { baseUrl } from '../../src/http';
 import { silentLogger } from '../../src/observability';
+import { EXEC_PATH } from '../../src/relay';
+import { startRelayKit } from '../relay/relay-kit';
 import { removeDir, tempDir } from './edge-kit';
 
 let dir: string;
@@ -49,3 +52,32 @@ describe('startEdgeFromConfig', () => {
     await stop();
   });
 });
+
+describe('startEdgeFromConfig and the relay', () => {
+  it('binds its port before dialling the relay: a second edge on the same data dir fails on the port and never replaces the live session', async () => {
+    const kit = await startRelayKit();
+    let upgrades = 0;
+    kit.server.on('upgrade', () => (upgrades += 1));
+    const creds = { EDGE_CONNECTION_ID: kit.a.connectionId, EDGE_CONNECTION_SECRET: kit.a.secret };
+    const first = await startEdgeFromConfig(loadConfig({ ...env(), ...creds, RELAY_URL: kit.url }), silentLogger());
+    try {
+      await waitFor(() => first.edge.relayConnected);
+      const port = String((first.server.address() as AddressInfo).port);
+      await expect(startEdgeFromConfig(loadConfig({ ...env(), ...creds, RELAY_URL: kit.url, EDGE_PORT: port }), silentLogger())).rejects.toMatchObject({ code: 'EADDRINUSE' });
+      // A full exec round trip gives a stray dial from the second edge time to arrive; none did.
+      const res = await kit.call(EXEC_PATH, { body: { id: first.edge.instanceId, command: { discovery: {} } } });
+      // The first edge answered (502: this tenant has no policy image to discover yet).
+      expect(res.status).toBe(502);
+      expect(upgrades).toBe(1);
+      expect(first.edge.relayConnected).toBe(true);
+    } finally {
+      await first.stop();
+      await kit.stop();
+    }
+  });
+});
+
+async function waitFor(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 2000 && !check(); i += 1) await new Promise((resolve) => setImmediate(resolve));
+  if (!check()) throw new Error('condition not reached');
+}
