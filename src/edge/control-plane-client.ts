@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { directoryChangeSchema, directoryDataSchema, type DirectoryChange, type DirectoryData } from '../directory';
+import { MAX_CONTROL_PLANE_RESPONSE_BYTES, readBoundedBody } from './read-bounded-body';
 
 /** The edge's connection credentials, sent as RFC 7617 Basic on every request and at the upgrade. */
 export interface EdgeCredentials {
@@ -51,10 +52,13 @@ export function createControlPlaneClient(options: {
   relayUrl: string;
   credentials: EdgeCredentials;
   timeoutMs?: number;
+  /** Largest response body read (default {@link MAX_CONTROL_PLANE_RESPONSE_BYTES}); more is a `response_too_large` error. */
+  maxResponseBytes?: number;
 }): ControlPlaneClient {
   const base = options.relayUrl.replace(/\/+$/, '');
   const authorization = basicAuthorization(options.credentials);
   const timeoutMs = options.timeoutMs ?? 10_000;
+  const maxBytes = options.maxResponseBytes ?? MAX_CONTROL_PLANE_RESPONSE_BYTES;
   const shutdown = new AbortController();
 
   async function get(path: string, headers: Record<string, string> = {}): Promise<Response> {
@@ -70,12 +74,30 @@ export function createControlPlaneClient(options: {
     }
   }
 
+  /** Parses a bounded body; `undefined` when it is not JSON. */
+  async function readJson(response: Response, what: string): Promise<unknown> {
+    let text: string | undefined;
+    try {
+      text = await readBoundedBody(response, maxBytes);
+    } catch {
+      throw new ControlPlaneError('control_plane_unavailable', `${what}: the response was cut off`);
+    }
+    if (text === undefined) throw new ControlPlaneError('response_too_large', `${what}: response is larger than ${maxBytes} bytes`);
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      return undefined;
+    }
+  }
+
   async function json(response: Response, what: string): Promise<unknown> {
-    if (response.status === 200) return response.json().catch(() => {
-      throw new ControlPlaneError('bad_response', `${what}: response is not JSON`);
-    });
-    const body = (await response.json().catch(() => ({}))) as { code?: unknown };
-    const code = typeof body.code === 'string' ? body.code : `http_${response.status}`;
+    const body = await readJson(response, what);
+    if (response.status === 200) {
+      if (body === undefined) throw new ControlPlaneError('bad_response', `${what}: response is not JSON`);
+      return body;
+    }
+    const reported = (body ?? {}) as { code?: unknown };
+    const code = typeof reported.code === 'string' ? reported.code : `http_${response.status}`;
     throw new ControlPlaneError(code, `${what}: control plane answered ${response.status} ${code}`);
   }
 
