@@ -1,9 +1,9 @@
 import { Router, type Response } from 'express';
 import { z } from 'zod';
 import { RELATIONS, type DirectoryData, type Relation } from '../directory';
+import { parseBody, parseParam } from '../http';
 import type { ControlPlaneStore } from './control-plane-store';
 import type { DirectoryChangeInput } from './check-directory-change';
-import { parseBody, parseParam } from './parse-input';
 import { authenticatedTenant } from './require-tenant-key';
 
 const USER_REF = /^[^\s/]{1,128}$/;

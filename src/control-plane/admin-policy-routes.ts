@@ -1,10 +1,9 @@
 import { Router } from 'express';
-import { HttpError, NotFoundError } from '../http';
+import { HttpError, NotFoundError, parseBody, parseParam } from '../http';
 import { POLICY_NAME_PATTERN } from '../decision-protocol';
 import type { ControlPlaneStore } from './control-plane-store';
 import { LATEST_TAG, MAX_IMAGES_PER_TENANT } from './policy-image-repository';
 import { authenticatedTenant } from './require-tenant-key';
-import { parseBody, parseParam } from './parse-input';
 import { pushBodySchema, validatePushedImage } from './validate-pushed-image';
 
 /**

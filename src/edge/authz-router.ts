@@ -1,6 +1,6 @@
 import express, { type Router } from 'express';
 import type { LocalAuthorizer } from '../decision';
-import { BadRequestError, ServiceUnavailableError } from '../http';
+import { BadRequestError, ServiceUnavailableError, parseBody } from '../http';
 import type { Logger } from '../observability';
 import type { EdgeMetrics } from './edge-metrics';
 import type { EdgeState } from './edge-state';
@@ -41,12 +41,7 @@ export function createAuthzRouter(deps: {
   const router = express.Router();
 
   router.post('/api/v2/authz/is', express.json({ limit: '16kb' }), async (req, res) => {
-    const parsed = isRequestSchema.safeParse(req.body);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new BadRequestError(`invalid decision request: ${issue ? `${issue.path.join('.') || 'body'}: ${issue.message}` : 'bad body'}`);
-    }
-    const body = parsed.data;
+    const body = parseBody(isRequestSchema, req.body, { what: 'decision request' });
     const policy = state.policy;
     const directory = state.directory;
     if (!policy || !directory) throw new ServiceUnavailableError('no policy image or directory loaded yet', 'not_ready');

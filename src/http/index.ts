@@ -6,3 +6,5 @@ export { createApp, finishApp } from './create-app';
 export { requestIdFor } from './request-id';
 export { listen, baseUrl, close, shutdownOnSignal } from './serve';
 export { basicCredential, decodeBasicPair } from './basic-credentials';
+export { parseBody, parseParam } from './parse-request';
+export type { ParseBodyOptions } from './parse-request';

@@ -2,10 +2,10 @@ import express, { type Request, type RequestHandler } from 'express';
 import type { Authorizer } from '../../authorizer';
 import { TODO_CLIENT_ID } from '../../config';
 import type { DirectoryData } from '../../directory';
-import { HttpError, NotFoundError, createApp, finishApp } from '../../http';
+import { HttpError, NotFoundError, createApp, finishApp, parseBody } from '../../http';
 import { requirePermission } from '../../middleware';
 import type { Logger } from '../../observability';
-import { TODO_ID, createTodoBody, parseBody, updateTodoBody } from './todo-schemas';
+import { TODO_ID, createTodoBody, updateTodoBody } from './todo-schemas';
 import type { Todo, TodoStore } from './todo-store';
 
 export interface TodoAppDeps {
@@ -76,12 +76,12 @@ export function createTodoApp(deps: TodoAppDeps): express.Express {
     res.json({ todos: deps.store.list() });
   });
   app.post('/todos', auth, json, may('create', collection), (req, res) => {
-    const { title } = parseBody(createTodoBody, req.body);
+    const { title } = parseBody(createTodoBody, req.body, { code: 'invalid_body' });
     const sub = (req as { auth?: { sub: string } }).auth!.sub;
     res.status(201).json(deps.store.create(sub, title));
   });
   app.put('/todos/:id', auth, json, loadTodo(deps.store), may('update', asTodo), (req, res) => {
-    const changes = parseBody(updateTodoBody, req.body);
+    const changes = parseBody(updateTodoBody, req.body, { code: 'invalid_body' });
     const updated = deps.store.update(theTodo(req).id, changes);
     if (!updated) throw new HttpError(409, 'conflict', 'the todo was deleted meanwhile');
     res.json(updated);

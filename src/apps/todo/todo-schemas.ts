@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { BadRequestError } from '../../http';
 
 const title = z.string().trim().min(1, 'title must not be empty').max(200, 'title must be at most 200 characters');
 
@@ -12,13 +11,3 @@ export const updateTodoBody = z
   .refine((b) => b.title !== undefined || b.completed !== undefined, 'give title and/or completed');
 
 export const TODO_ID = /^[0-9a-f-]{36}$/;
-
-/** Parses a body or throws 400 `invalid_body` naming every problem. */
-export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
-  const parsed = schema.safeParse(body ?? {});
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message));
-    throw new BadRequestError(problems.join('; '), 'invalid_body');
-  }
-  return parsed.data;
-}
