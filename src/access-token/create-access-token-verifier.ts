@@ -1,6 +1,7 @@
 import jsonwebtoken, { type Jwt, type JwtPayload, type VerifyOptions } from 'jsonwebtoken';
 import type { KeyObject } from 'node:crypto';
 import { InvalidTokenError } from '../oauth2-bearer';
+import { deepFreeze } from '../cache';
 import type { AccessTokenClaims } from './access-token-claims';
 import { checkCompactShape, checkTokenShape } from './check-token-shape';
 import { translateJwtError } from './translate-jwt-error';
@@ -38,14 +39,6 @@ export interface AccessTokenVerifier {
   readonly options: ResolvedAccessTokenOptions;
 }
 
-/** Claims are shared by every request that presents the same token, so none may change them. */
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    for (const child of Object.values(value)) deepFreeze(child);
-    Object.freeze(value);
-  }
-  return value;
-}
 
 /**
  * Creates the verifier. Options are checked here, once.
@@ -76,6 +69,7 @@ export function createAccessTokenVerifier(options: AccessTokenVerifierOptions, l
   Object.freeze(jwtOptions);
 
   const getKey = (decoded: Jwt | null | undefined) => keys.getKey(checkTokenShape(decoded, expected));
+  // Claims are shared by every request that presents the same token, so none may change them.
   const acceptClaims = (payload: JwtPayload) => deepFreeze({ ...payload }) as AccessTokenClaims;
 
   return {

@@ -1,2 +1,4 @@
 export { createLruCache } from './lru-cache';
 export type { LruCache } from './lru-cache';
+export { deepFreeze } from './deep-freeze';
+export type { DeepReadonly } from './deep-freeze';

@@ -1,8 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
+import { deepFreeze, type DeepReadonly } from '../cache';
 import { envSchema, type Env } from './env-schema';
 import { findProjectRoot } from './project-root';
-
-type DeepReadonly<T> = T extends (infer E)[] ? readonly DeepReadonly<E>[] : T extends object ? { readonly [K in keyof T]: DeepReadonly<T[K]> } : T;
 
 /**
  * The parsed, frozen configuration shared by every component: the environment schema's
@@ -128,9 +127,3 @@ function localUrl(port: number): string {
   return `http://localhost:${port}`;
 }
 
-function deepFreeze<T extends object>(value: T): DeepReadonly<T> {
-  for (const child of Object.values(value)) {
-    if (child && typeof child === 'object') deepFreeze(child);
-  }
-  return Object.freeze(value) as DeepReadonly<T>;
-}

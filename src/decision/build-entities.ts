@@ -1,4 +1,4 @@
-import { RELATIONS, type DirectoryData, type Relation } from '../directory';
+import { expandRoles, RELATIONS, type DirectoryData, type Relation } from '../directory';
 import { qualifyType, type AttributeKind, type CedarEntity, type CedarValueJson, type EntityRef, type PolicySchemaInfo } from '../policy';
 import type { AuthorizationRequest } from './authorizer';
 
@@ -41,17 +41,8 @@ export function buildDirectoryEntities(directory: DirectoryData, schema: PolicyS
   const roleEntities = new Map<string, CedarEntity>(
     directory.roles.map((r) => [r.id, { uid: ref('Role', r.id), attrs: {}, parents: (roleIncludes.get(r.id) ?? []).map((i) => ref('Role', i)) }]),
   );
-  const roleClosure = (roles: readonly string[]): CedarEntity[] => {
-    const seen = new Set<string>();
-    const stack = roles.filter((r) => roleEntities.has(r));
-    while (stack.length > 0) {
-      const role = stack.pop() as string;
-      if (seen.has(role)) continue;
-      seen.add(role);
-      stack.push(...(roleIncludes.get(role) ?? []).filter((r) => roleEntities.has(r)));
-    }
-    return [...seen].map((r) => roleEntities.get(r) as CedarEntity);
-  };
+  const roleClosure = (roles: readonly string[]): CedarEntity[] =>
+    expandRoles(directory, roles).flatMap((r) => roleEntities.get(r) ?? []);
 
   const slices = new Map<string, readonly CedarEntity[]>();
   for (const user of directory.users) {

@@ -84,18 +84,25 @@ export function loadDirectorySeed(file: string): DirectorySeed {
   };
 }
 
-/** Every role a user holds, with nested roles expanded (admin ⊃ editor ⊃ viewer). */
-export function effectiveRoles(directory: DirectoryData, userId: string): string[] {
-  const user = directory.users.find((u) => u.id === userId);
-  if (!user) return [];
+/**
+ * The roles that `roles` stand for, with nested roles expanded (admin ⊃ editor ⊃ viewer),
+ * each once; cycles in `includes` are harmless.
+ */
+export function expandRoles(directory: Pick<DirectoryData, 'roles'>, roles: readonly string[]): string[] {
   const includes = new Map(directory.roles.map((r) => [r.id, r.includes]));
   const seen = new Set<string>();
-  const stack = [...user.roles];
+  const stack = [...roles];
   while (stack.length > 0) {
     const role = stack.pop() as string;
     if (seen.has(role)) continue;
     seen.add(role);
     stack.push(...(includes.get(role) ?? []));
   }
-  return [...seen].sort();
+  return [...seen];
+}
+
+/** Every role a user holds, with nested roles expanded, sorted. */
+export function effectiveRoles(directory: DirectoryData, userId: string): string[] {
+  const user = directory.users.find((u) => u.id === userId);
+  return user ? expandRoles(directory, user.roles).sort() : [];
 }
