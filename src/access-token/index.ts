@@ -6,4 +6,4 @@ export { createAccessTokenVerifier } from './create-access-token-verifier';
 export type { AccessTokenVerifier } from './create-access-token-verifier';
 export type { AccessTokenClaims } from './access-token-claims';
 export type { AccessTokenVerifierOptions } from './verifier-options';
-export { ID_TOKEN_MESSAGE, MAX_TOKEN_LENGTH } from './check-token-shape';
+export { ID_TOKEN_MESSAGE } from './check-token-shape';

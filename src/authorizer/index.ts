@@ -6,6 +6,6 @@
 export { AuthorizerUnavailableError } from '../decision';
 export type { Authorizer, AuthorizationRequest, AuthorizationDecision } from '../decision';
 export { openLocalAuthorizer } from './open-local-authorizer';
-export type { OpenLocalAuthorizerOptions, OpenedLocalAuthorizer } from './open-local-authorizer';
+export type { OpenedLocalAuthorizer } from './open-local-authorizer';
 export { createEdgeAuthorizer, toIsRequest } from './edge-authorizer';
-export type { EdgeAuthorizerOptions } from './edge-authorizer';
+

@@ -1,4 +1,3 @@
 export { createLruCache } from './lru-cache';
-export type { LruCache } from './lru-cache';
 export { deepFreeze } from './deep-freeze';
 export type { DeepReadonly } from './deep-freeze';

@@ -1,6 +1,11 @@
-export { loadConfig, ConfigError, TODO_CLIENT_ID, CONSOLE_CLIENT_ID } from './config';
+export { loadConfig, ConfigError, TODO_CLIENT_ID } from './config';
 export type { Config, OAuthClient } from './config';
 export { findProjectRoot } from './project-root';
 export { renderConfigTable, renderEnvExample, CONFIG_TABLE_MARKERS } from './describe-env';
-export { DEMO_TENANT_FILE, demoTenantPath, readDemoTenantFile, writeDemoTenantFile } from './demo-tenant-file';
+export {
+  DEMO_TENANT_FILE,
+  demoTenantPath,
+  readDemoTenantFile,
+  writeDemoTenantFile,
+} from './demo-tenant-file';
 export type { DemoTenant } from './demo-tenant-file';

@@ -3,6 +3,6 @@
  * `edge` authorizer (which calls it): the Topaz-shaped `is` request and the policy-name
  * rule that every component checks names against.
  */
-export { isRequestSchema, splitPolicyPath, IDENTITY_TYPES } from './is-request';
-export type { IsRequest, IdentityType } from './is-request';
-export { POLICY_NAME_PATTERN, POLICY_NAME_RULE, POLICY_PATH_PATTERN, isPolicyName } from './policy-name';
+export { isRequestSchema, splitPolicyPath } from './is-request';
+export type { IsRequest } from './is-request';
+export { POLICY_NAME_PATTERN, POLICY_NAME_RULE } from './policy-name';

@@ -1,4 +1,10 @@
-export { loadDirectorySeed, effectiveRoles, expandRoles, directoryDataSchema, RELATIONS } from './directory-data';
-export type { DirectoryData, DirectorySeed, DirectoryUser, DirectoryResource, Role, Relation } from './directory-data';
+export {
+  loadDirectorySeed,
+  effectiveRoles,
+  expandRoles,
+  directoryDataSchema,
+  RELATIONS,
+} from './directory-data';
+export type { DirectoryData, DirectoryUser, Role, Relation } from './directory-data';
 export { applyDirectoryChange, directoryChangeSchema } from './directory-change';
 export type { DirectoryChange } from './directory-change';

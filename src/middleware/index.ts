@@ -6,5 +6,5 @@ export { requireAccessToken } from './require-access-token';
 export type { RequireAccessTokenOptions } from './require-access-token';
 export type { AccessTokenClaims } from '../access-token';
 export { ID_TOKEN_MESSAGE } from '../access-token';
-export { requirePermission, ForbiddenError } from './require-permission';
-export type { PermissionRule } from './require-permission';
+export { requirePermission } from './require-permission';
+

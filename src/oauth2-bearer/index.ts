@@ -12,4 +12,4 @@ export {
   UnauthorizedError,
 } from './errors';
 export { buildBearerChallenge, quoteHeaderValue } from './www-authenticate';
-export type { BearerChallenge } from './www-authenticate';
+

@@ -1,14 +1,17 @@
-export { createPolicyImage, computeImageDigest, canonicalImageBytes, MANIFEST_FILE, SCHEMA_FILE, POLICY_EXTENSION } from './policy-image';
+export { createPolicyImage } from './policy-image';
 export type { PolicyImage } from './policy-image';
-export { verifyPolicyImage, parseManifest, isPolicyImagePath, POLICY_IMAGE_LIMITS } from './verify-policy-image';
-export type { PolicyManifest } from './verify-policy-image';
+export { verifyPolicyImage, POLICY_IMAGE_LIMITS } from './verify-policy-image';
 export { readPolicyFolder } from './read-policy-folder';
 export { compilePolicyImage, validatePolicyImage } from './compile-policy-image';
-export type { CompiledPolicy, PolicyRequest, PolicyAnswer, EntityRef } from './compiled-policy';
+export type { CompiledPolicy, PolicyRequest, EntityRef } from './compiled-policy';
 export { qualifyType } from './describe-schema';
 export type { PolicySchemaInfo, AttributeKind } from './describe-schema';
 export { preparsedCount } from './preparsed-registry';
 export { CedarEngineError, isEngineHealthy, engineGeneration } from './cedar-engine';
-export { POLICY_TEXT_LIMITS } from './check-policy-text';
-export { PolicyImageError, PolicyImageTooLargeError, PolicyValidationError, PolicyEvaluationError } from './policy-errors';
+export {
+  PolicyImageError,
+  PolicyImageTooLargeError,
+  PolicyValidationError,
+  PolicyEvaluationError,
+} from './policy-errors';
 export type { EntityJson as CedarEntity, CedarValueJson } from '@cedar-policy/cedar-wasm/nodejs';

@@ -4,7 +4,6 @@ export {
   COMMANDS,
   edgeMessageSchema,
   relayMessageSchema,
-  edgeStatusSchema,
   parseFrame,
   INSTANCE_ID_PATTERN,
 } from './messages';

@@ -1,7 +1,5 @@
 export { createRelay } from './create-relay';
 export type { Relay, RelayDeps } from './create-relay';
 export { INSTANCE_REGISTRATIONS_PATH, EXEC_PATH, REGISTRATIONS_PAGE } from './management-router';
-export { RELAY_CHALLENGE } from './handle-upgrade';
 export { CLOSE_CODES, MAX_BAD_FRAMES, FRAME_RATE } from './edge-session';
-export { MAX_SOCKETS_PER_CONNECTION } from './create-relay';
-export type { EdgeConnection, RelayStore } from './relay-store';
+export type { EdgeConnection } from './relay-store';
