@@ -1,57 +1,15 @@
 import WebSocket from 'ws';
-import type { Logger } from '../observability';
 import {
   MAX_FRAME_BYTES,
-  RELAY_PATH,
   parseFrame,
   relayMessageSchema,
   type CommandName,
   type EdgeMessage,
-  type EdgeStatus,
 } from '../relay-protocol';
 import { DEFAULT_BACKOFF, backoffDelay } from './backoff';
-import { basicAuthorization, type EdgeCredentials } from './control-plane-client';
-import { systemTimers, type Timers } from './timers';
-
-/** How a command ended: the status after it, or a stable error code and a message for exec. */
-export type CommandOutcome =
-  | { readonly ok: true; readonly status: EdgeStatus }
-  | { readonly ok: false; readonly error: { readonly code: string; readonly message: string } };
-
-/** Options of {@link createRelayClient}; the optional ones exist for tests. */
-export interface RelayClientOptions {
-  readonly relayUrl: string;
-  readonly credentials: EdgeCredentials;
-  readonly instanceId: string;
-  readonly hostname: string;
-  readonly version: string;
-  readonly status: () => EdgeStatus;
-  readonly onCommand: (command: CommandName) => Promise<CommandOutcome>;
-  readonly logger: Logger;
-  readonly timers?: Timers;
-  readonly random?: () => number;
-  readonly now?: () => number;
-  readonly backoff?: { readonly baseMs: number; readonly capMs: number };
-  /** A relay silent this long (no frame, no ping) is dead: the socket is dropped and redialled. */
-  readonly silenceTimeoutMs?: number;
-  /** A connection that lived this long resets the backoff to its first step. */
-  readonly stableAfterMs?: number;
-}
-
-/** The edge's outbound relay connection. */
-export interface RelayClient {
-  /** Dials the relay; from then on the client keeps reconnecting until {@link close}. */
-  start(): void;
-  /** Sends the current status if connected (after timer-driven syncs). */
-  sendStatus(): void;
-  readonly connected: boolean;
-  close(): Promise<void>;
-}
-
-/** `http(s)://host` → `ws(s)://host/api/v2/relay/edge`. */
-export function relaySocketUrl(relayUrl: string): string {
-  return `${relayUrl.replace(/\/+$/, '').replace(/^http/, 'ws')}${RELAY_PATH}`;
-}
+import { basicAuthorization } from './control-plane-client';
+import { relaySocketUrl, type RelayClient, type RelayClientOptions } from './relay-client-contract';
+import { systemTimers } from './timers';
 
 /**
  * Connects out to the relay (the edge needs no inbound port), authenticates at the

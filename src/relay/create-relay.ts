@@ -1,16 +1,18 @@
 import type { Server } from 'node:http';
 import type { RequestHandler, Router } from 'express';
-import Database from 'better-sqlite3';
 import { WebSocketServer } from 'ws';
 import type { Logger } from '../observability';
 import { MAX_FRAME_BYTES } from '../relay-protocol';
 import type { CommandName, EdgeStatus } from '../relay-protocol';
-import { CLOSE_CODES, startEdgeSession } from './edge-session';
+import { CLOSE_CODES } from './close-codes';
+import { startEdgeSession } from './edge-session';
 import type { EdgeSession } from './edge-session';
+import { closeAllSockets } from './close-sockets';
 import { createUpgradeHandler } from './handle-upgrade';
 import { startHeartbeat } from './heartbeat';
 import { createManagementRouter } from './management-router';
 import { openRegistrationStore } from './registration-store';
+import { openRelayDatabase } from './relay-database';
 import { instanceNotConnected, instanceNotFound, relayClosing } from './relay-errors';
 import type { RelayStore } from './relay-store';
 
@@ -48,8 +50,6 @@ export interface Relay {
   close(): Promise<void>;
 }
 
-const CLOSE_WAIT_MS = 1000;
-
 /**
  * Sockets one edge connection credential may hold at once: a few replicas of one edge, plus
  * a reconnect racing its old socket's close. More are refused at the upgrade with 429.
@@ -61,46 +61,16 @@ function liveKey(tenantId: string, instanceId: string): string {
   return `${tenantId}\u0000${instanceId}`;
 }
 
-/**
- * How long one registration write may wait for a lock held by another process (the tenants
- * CLI). better-sqlite3 waits synchronously, so this bounds how long a locked database can
- * stall the event loop; a write that still finds it locked is skipped and logged.
- */
-export const REGISTRATION_BUSY_TIMEOUT_MS = 50;
-
-/**
- * The relay writes registrations through a connection of its own to the control plane's
- * file, with a short busy timeout; the REST API's connection keeps its own. A ':memory:'
- * store has no file to share, so it is used as it is.
- */
-function openRelayDatabase(store: RelayStore): { db: Database.Database; own: boolean } {
-  const file = store.db.name;
-  if (store.db.memory) return { db: store.db, own: false };
-  const db = new Database(file, { fileMustExist: true, timeout: REGISTRATION_BUSY_TIMEOUT_MS });
-  return { db, own: true };
-}
-
 /** Builds the relay; nothing listens until {@link Relay.attach}. */
 export function createRelay(deps: RelayDeps): Relay {
   if (!(deps.execTimeoutMs > 0) || !(deps.heartbeatMs > 0)) throw new Error('execTimeoutMs and heartbeatMs must be positive');
   const now = deps.now ?? Date.now;
   const log = deps.logger.child({ component: 'relay' });
-  const relayDb = openRelayDatabase(deps.store);
+  const relayDb = openRelayDatabase(deps.store, log);
   const registrations = openRegistrationStore(relayDb.db);
   // A previous process may have died with rows still marked connected.
   registrations.markAllDisconnected();
-
-  /** One registration write; a database error is logged (code only) and reported as false. */
-  function store(what: string, instanceId: string, write: () => void): boolean {
-    try {
-      write();
-      return true;
-    } catch (err) {
-      const code = (err as { code?: unknown }).code;
-      log.error({ instance_id: instanceId, err_code: typeof code === 'string' ? code : (err as Error).name }, `relay could not store the ${what}`);
-      return false;
-    }
-  }
+  const store = relayDb.write;
 
   const live = new Map<string, EdgeSession>();
   const socketsPerConnection = new Map<string, number>();
@@ -192,22 +162,9 @@ export function createRelay(deps: RelayDeps): Relay {
         const key = session.key!;
         store('disconnect', key.instanceId, () => registrations.markDisconnected(key, now()));
       }
-      const closed = [...wss.clients].map(
-        (ws) =>
-          new Promise<void>((resolve) => {
-            if (ws.readyState === ws.CLOSED) return resolve();
-            const timer = setTimeout(() => ws.terminate(), CLOSE_WAIT_MS);
-            ws.once('close', () => {
-              clearTimeout(timer);
-              resolve();
-            });
-            ws.close(CLOSE_CODES.goingAway, 'relay shutting down');
-          }),
-      );
-      await Promise.all(closed);
+      await closeAllSockets(wss, CLOSE_CODES.goingAway, 'relay shutting down');
       live.clear();
-      await new Promise<void>((resolve) => wss.close(() => resolve()));
-      if (relayDb.own) relayDb.db.close();
+      relayDb.close();
     },
   };
 }

@@ -2,28 +2,13 @@ import type { RawData, WebSocket } from 'ws';
 import type { EdgeConnection } from './relay-store';
 import type { Logger } from '../observability';
 import type { CommandName, EdgeMessage, EdgeStatus, RelayMessage } from '../relay-protocol';
+import { CLOSE_CODES } from './close-codes';
+import { createFrameBucket } from './frame-rate';
 import { parseEdgeFrame } from './parse-edge-frame';
 import { createPendingCommands } from './pending-commands';
 import { edgeError, instanceDisconnected } from './relay-errors';
 import type { InstanceKey } from './registration';
 import type { RegistrationStore } from './registration-store';
-
-/** WebSocket close codes the relay uses (RFC 6455 §7.4.1; 4000–4999 are private use). */
-export const CLOSE_CODES = {
-  goingAway: 1001,
-  policyViolation: 1008,
-  internalError: 1011,
-  /** A newer socket registered the same instance (the edge reconnected). */
-  replaced: 4001,
-  /** The instance id is bound to another edge connection of the tenant. */
-  instanceBound: 4002,
-} as const;
-
-/**
- * Frames one socket may send: a burst, then a steady rate (a token bucket). An edge sends a
- * few frames a minute; a flood is closed with 1008 instead of occupying the relay.
- */
-export const FRAME_RATE = Object.freeze({ burst: 200, perSecond: 50 });
 
 /** Bad frames tolerated on one connection before it is closed. */
 export const MAX_BAD_FRAMES = 5;
@@ -69,18 +54,7 @@ export function startEdgeSession(ws: WebSocket, connection: EdgeConnection, deps
   let instanceId: string | undefined;
   let key: InstanceKey | undefined;
   let badFrames = 0;
-  let tokens: number = FRAME_RATE.burst;
-  let refilledAt = performance.now();
-
-  /** Takes one token; false once the socket has outrun the bucket. */
-  function withinRate(): boolean {
-    const at = performance.now();
-    tokens = Math.min(FRAME_RATE.burst, tokens + ((at - refilledAt) / 1000) * FRAME_RATE.perSecond);
-    refilledAt = at;
-    if (tokens < 1) return false;
-    tokens -= 1;
-    return true;
-  }
+  const frames = createFrameBucket();
 
   const reply = (message: RelayMessage) => ws.send(JSON.stringify(message));
   const close = (code: number, reason: string) => ws.close(code, reason);
@@ -174,7 +148,7 @@ export function startEdgeSession(ws: WebSocket, connection: EdgeConnection, deps
 
   function receive(data: RawData, isBinary: boolean): void {
     if (ws.readyState !== ws.OPEN) return; // closing: frames still in flight change nothing
-    if (!withinRate()) {
+    if (!frames.take()) {
       log.warn({ instance_id: instanceId }, 'edge frame rate exceeded');
       close(CLOSE_CODES.policyViolation, 'frame rate exceeded');
       return;
