@@ -12,6 +12,7 @@ import { startFakeControlPlane, type FakeControlPlane } from '../edge/fake-contr
 import { DEMO_PASSWORD } from '../helpers/idp';
 import { CITADEL, startIdpFixture, type IdpFixture } from '../idp/idp-fixture';
 import { TOKEN_TABLE, type TokenTableContext } from './token-table';
+import { jwtDecisionRequest } from './verifier-pair';
 
 let idp: IdpFixture;
 let cp: FakeControlPlane;
@@ -73,11 +74,7 @@ async function appAccepts(token: string): Promise<boolean> {
 async function edgeAccepts(token: string): Promise<boolean> {
   const res = await request(edge.app)
     .post('/api/v2/authz/is')
-    .send({
-      identity_context: { type: 'IDENTITY_TYPE_JWT', identity: token },
-      policy_context: { path: 'rbac.GET', decisions: ['allowed'] },
-      resource_context: { type: 'Resource', id: 'mega-seed' },
-    });
+    .send(jwtDecisionRequest(token));
   if (res.status !== 200 && res.body.code !== 'bad_request') {
     expect(res.body).toEqual({ code: 'invalid_identity', message: 'the identity is not a valid access token' });
   }

@@ -8,6 +8,15 @@ import { makeEdge, removeDir, tempDir } from '../edge/edge-kit';
 import { startFakeControlPlane, type FakeControlPlane } from '../edge/fake-control-plane';
 
 /** Where both verifiers get their tokens' keys from. */
+/** A decision request for `rbac.GET` on `mega-seed` with the token as a JWT identity. */
+export function jwtDecisionRequest(token: string) {
+  return {
+    identity_context: { type: 'IDENTITY_TYPE_JWT', identity: token },
+    policy_context: { path: 'rbac.GET', decisions: ['allowed'] },
+    resource_context: { type: 'Resource', id: 'mega-seed' },
+  };
+}
+
 export interface TrustedIssuer {
   issuer: string;
   audience: string;
@@ -43,11 +52,7 @@ export async function startVerifierPair(trusted: TrustedIssuer, now?: () => numb
     async edge(token) {
       const res = await request(edge.app)
         .post('/api/v2/authz/is')
-        .send({
-          identity_context: { type: 'IDENTITY_TYPE_JWT', identity: token },
-          policy_context: { path: 'rbac.GET', decisions: ['allowed'] },
-          resource_context: { type: 'Resource', id: 'mega-seed' },
-        });
+        .send(jwtDecisionRequest(token));
       return res.status;
     },
     async close() {
