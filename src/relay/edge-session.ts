@@ -129,6 +129,8 @@ export function startEdgeSession(ws: WebSocket, connection: EdgeConnection, deps
           reply({ type: 'error', code: 'unknown_request', message: 'no command is waiting for this request id' });
           return;
         }
+        // The relay asked for this frame; its pending-command cap already bounds how many come.
+        frames.refund();
         if (message.ok) deps.store('status', id.instanceId, () => deps.registrations.updateStatus(id, message.status, deps.now()));
         else deps.store('last_seen', id.instanceId, () => deps.registrations.touch(id, deps.now()));
         return;

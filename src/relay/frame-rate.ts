@@ -6,9 +6,10 @@ export const FRAME_RATE = Object.freeze({ burst: 200, perSecond: 50 });
 
 /**
  * A token bucket of {@link FRAME_RATE} on the monotonic clock: `take()` spends one frame's
- * token and answers false once the socket has outrun the bucket.
+ * token and answers false once the socket has outrun the bucket; `refund()` gives one back
+ * for a frame the relay asked for (a command's result), so only unsolicited frames count.
  */
-export function createFrameBucket(now: () => number = () => performance.now()): { take(): boolean } {
+export function createFrameBucket(now: () => number = () => performance.now()): { take(): boolean; refund(): void } {
   let tokens: number = FRAME_RATE.burst;
   let refilledAt = now();
   return {
@@ -19,6 +20,9 @@ export function createFrameBucket(now: () => number = () => performance.now()): 
       if (tokens < 1) return false;
       tokens -= 1;
       return true;
+    },
+    refund() {
+      tokens = Math.min(FRAME_RATE.burst, tokens + 1);
     },
   };
 }

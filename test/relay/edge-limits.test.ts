@@ -45,6 +45,16 @@ describe('relay limits per edge connection', () => {
     expect(await edge.closed).toEqual({ code: CLOSE_CODES.policyViolation, reason: 'frame rate exceeded' });
   });
 
+  it('never counts the results of commands the relay sent: a busy edge is not a flood', async () => {
+    const edge = await kit.edge(kit.a);
+    const total = FRAME_RATE.burst * 2;
+    for (let sent = 0; sent < total; sent += 16) {
+      await Promise.all(Array.from({ length: 16 }, () => kit.relay.exec(kit.a.tenantId, edge.instanceId, 'discovery')));
+    }
+    expect(edge.commands.length).toBeGreaterThanOrEqual(total);
+    expect(edge.ws.readyState).toBe(WebSocket.OPEN);
+  });
+
   it('ignores a result for a request id it never sent: the stored status stays', async () => {
     const edge = await kit.edge(kit.a);
     edge.sendJson({ type: 'command_result', request_id: 'never-sent', ok: true, status: { ...STATUS, directory_revision: 99 } });
