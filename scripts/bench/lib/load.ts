@@ -28,7 +28,11 @@ export interface LoadResult {
   readonly rps: number;
   readonly p50: number;
   readonly p99: number;
-  /** Non-2xx responses plus connection errors and timeouts: any of them spoils the run. */
+  /** 2xx responses per second over the whole run. */
+  readonly okRps: number;
+  /** 503 answers: load the server shed on purpose (e.g. the IdP's bounded hashing queue). */
+  readonly shed: number;
+  /** Other non-2xx responses plus connection errors and timeouts: any of them spoils the run. */
   readonly failures: number;
 }
 
@@ -45,12 +49,15 @@ export async function runLoad(target: LoadTarget, options: LoadOptions): Promise
     timeout: options.timeoutSeconds ?? 10,
   });
   const seconds = result.duration > 0 ? result.duration : options.durationSeconds;
+  const shed = (result.statusCodeStats as Record<string, { count: number }> | undefined)?.['503']?.count ?? 0;
   return {
     label: target.label,
     rps: result.requests.total / seconds,
+    okRps: result['2xx'] / seconds,
     p50: result.latency.p50,
     p99: result.latency.p99,
-    failures: result.non2xx + result.errors + result.timeouts,
+    shed,
+    failures: result.non2xx - shed + result.errors + result.timeouts,
   };
 }
 
