@@ -44,7 +44,7 @@ export const ENV_GROUPS = {
     API_AUDIENCE: v(text.default('urn:outpost:sample-api'), '`aud` of access tokens'),
     DEMO_CLIENT_ID: v(text.default('outpost-demo-client'), '`client_id`; `aud` of ID tokens'),
     KEY_ROTATION_OVERLAP: v(seconds.default(24 * 3600), 'how long a rotated-out signing key stays in the JWKS (s)'),
-    LOGIN_MAX_FAILURES: v(z.coerce.number().int().positive().default(5), 'failed sign-ins per user or address within the window before 429'),
+    LOGIN_MAX_FAILURES: v(z.coerce.number().int().positive().default(5), 'failed sign-ins per (user, address) within the window before 429; a user alone gets 4×, an address alone 20×'),
     LOGIN_FAILURE_WINDOW: v(seconds.default(300), 'the sign-in failure window (s)'),
     IDP_CORS_ORIGINS: v(text.optional(), 'browser origins allowed at the IdP, comma-separated', 'origin of TODO_URL'),
   },

@@ -22,15 +22,28 @@ export interface PasswordCheckDeps {
 export const OVERLOAD_RETRY_AFTER = 1;
 
 /**
+ * The throttle's ceilings per kind of key. On loopback every caller shares one address, so
+ * one user's typos must not lock everyone out: the tight limit is per (username, address);
+ * a username alone (guesses spread over many addresses) gets 4×, an address alone (one
+ * source trying many usernames) 20×.
+ */
+export function throttleLimitFor(maxFailures: number): (key: string) => number {
+  return (key) => (key.startsWith('addr:') ? maxFailures * 20 : key.startsWith('user:') ? maxFailures * 4 : maxFailures);
+}
+
+/**
  * Checks a password the same way for the JSON token endpoint, the form-encoded password
- * grant and the login page: throttled per username and per client address before any
- * scrypt work, so no surface is a cheaper place to guess.
+ * grant and the login page: throttled per (username, address), per username and per
+ * address before any scrypt work, so no surface is a cheaper place to guess.
  */
 export function createPasswordCheck(deps: PasswordCheckDeps) {
   const { users, throttle, hashing } = deps;
   return async function checkPassword(username: string, password: string, address: string | undefined): Promise<PasswordCheck> {
-    const userKey = `user:${username.trim().toLowerCase()}`;
-    const keys = [userKey, `addr:${address ?? 'unknown'}`];
+    const name = username.trim().toLowerCase();
+    const from = address ?? 'unknown';
+    const userKey = `user:${name}`;
+    const pairKey = `pair:${name}|${from}`;
+    const keys = [pairKey, userKey, `addr:${from}`];
     const wait = throttle.retryAfter(keys);
     if (wait > 0) return { outcome: 'throttled', retryAfter: wait };
 
@@ -48,6 +61,7 @@ export function createPasswordCheck(deps: PasswordCheckDeps) {
     }
     if (!user) return { outcome: 'invalid' };
     throttle.forgive(keys);
+    throttle.reset(pairKey);
     throttle.reset(userKey);
     return { outcome: 'ok', user };
   };

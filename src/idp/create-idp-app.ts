@@ -10,7 +10,7 @@ import type { KeyStore } from './key-store';
 import type { HashingLimiter } from './limit-hashing';
 import { createLoginThrottle } from './login-throttle';
 import { tokenEndpoint } from './token-endpoint';
-import { createPasswordCheck } from './check-password';
+import { createPasswordCheck, throttleLimitFor } from './check-password';
 import { mountOAuthRoutes } from './oauth/mount-oauth-routes';
 import type { UserStore } from './user-store';
 
@@ -50,6 +50,7 @@ export function createIdpApp(deps: IdpAppDeps): Express {
   const issueTokens = createTokenIssuer({ ...options, keys, clock });
   const throttle = createLoginThrottle({
     maxFailures: options.maxLoginFailures,
+    limitFor: throttleLimitFor(options.maxLoginFailures),
     windowSeconds: options.loginFailureWindow,
     clock,
   });

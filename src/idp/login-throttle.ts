@@ -29,7 +29,10 @@ export interface LoginThrottle {
 
 /** Settings of {@link createLoginThrottle}. */
 export interface LoginThrottleOptions {
+  /** Failures that lock a key; {@link LoginThrottleOptions.limitFor} may raise it per key. */
   readonly maxFailures: number;
+  /** The limit of one key (default `maxFailures` for every key). */
+  readonly limitFor?: (key: string) => number;
   readonly windowSeconds: number;
   readonly clock: Clock;
   /** Most keys tracked at once (default 10,000). */
@@ -39,11 +42,14 @@ export interface LoginThrottleOptions {
 interface Window {
   failures: number;
   endsAt: number;
+  /** Failures that lock this key. */
+  limit: number;
 }
 
 /** Builds an in-memory {@link LoginThrottle}. One process only; a cluster would share it in Redis. */
 export function createLoginThrottle(options: LoginThrottleOptions): LoginThrottle {
   const { maxFailures, windowSeconds, clock, maxEntries = 10_000 } = options;
+  const limitFor = options.limitFor ?? (() => maxFailures);
   if (maxFailures < 1 || windowSeconds < 1 || maxEntries < 1) throw new Error('invalid login throttle options');
   const windows = new Map<string, Window>();
 
@@ -56,7 +62,7 @@ export function createLoginThrottle(options: LoginThrottleOptions): LoginThrottl
     return w;
   }
 
-  const locked = (w: Window) => w.failures >= maxFailures;
+  const locked = (w: Window) => w.failures >= w.limit;
 
   /**
    * Frees slots until `needed` new keys fit; false when only active locks are left.
@@ -99,7 +105,7 @@ export function createLoginThrottle(options: LoginThrottleOptions): LoginThrottl
       for (const key of keys) {
         const w = live(key, now);
         if (w) w.failures += 1;
-        else if (makeRoom(now)) windows.set(key, { failures: 1, endsAt: now + windowSeconds * 1000 });
+        else if (makeRoom(now)) windows.set(key, { failures: 1, endsAt: now + windowSeconds * 1000, limit: limitFor(key) });
       }
     },
     forgive(keys) {

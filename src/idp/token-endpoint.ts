@@ -57,7 +57,7 @@ export function tokenEndpoint(deps: TokenEndpointDeps): Router {
     const check = await checkPassword(username, password, req.socket.remoteAddress);
     if (check.outcome === 'throttled') {
       logger.warn({ req_id: req.id }, 'sign-in throttled');
-      throw new OAuthError(429, 'too_many_requests', 'too many failed sign-in attempts; try again later', {
+      throw new OAuthError(429, 'too_many_requests', `too many failed sign-in attempts; try again in ${check.retryAfter} seconds`, {
         'Retry-After': String(check.retryAfter),
       });
     }

@@ -100,17 +100,28 @@ describe('sign-in throttling', () => {
     for (let i = 0; i < 3; i += 1) expect((await wrong(CITADEL[3].email)).status).toBe(401);
     f.clock.advance(20);
     const blocked = await right(CITADEL[3].email.toUpperCase());
-    await expectError(blocked, 429, 'too_many_requests', 'too many failed sign-in attempts; try again later');
+    await expectError(blocked, 429, 'too_many_requests', 'too many failed sign-in attempts; try again in 40 seconds');
     expect(blocked.headers.get('retry-after')).toBe('40');
     expect(blocked.headers.get('cache-control')).toBe('no-store');
     f.clock.advance(40);
     expect((await right(CITADEL[3].email)).status).toBe(200);
   });
 
-  it('429 for one client address trying many usernames', async () => {
-    for (const user of ['a@x.test', 'b@x.test', 'c@x.test']) expect((await wrong(user)).status).toBe(401);
+  it('one user\'s wrong passwords lock that user at that address, not everyone behind the address (loopback)', async () => {
+    for (let i = 0; i < 3; i += 1) expect((await wrong(CITADEL[1].email)).status).toBe(401);
+    expect((await right(CITADEL[1].email)).status).toBe(429);
+    // Every script and page on this machine shares 127.0.0.1: Rick must still get in.
+    expect((await right(CITADEL[0].email)).status).toBe(200);
+  });
+
+  it('429 for one client address trying many usernames, at 20 × the per-user limit', async () => {
+    // 60 failures (3 × 20) from one address, in batches the hashing bound admits.
+    for (let batch = 0; batch < 4; batch += 1) {
+      const answers = await Promise.all(Array.from({ length: 15 }, (_, i) => wrong(`u${batch}-${i}@x.test`)));
+      expect(answers.map((r) => r.status)).toEqual(Array(15).fill(401));
+    }
     const blocked = await right(CITADEL[4].email);
-    await expectError(blocked, 429, 'too_many_requests', 'too many failed sign-in attempts; try again later');
+    await expectError(blocked, 429, 'too_many_requests', 'too many failed sign-in attempts; try again in 60 seconds');
     expect(blocked.headers.get('retry-after')).toBe('60');
   });
 

@@ -20,7 +20,7 @@ export const passwordGrant: GrantHandler = async function passwordGrant({ params
   const check = await deps.checkPassword(username, password, address);
   if (check.outcome === 'throttled') {
     deps.logger.warn({ req_id: requestId }, 'sign-in throttled');
-    throw new OAuthError(429, 'too_many_requests', 'too many failed sign-in attempts; try again later', {
+    throw new OAuthError(429, 'too_many_requests', `too many failed sign-in attempts; try again in ${check.retryAfter} seconds`, {
       'Retry-After': String(check.retryAfter),
     });
   }
