@@ -1,5 +1,6 @@
 import express, { type Express, type Router } from 'express';
-import { createApp, finishApp } from '../http';
+import { createApp, finishApp, OPENAPI_PATH, serveOpenApi } from '../http';
+import { CONTROL_PLANE_OPENAPI } from './control-plane-openapi';
 import type { Logger } from '../observability';
 import { POLICY_IMAGE_LIMITS } from '../policy';
 import { adminDirectoryRoutes } from './admin-directory-routes';
@@ -37,6 +38,7 @@ export function createControlPlaneApp(deps: ControlPlaneAppDeps): Express {
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
+  app.get(OPENAPI_PATH, serveOpenApi(CONTROL_PLANE_OPENAPI));
 
   // Credentials first, body second: an unauthenticated caller gets 401 and never makes the
   // server read or parse a body; each route group parses with its own size limit.

@@ -1,9 +1,10 @@
 import type { Express } from 'express';
 import type { LocalAuthorizer } from '../decision';
-import { createApp, finishApp } from '../http';
+import { createApp, finishApp, OPENAPI_PATH, serveOpenApi } from '../http';
 import type { Logger } from '../observability';
 import { isEngineHealthy } from '../policy';
 import { createAuthzRouter } from './authz-router';
+import { EDGE_OPENAPI } from './edge-openapi';
 import type { EdgeMetrics } from './edge-metrics';
 import type { EdgeState } from './edge-state';
 import type { VerifyJwtIdentity } from './verify-identity';
@@ -35,6 +36,7 @@ export function createEdgeApp(deps: {
     // `engine: false` appears only when Cedar lost the images it held (see the README).
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', policy, directory, ...(engine ? {} : { engine }) });
   });
+  app.get(OPENAPI_PATH, serveOpenApi(EDGE_OPENAPI));
   app.get('/metrics', (_req, res) => {
     res.type('text/plain; version=0.0.4; charset=utf-8').send(metrics.render());
   });

@@ -1,6 +1,7 @@
 import type { Express } from 'express';
 import type { Config } from '../config';
-import { createApp, finishApp } from '../http';
+import { createApp, finishApp, OPENAPI_PATH, serveOpenApi } from '../http';
+import { IDP_OPENAPI } from './idp-openapi';
 import { allowBrowserOrigins } from './allow-browser-origins';
 import type { Logger } from '../observability';
 import type { Clock } from './clock';
@@ -60,6 +61,7 @@ export function createIdpApp(deps: IdpAppDeps): Express {
   app.get('/healthz', function healthz(_req, res) {
     res.set('Cache-Control', 'no-store').json({ status: 'ok' });
   });
+  app.get(OPENAPI_PATH, serveOpenApi(IDP_OPENAPI));
   app.use(discoveryRoutes({ issuer: options.issuer, baseUrl: options.url, keys }));
   const checkPassword = createPasswordCheck({ users, throttle, hashing });
   // Form-encoded token requests are taken first; everything else reaches the JSON endpoint.

@@ -1,6 +1,7 @@
 import type { Express, RequestHandler } from 'express';
 import type { Authorizer } from '../../authorizer';
-import { BadRequestError, createApp, finishApp } from '../../http';
+import { BadRequestError, createApp, finishApp, OPENAPI_PATH, serveOpenApi } from '../../http';
+import { RBAC_OPENAPI } from './rbac-openapi';
 import { requirePermission } from '../../middleware';
 import type { Logger } from '../../observability';
 
@@ -32,6 +33,7 @@ export function createRbacApp(deps: RbacAppDeps): Express {
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
+  app.get(OPENAPI_PATH, serveOpenApi(RBAC_OPENAPI));
 
   const checkName: RequestHandler = (req, _res, next) => {
     if (!RESOURCE_NAME.test(String(req.params.name))) {

@@ -2,7 +2,8 @@ import express, { type Request, type RequestHandler } from 'express';
 import type { Authorizer } from '../../authorizer';
 import { TODO_CLIENT_ID } from '../../config';
 import type { DirectoryData } from '../../directory';
-import { HttpError, NotFoundError, createApp, finishApp, parseBody } from '../../http';
+import { HttpError, NotFoundError, createApp, finishApp, OPENAPI_PATH, parseBody, serveOpenApi } from '../../http';
+import { TODO_OPENAPI } from './todo-openapi';
 import { requirePermission } from '../../middleware';
 import type { Logger } from '../../observability';
 import { TODO_ID, createTodoBody, updateTodoBody } from './todo-schemas';
@@ -71,6 +72,7 @@ export function createTodoApp(deps: TodoAppDeps): express.Express {
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
+  app.get(OPENAPI_PATH, serveOpenApi(TODO_OPENAPI));
 
   app.get('/todos', auth, may('list', collection), (_req, res) => {
     res.json({ todos: deps.store.list() });

@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { apiErrorSchema, buildOpenApiDocument, type ApiRoute } from '../../http';
+import { APP_REFUSALS, HEALTH_ROUTE } from '../app-openapi';
+import { createTodoBody, updateTodoBody } from './todo-schemas';
+
+const todo = z.strictObject({
+  id: z.string(),
+  title: z.string(),
+  completed: z.boolean(),
+  owner_id: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+const notFound = { 404: { description: 'no such todo or user', schema: apiErrorSchema } };
+const conflict = { 409: { description: 'the todo was deleted meanwhile', schema: apiErrorSchema } };
+
+/** Every JSON route of the todo sample app (its web page is static files). */
+export const TODO_ROUTES: readonly ApiRoute[] = [
+  HEALTH_ROUTE,
+  {
+    method: 'get',
+    path: '/config.json',
+    summary: 'Where and as whom the page signs in',
+    responses: { 200: { description: 'the IdP and the client id', schema: z.strictObject({ auth_url: z.string().nullable(), client_id: z.string() }) } },
+  },
+  { method: 'get', path: '/todos', summary: 'Every todo', responses: { 200: { description: 'the todos', schema: z.strictObject({ todos: z.array(todo) }) }, ...APP_REFUSALS } },
+  {
+    method: 'post',
+    path: '/todos',
+    summary: 'Create a todo (editor and up); the caller owns it',
+    requestBody: { content: { 'application/json': createTodoBody } },
+    responses: { 201: { description: 'created', schema: todo }, ...APP_REFUSALS, 413: { description: 'body over 4 kB', schema: apiErrorSchema } },
+  },
+  {
+    method: 'put',
+    path: '/todos/{id}',
+    summary: 'Change a todo (its owner, evil_genius, admin)',
+    requestBody: { content: { 'application/json': updateTodoBody } },
+    responses: { 200: { description: 'changed', schema: todo }, ...APP_REFUSALS, ...notFound, ...conflict },
+  },
+  {
+    method: 'delete',
+    path: '/todos/{id}',
+    summary: 'Delete a todo (its owner, admin)',
+    responses: { 204: { description: 'deleted' }, ...APP_REFUSALS, ...notFound, ...conflict },
+  },
+  {
+    method: 'get',
+    path: '/users/{id}',
+    summary: 'A directory user by id or e-mail',
+    responses: { 200: { description: 'the user', schema: z.strictObject({ id: z.string(), email: z.string(), name: z.string() }) }, ...APP_REFUSALS, ...notFound },
+  },
+];
+
+/** The todo app's OpenAPI 3.1 document, served at `/openapi.json`. */
+export const TODO_OPENAPI = buildOpenApiDocument(
+  { title: 'Outpost todo sample app', version: '0.1.0', description: 'Bearer access tokens and a Cedar policy with ownership rules.' },
+  TODO_ROUTES,
+);

@@ -1,0 +1,91 @@
+import { z } from 'zod';
+import { directoryChangeSchema, directoryDataSchema } from '../directory';
+import { apiErrors, buildOpenApiDocument, type ApiRoute } from '../http';
+import { RELAY_ROUTES } from '../relay';
+import { pushBodySchema } from './validate-pushed-image';
+
+const ADMIN = '/api/v2/admin';
+const ADMIN_ERRORS = { 401: 'missing or wrong tenant id or admin key' };
+const EDGE_ERRORS = { 401: 'missing or wrong edge connection credentials' };
+
+const revision = z.strictObject({ revision: z.number().int() });
+const directoryWithRevision = directoryDataSchema.extend({ revision: z.number().int().min(0) });
+const policyImage = z.object({ name: z.string(), digest: z.string(), files: z.record(z.string(), z.string()) });
+
+/** One directory change route: `{revision}` on success, the documented 4xx otherwise. */
+function directoryChange(method: 'put' | 'delete', path: string, summary: string): ApiRoute {
+  return {
+    method,
+    path: `${ADMIN}/directory${path}`,
+    summary,
+    responses: { 200: { description: 'applied; the new directory revision', schema: revision }, ...apiErrors({ 400: 'invalid id, role or relation', ...ADMIN_ERRORS, 404: 'no such user' }) },
+  };
+}
+
+/** Every route of the control plane: admin API, edge API and the relay's management API. */
+export const CONTROL_PLANE_ROUTES: readonly ApiRoute[] = [
+  { method: 'get', path: '/healthz', summary: 'Liveness', responses: { 200: { description: 'alive', schema: z.object({ status: z.literal('ok') }) } } },
+  {
+    method: 'post',
+    path: `${ADMIN}/policies/{name}`,
+    summary: "Push a policy folder's files (or a complete image) and tag it latest",
+    requestBody: { content: { 'application/json': pushBodySchema } },
+    responses: {
+      201: { description: 'stored and tagged', schema: z.strictObject({ name: z.string(), digest: z.string(), tag: z.string() }) },
+      200: { description: 'already stored; tagged latest again', schema: z.strictObject({ name: z.string(), digest: z.string(), tag: z.string() }) },
+      ...apiErrors({ 400: 'malformed body, invalid name, or invalid policy (problems listed)', ...ADMIN_ERRORS, 409: 'image quota exceeded', 413: 'image too large' }),
+    },
+  },
+  {
+    method: 'get',
+    path: `${ADMIN}/policies/{name}`,
+    summary: "A policy's stored images and its latest tag",
+    responses: {
+      200: {
+        description: 'the images, newest last',
+        schema: z.strictObject({ name: z.string(), latest: z.string().nullable(), images: z.array(z.strictObject({ digest: z.string(), created_at: z.string() })) }),
+      },
+      ...apiErrors({ 400: 'invalid policy name', ...ADMIN_ERRORS, 404: 'no such policy' }),
+    },
+  },
+  {
+    method: 'get',
+    path: `${ADMIN}/directory`,
+    summary: "The tenant's central directory",
+    responses: { 200: { description: 'roles, users, resources and revision', schema: directoryWithRevision }, ...apiErrors(ADMIN_ERRORS) },
+  },
+  directoryChange('put', '/users/{id}', 'Create or update a user'),
+  directoryChange('delete', '/users/{id}', 'Delete a user'),
+  directoryChange('put', '/users/{id}/roles/{role}', 'Grant a role'),
+  directoryChange('delete', '/users/{id}/roles/{role}', 'Revoke a role'),
+  directoryChange('put', '/resources/{resource}/relations/{relation}/{userId}', 'Add a relation'),
+  directoryChange('delete', '/resources/{resource}/relations/{relation}/{userId}', 'Remove a relation'),
+  {
+    method: 'get',
+    path: '/api/v2/edge/policy-image',
+    summary: "The connection's policy image (conditional: If-None-Match with its digest)",
+    responses: { 200: { description: 'the image', schema: policyImage }, 304: { description: 'unchanged' }, ...apiErrors({ ...EDGE_ERRORS, 404: 'no image yet' }) },
+  },
+  {
+    method: 'get',
+    path: '/api/v2/edge/directory',
+    summary: 'The full directory snapshot',
+    responses: { 200: { description: 'the snapshot', schema: directoryWithRevision }, 304: { description: 'unchanged' }, ...apiErrors(EDGE_ERRORS) },
+  },
+  {
+    method: 'get',
+    path: '/api/v2/edge/directory/changes',
+    summary: 'Directory changes since a revision (query since=<rev>)',
+    responses: {
+      200: { description: 'the changes', schema: z.strictObject({ revision: z.number().int(), changes: z.array(directoryChangeSchema) }) },
+      ...apiErrors({ 400: 'bad since', ...EDGE_ERRORS, 410: 'too far behind: fetch the snapshot' }),
+    },
+  },
+  ...RELAY_ROUTES,
+];
+
+/** The control plane's OpenAPI 3.1 document, served at `/openapi.json`. */
+export const CONTROL_PLANE_OPENAPI = buildOpenApiDocument(
+  { title: 'Outpost control plane and relay', version: '0.1.0', description: 'Admin API (admin key), edge API (connection credentials), relay management API (Discovery API key).' },
+  CONTROL_PLANE_ROUTES,
+);

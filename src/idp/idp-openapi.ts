@@ -1,0 +1,111 @@
+import { z } from 'zod';
+import { apiErrors, buildOpenApiDocument, oauthErrorSchema, type ApiRoute } from '../http';
+import { JWKS_PATH, DISCOVERY_PATH } from './discovery';
+import { AUTHORIZE_PATH, END_SESSION_PATH, LOGIN_PATH, REVOKE_PATH, USERINFO_PATH } from './oauth/oauth-paths';
+import { TOKEN_PATH } from './token-endpoint';
+
+/** The seed's JSON token request (docs/service-interface.md §2.1), as `readCredentials` checks it. */
+const jsonTokenRequest = z.object({ username: z.string().min(1).max(256), password: z.string().min(1).max(1024) });
+
+/** RFC 6749 §4.1.3, §4.3, §6: the form-encoded grants of the same endpoint. */
+const formTokenRequest = z.object({
+  grant_type: z.enum(['authorization_code', 'refresh_token', 'password']),
+  client_id: z.string().optional(),
+  code: z.string().optional(),
+  redirect_uri: z.string().optional(),
+  code_verifier: z.string().optional(),
+  refresh_token: z.string().optional(),
+  username: z.string().optional(),
+  password: z.string().optional(),
+  scope: z.string().optional(),
+});
+
+const tokenResponse = z.looseObject({
+  access_token: z.string(),
+  token_type: z.string(),
+  expires_in: z.number().int(),
+  id_token: z.string().optional(),
+  refresh_token: z.string().optional(),
+  scope: z.string().optional(),
+});
+
+const oauthErrors = (statuses: Record<number, string>) => apiErrors(statuses, oauthErrorSchema);
+const html = (description: string) => ({ description, contentType: 'text/html' });
+
+/** Every route of the demo IdP. */
+export const IDP_ROUTES: readonly ApiRoute[] = [
+  { method: 'get', path: '/healthz', summary: 'Liveness', responses: { 200: { description: 'alive', schema: z.object({ status: z.literal('ok') }) } } },
+  {
+    method: 'post',
+    path: TOKEN_PATH,
+    summary: "Tokens: the seed's JSON password exchange, or a form-encoded OAuth 2.0 grant",
+    requestBody: { content: { 'application/json': jsonTokenRequest, 'application/x-www-form-urlencoded': formTokenRequest } },
+    responses: {
+      200: { description: 'access token (RFC 9068), ID token, and a refresh token for the code and refresh grants', schema: tokenResponse },
+      ...oauthErrors({
+        400: 'invalid_request, invalid_grant (form grants), invalid_scope, unsupported_grant_type',
+        401: 'invalid_grant (JSON: wrong username or password), invalid_client',
+        415: 'neither JSON nor a form',
+        429: 'too many failed sign-ins; Retry-After',
+        503: 'the password-hashing queue is full; Retry-After',
+      }),
+    },
+  },
+  {
+    method: 'get',
+    path: DISCOVERY_PATH,
+    summary: 'OpenID Connect discovery',
+    responses: { 200: { description: 'what this IdP implements', schema: z.looseObject({ issuer: z.string(), token_endpoint: z.string(), jwks_uri: z.string() }) } },
+  },
+  {
+    method: 'get',
+    path: JWKS_PATH,
+    summary: 'The public signing keys (RFC 7517)',
+    responses: { 200: { description: 'the key set', schema: z.object({ keys: z.array(z.looseObject({ kty: z.string(), kid: z.string() })) }) } },
+  },
+  {
+    method: 'get',
+    path: AUTHORIZE_PATH,
+    summary: 'Authorization code + PKCE (S256): shows the login page or redirects with a code or an error',
+    responses: { 200: html('the login page'), 302: { description: 'back to the client with code or error' }, 400: html('unknown client_id or redirect_uri (never redirected)') },
+  },
+  {
+    method: 'post',
+    path: LOGIN_PATH,
+    summary: 'The login form (CSRF token required)',
+    requestBody: { content: { 'application/x-www-form-urlencoded': z.object({ username: z.string(), password: z.string() }) } },
+    responses: {
+      302: { description: 'signed in: back to the client with a code' },
+      400: html('the page again, with what is missing'),
+      401: html('the page again: wrong username or password'),
+      403: html('the form expired or was not ours'),
+      429: html('too many failed sign-ins'),
+      503: html('the sign-in service is busy'),
+    },
+  },
+  {
+    method: 'get',
+    path: USERINFO_PATH,
+    summary: 'Claims about the signed-in user (Bearer access token)',
+    responses: { 200: { description: 'the claims', schema: z.looseObject({ sub: z.string() }) }, ...oauthErrors({ 401: 'no or invalid access token' }) },
+  },
+  {
+    method: 'post',
+    path: REVOKE_PATH,
+    summary: 'Revoke a refresh token (RFC 7009)',
+    requestBody: { content: { 'application/x-www-form-urlencoded': z.object({ token: z.string(), client_id: z.string().optional() }) } },
+    responses: { 200: { description: 'revoked, or it was never valid' }, ...oauthErrors({ 400: 'no token', 401: 'unknown client' }) },
+  },
+  {
+    method: 'get',
+    path: END_SESSION_PATH,
+    summary: 'Sign out (OIDC RP-Initiated Logout)',
+    responses: { 200: html('signed out'), 302: { description: 'back to a registered post-logout URI' } },
+  },
+];
+
+/** The IdP's OpenAPI 3.1 document, served at `/openapi.json`. */
+export const IDP_OPENAPI = buildOpenApiDocument(
+  { title: 'Outpost demo identity provider', version: '0.1.0', description: 'Demo only: the seed token endpoint plus OAuth 2.0 / OpenID Connect around it.' },
+  IDP_ROUTES,
+);

@@ -1,0 +1,72 @@
+import { z } from 'zod';
+import { apiErrors, type ApiRoute } from '../http';
+import { COMMANDS } from '../relay-protocol';
+import { EXEC_PATH, INSTANCE_REGISTRATIONS_PATH } from './management-router';
+
+/** The exec body (docs/service-interface.md §2.3), as `parseExecRequest` checks it. */
+const execBody = z.object({
+  id: z.string().min(1).describe('instance id'),
+  command: z.union(COMMANDS.map((name) => z.strictObject({ [name]: z.strictObject({}) }))),
+});
+
+const registration = z.object({
+  id: z.string(),
+  info: z.object({
+    connection_id: z.string(),
+    hostname: z.string(),
+    version: z.string(),
+    policy_name: z.string(),
+    policy_digest: z.string().nullable(),
+    directory_revision: z.number().int(),
+    connected: z.boolean(),
+    connected_at: z.string(),
+    last_seen: z.string(),
+  }),
+});
+
+const UNAUTHORIZED = { 401: 'missing or wrong tenant id or Discovery API key' };
+
+/** The relay management API (docs/service-interface.md §4.2–§4.3), for the control plane's document. */
+export const RELAY_ROUTES: readonly ApiRoute[] = [
+  {
+    method: 'post',
+    path: EXEC_PATH,
+    summary: 'Send discovery or sync_edge_directory to an instance; answers once the edge confirms',
+    requestBody: { content: { 'application/json': execBody } },
+    responses: {
+      200: { description: 'the edge confirmed', schema: z.strictObject({ result: z.strictObject({}) }) },
+      ...apiErrors({
+        400: 'malformed body or unknown command',
+        ...UNAUTHORIZED,
+        404: 'no such instance for this tenant',
+        409: 'registered but not connected, or disconnected while waiting',
+        413: 'body over 4 kB',
+        429: 'too many commands waiting on the instance',
+        502: 'the edge reported a failure',
+        503: 'the relay is shutting down, or storage is unavailable',
+        504: 'no confirmation within the exec timeout',
+      }),
+    },
+  },
+  {
+    method: 'get',
+    path: INSTANCE_REGISTRATIONS_PATH,
+    summary: "The tenant's instance registrations, paged with page_size and page_token",
+    responses: {
+      200: {
+        description: 'one page of registrations; next_page_token when more remain',
+        schema: z.strictObject({ result: z.array(registration), next_page_token: z.string().optional() }),
+      },
+      ...apiErrors({ 400: 'bad page_size or page_token', ...UNAUTHORIZED }),
+    },
+  },
+  {
+    method: 'delete',
+    path: `${INSTANCE_REGISTRATIONS_PATH}/{id}`,
+    summary: 'Release an instance id so another edge connection of the tenant may register it',
+    responses: {
+      204: { description: 'released' },
+      ...apiErrors({ ...UNAUTHORIZED, 404: 'no such instance for this tenant', 409: 'the instance is connected' }),
+    },
+  },
+];
