@@ -1,4 +1,4 @@
-// Service interface §4.3 usage rule: list the tenant's instance registrations and print the
+// docs/service-interface.md §4.3 usage rule: list the tenant's instance registrations and print the
 // instance id whose info.connection_id is the given connection id (stdout: just the id).
 //
 //   npm run -s find-instance -- <connection-id>
@@ -20,7 +20,7 @@ async function main(connectionId: string): Promise<void> {
 
 new Command()
   .name('find-instance')
-  .description('print the instance id registered for an edge connection id (service interface §4.3)')
+  .description('print the instance id registered for an edge connection id (docs/service-interface.md §4.3)')
   .argument('<connection-id>', 'the edge connection id (demo-tenant.json: connection_id)')
   .action((connectionId: string) => runScript('find-instance', () => main(connectionId)))
   .parseAsync()

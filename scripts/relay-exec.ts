@@ -1,4 +1,4 @@
-// Service interface §4.2: send `discovery` or `sync_edge_directory` to one edge authorizer
+// docs/service-interface.md §4.2: send `discovery` or `sync_edge_directory` to one edge authorizer
 // through the relay, and wait for the edge to confirm.
 //
 //   npm run relay-exec -- discovery --instance <instance-id>
@@ -39,7 +39,7 @@ async function main(command: CommandName, options: Options): Promise<void> {
 
 new Command()
   .name('relay-exec')
-  .description('send a command to an edge authorizer through the relay (service interface §4.2)')
+  .description('send a command to an edge authorizer through the relay (docs/service-interface.md §4.2)')
   .argument('<command>', COMMANDS.join(' | '), commandName)
   .option('--instance <id>', 'instance id (see npm run find-instance)')
   .option('--connection-id <id>', 'edge connection id; its instance id is looked up first (§4.3)')

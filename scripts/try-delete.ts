@@ -1,4 +1,4 @@
-// Service interface §4.4, for every demo user: get an access token from the IdP, call
+// docs/service-interface.md §4.4, for every demo user: get an access token from the IdP, call
 // DELETE {app_url}/resource/<name> with it, and show who was let through. Then the two
 // classic mistakes: sending the ID token, and sending nothing.
 //

@@ -8,7 +8,7 @@ export interface ResourceAnswer {
 }
 
 /**
- * `DELETE {app_url}/resource/<name>` (service interface §4.4) with the given Authorization
+ * `DELETE {app_url}/resource/<name>` (docs/service-interface.md §4.4) with the given Authorization
  * header value, or none. An unreachable app becomes a one-line {@link ScriptError}.
  */
 export async function deleteResource(url: string, authorization: string | undefined): Promise<ResourceAnswer> {

@@ -1,6 +1,6 @@
 import { ScriptError } from './script-error';
 
-/** The token endpoint's success body (service interface §2.2). */
+/** The token endpoint's success body (docs/service-interface.md §2.2). */
 export interface TokenResponse {
   access_token: string;
   token_type: string;
@@ -20,7 +20,7 @@ export class TokenRequestError extends ScriptError {
 
 /**
  * Exchanges a demo user's e-mail and password for tokens at `{auth_url}/api/v1/idp/token`
- * (service interface §4.1). Errors become one-line, actionable messages.
+ * (docs/service-interface.md §4.1). Errors become one-line, actionable messages.
  */
 export async function fetchToken(authUrl: string, username: string, password: string): Promise<TokenResponse> {
   let res: Response;

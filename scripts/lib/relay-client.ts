@@ -3,7 +3,7 @@ import type { CommandName } from '../../src/relay-protocol';
 import { ScriptError } from './script-error';
 import type { TenantCredentials } from './tenant-credentials';
 
-/** One element of the instance registration list (service interface §2.5). */
+/** One element of the instance registration list (docs/service-interface.md §2.5). */
 export interface InstanceRegistration {
   readonly id: string;
   readonly info: {

@@ -3,7 +3,7 @@ import { basicCredential, decodeBasicPair, HttpError } from '../http';
 import type { ControlPlaneStore } from './control-plane-store';
 import type { TenantKeyKind } from './tenant-repository';
 
-/** Header naming the tenant (service interface §4.2, §5). */
+/** Header naming the tenant (docs/service-interface.md §4.2, §5). */
 export const TENANT_HEADER = 'service-tenant-id';
 
 /** The one 401 for every tenant-credential failure: it never says which part was wrong. */
@@ -15,9 +15,9 @@ export function tenantUnauthorized(): HttpError {
 
 /**
  * Authenticates a tenant API call: `service-tenant-id: <tenant>` plus
- * `Authorization: basic <key>`, where the credential is either the raw key (as the
- * service interface shows) or RFC 7617 `base64("<tenant>:<key>")` whose tenant part must
- * equal the header. Keys are compared in constant time; on success
+ * `Authorization: basic <key>`, where the credential is either the raw key (as
+ * docs/service-interface.md §5 shows) or RFC 7617 `base64("<tenant>:<key>")` whose
+ * tenant part must equal the header. Keys are compared in constant time; on success
  * `res.locals.tenantId` holds the tenant id.
  */
 export function requireTenantKey(store: ControlPlaneStore, kind: TenantKeyKind): RequestHandler {

@@ -57,7 +57,7 @@ function fromStorage(err: unknown, shape: ErrorShape): HttpError | undefined {
 }
 
 /**
- * The one place where errors become responses (CONVENTIONS §4). Known errors keep their
+ * The one place where errors become responses (docs/conventions.md §3). Known errors keep their
  * status, headers and body; everything else is a generic 500 `server_error` whose detail
  * goes only to the log, tagged with the request id.
  */

@@ -1,6 +1,6 @@
 import { OAuthError } from '../http';
 
-/** The token request of the service interface §2.1. */
+/** The token request of docs/service-interface.md §2.1. */
 export interface Credentials {
   readonly username: string;
   readonly password: string;

@@ -12,7 +12,7 @@ import { z } from 'zod';
 export const RELAY_PATH = '/api/v2/relay/edge';
 export const MAX_FRAME_BYTES = 64 * 1024;
 
-/** The two commands of the service interface (§2.3). */
+/** The two commands of docs/service-interface.md §2.3. */
 export const COMMANDS = ['discovery', 'sync_edge_directory'] as const;
 export type CommandName = (typeof COMMANDS)[number];
 

@@ -39,7 +39,7 @@ export interface RelayDeps {
   readonly maxSocketsPerConnection?: number;
 }
 
-/** The relay: edge WebSocket endpoint plus the management API of service interface §4.2–4.3. */
+/** The relay: edge WebSocket endpoint plus the management API of docs/service-interface.md §4.2–4.3. */
 export interface Relay {
   readonly managementRouter: Router;
   /** Serves the edge WebSocket on `server`'s `upgrade` event. */

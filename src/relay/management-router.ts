@@ -8,9 +8,9 @@ import { instanceNotFound } from './relay-errors';
 import type { Registration } from './registration';
 import type { RegistrationStore } from './registration-store';
 
-/** Service interface §4.3. */
+/** docs/service-interface.md §4.3. */
 export const INSTANCE_REGISTRATIONS_PATH = '/api/v2/management/control_plane/instance_registrations';
-/** Service interface §4.2. */
+/** docs/service-interface.md §4.2. */
 export const EXEC_PATH = '/api/v2/management/control_plane/exec';
 /** Registrations per page of `instance_registrations`: the default and the most a caller may ask for. */
 export const REGISTRATIONS_PAGE = Object.freeze({ defaultSize: 100, maxSize: 1000 });
@@ -44,7 +44,7 @@ function parsePage(query: Record<string, unknown>): { limit: number; after: stri
   return { limit, after };
 }
 
-/** One element of the §2.5 `result` array; `info` goes beyond `connection_id` as ARCHITECTURE lists. */
+/** One element of the `result` array (docs/service-interface.md §2.5); `info` carries more, as docs/api.md lists. */
 function toView(r: Registration, connected: boolean) {
   return {
     id: r.instanceId,
@@ -64,8 +64,9 @@ function toView(r: Registration, connected: boolean) {
 
 /**
  * The relay management API, with path-absolute routes to mount on the control plane app.
- * Both routes sit behind the tenant's Discovery API key (§5) and only ever see the
- * caller's own tenant; the tenant id comes from `requireTenantKey`, never from the body.
+ * Both routes sit behind the tenant's Discovery API key (docs/service-interface.md §5) and
+ * only ever see the caller's own tenant; the tenant id comes from `requireTenantKey`, never
+ * from the body.
  */
 export function createManagementRouter(deps: ManagementRouterDeps): Router {
   const router = express.Router();
@@ -99,7 +100,7 @@ export function createManagementRouter(deps: ManagementRouterDeps): Router {
     EXEC_PATH,
     discoveryKey,
     function requireJson(req, _res, next) {
-      // A malformed body is a 400 (ARCHITECTURE: "not JSON"). req.is() is null when there is
+      // A malformed body is a 400 (docs/api.md: "not JSON"). req.is() is null when there is
       // no body at all; parseExecRequest reports that as 400 too.
       if (req.is('application/json') === false) {
         throw new HttpError(400, 'bad_request', 'content-type must be application/json');

@@ -2,7 +2,7 @@ import { BadRequestError } from '../http';
 import { COMMANDS } from '../relay-protocol';
 import type { CommandName } from '../relay-protocol';
 
-/** A validated exec body (service interface §2.3). */
+/** A validated exec body (docs/service-interface.md §2.3). */
 export interface ExecRequest {
   readonly id: string;
   readonly command: CommandName;

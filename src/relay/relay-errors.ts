@@ -1,6 +1,6 @@
 import { ConflictError, HttpError, NotFoundError, ServiceUnavailableError } from '../http';
 
-// The exec endpoint's error answers (ARCHITECTURE "Control plane and relay"), built in one
+// The exec endpoint's error answers (docs/api.md, "Relay management API"), built in one
 // place so the relay, the router and the tests agree on every status, code and message.
 
 /** 404: unknown to the caller's tenant — another tenant's instance gets the very same answer. */

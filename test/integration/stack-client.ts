@@ -1,7 +1,8 @@
 /**
- * HTTP helpers for the integration tests: the relay management API (§4.2, §4.3) and the
- * admin API with a tenant's credentials, bounded waits, and the edge's log lines as
- * events — so a test waits on something that happened, never on a fixed sleep.
+ * HTTP helpers for the integration tests: the relay management API
+ * (docs/service-interface.md §4.2, §4.3) and the admin API with a tenant's credentials,
+ * bounded waits, and the edge's log lines as events — so a test waits on something that
+ * happened, never on a fixed sleep.
  */
 import { EventEmitter } from 'node:events';
 import type { DemoTenant } from '../../src/config';

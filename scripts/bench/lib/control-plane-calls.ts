@@ -36,7 +36,7 @@ async function call(url: string, init: { method: string; key: string; tenantId: 
   return res.text ? JSON.parse(res.text) : undefined;
 }
 
-/** `POST /api/v2/management/control_plane/exec` (service interface §4.2); resolves on `{"result":{}}`. */
+/** `POST /api/v2/management/control_plane/exec` (docs/service-interface.md §4.2); resolves on `{"result":{}}`. */
 export async function execCommand(cp: ControlPlaneInfo, instanceId: string, command: 'discovery' | 'sync_edge_directory'): Promise<void> {
   await call(`${cp.url}/api/v2/management/control_plane/exec`, {
     method: 'POST',

@@ -20,7 +20,7 @@ export interface RbacAppDeps {
 }
 
 /**
- * The simple RBAC sample (service interface §4.4): `GET|PUT|POST|DELETE /resource/:name`
+ * The simple RBAC sample (docs/service-interface.md §4.4): `GET|PUT|POST|DELETE /resource/:name`
  * answers `Hello from <METHOD> /resource/<name>` when the policy allows the caller.
  *
  *   curl -i -X DELETE http://localhost:3001/resource/mega-seed \
