@@ -7,6 +7,10 @@ import { findProjectRoot } from './project-root';
  * The parsed, frozen configuration shared by every component: the environment schema's
  * output shaped by component. Its type is derived from {@link toConfig}, so a variable is
  * described once (in `env-schema.ts`) and mapped once (here).
+ *
+ * One unit per kind: every duration in `Config` is in seconds (token lifetimes, windows,
+ * timers, timeouts alike), whatever unit its environment variable is written in; components
+ * convert at their own boundary (Node timers take milliseconds).
  */
 export type Config = DeepReadonly<ReturnType<typeof toConfig>>;
 
@@ -97,9 +101,10 @@ function toConfig(e: Env, projectRoot: string) {
     controlPlane: {
       port: e.CONTROL_PLANE_PORT,
       url: controlPlaneUrl,
-      /** How long exec waits for the edge's confirmation before answering 504. */
-      execTimeoutMs: e.RELAY_EXEC_TIMEOUT_MS,
-      heartbeatMs: e.RELAY_HEARTBEAT_MS,
+      /** How long exec waits for the edge's confirmation before answering 504 (s). */
+      execTimeout: e.RELAY_EXEC_TIMEOUT_MS / 1000,
+      /** Ping period; an edge silent for a whole period is dropped (s). */
+      heartbeat: e.RELAY_HEARTBEAT_MS / 1000,
     },
     edge: {
       port: e.EDGE_PORT,

@@ -31,8 +31,8 @@ async function main(): Promise<void> {
   const relay = createControlPlaneRelay({
     store,
     logger,
-    execTimeoutMs: config.controlPlane.execTimeoutMs,
-    heartbeatMs: config.controlPlane.heartbeatMs,
+    execTimeoutMs: config.controlPlane.execTimeout * 1000,
+    heartbeatMs: config.controlPlane.heartbeat * 1000,
   });
   const app = createControlPlaneApp({ store, logger, routers: [relay.managementRouter] });
   const server = await listen(app, config.controlPlane.port, config.host);

@@ -89,3 +89,13 @@ describe('RBAC_POLICY', () => {
     expect(() => loadConfig({ RBAC_POLICY: '../rbac' })).toThrow(/RBAC_POLICY/);
   });
 });
+
+describe('durations', () => {
+  it('are all seconds in Config, whatever unit the variable is written in', () => {
+    const config = loadConfig({ RELAY_EXEC_TIMEOUT_MS: '2500', RELAY_HEARTBEAT_MS: '30000', ACCESS_TOKEN_TTL: '600', DISCOVERY_INTERVAL: '30' });
+    expect(config.controlPlane.execTimeout).toBe(2.5);
+    expect(config.controlPlane.heartbeat).toBe(30);
+    expect(config.idp.accessTokenTtl).toBe(600);
+    expect(config.edge.discoveryInterval).toBe(30);
+  });
+});
