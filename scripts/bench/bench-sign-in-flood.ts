@@ -1,5 +1,5 @@
 // How long a genuine sign-in takes while junk sign-ins flood the IdP. Not a test: run it by hand,
-//   npx ts-node --transpile-only test/idp/measure-sign-in-flood.ts [junk=400] [addresses=80] [unbounded]
+//   npm run bench:sign-in-flood -- [junk=400] [addresses=80] [unbounded]
 // `unbounded` lifts the hashing bound (as the IdP was before it had one) for a before/after pair.
 // Junk (fresh usernames, so no user lock) comes from 127.0.0.2…, the genuine user from 127.0.1.1
 // (Linux routes all of 127/8 to lo); a second flood from 127.0.2.2… is under way at shutdown.
@@ -11,7 +11,7 @@ import { loadConfig } from '../../src/config';
 import { baseUrl, close, listen } from '../../src/http';
 import { createHashingLimiter, createIdpApp, HASHING_IN_FLIGHT, HASHING_QUEUE, openIdp, systemClock, TOKEN_PATH } from '../../src/idp';
 import { silentLogger } from '../../src/observability';
-import { CITADEL } from './idp-fixture';
+import { loadDirectorySeed } from '../../src/directory';
 
 const [junk = 400, addresses = 80] = process.argv.slice(2, 4).map(Number);
 const unbounded = process.argv.includes('unbounded');
@@ -29,6 +29,7 @@ function signIn(url: string, localAddress: string, username: string, password: s
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'outpost-flood-idp-'));
   const config = loadConfig({ OUTPOST_DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+  const seed = loadDirectorySeed(config.directorySeedFile);
   const idp = await openIdp(config, silentLogger());
   const hashing = unbounded
     ? createHashingLimiter({ maxInFlight: Number.MAX_SAFE_INTEGER, maxQueued: 0 })
@@ -43,7 +44,7 @@ async function main(): Promise<void> {
   let first: number | undefined;
   let shed = 0;
   for (;;) {
-    const res = await signIn(url, '127.0.1.1', CITADEL[0].email, 'V@erySecre#t123!');
+    const res = await signIn(url, '127.0.1.1', seed.directory.users[0]!.email, seed.demoPassword);
     first ??= performance.now() - started;
     if (res.status !== 503) {
       if (res.status !== 200) throw new Error(`genuine sign-in answered ${res.status}`);
