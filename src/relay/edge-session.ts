@@ -5,6 +5,7 @@ import type { CommandName, EdgeMessage, EdgeStatus, RelayMessage } from '../rela
 import { CLOSE_CODES } from './close-codes';
 import { createFrameBucket } from './frame-rate';
 import { parseEdgeFrame } from './parse-edge-frame';
+import { registerEdge } from './register-edge';
 import { createPendingCommands } from './pending-commands';
 import { edgeError, instanceDisconnected } from './relay-errors';
 import type { InstanceKey } from './registration';
@@ -79,32 +80,13 @@ export function startEdgeSession(ws: WebSocket, connection: EdgeConnection, deps
 
   function register(message: Extract<EdgeMessage, { type: 'register' }>): void {
     clearTimeout(registerTimer);
+    const result = registerEdge(message, connection, { registrations: deps.registrations, store: deps.store, now: deps.now, log });
+    if (!result.ok) {
+      reply(result.reply);
+      close(result.closeCode, result.closeReason);
+      return;
+    }
     const id = message.instance_id;
-    let outcome: ReturnType<RegistrationStore['register']> | undefined;
-    deps.store('registration', id, () => {
-      outcome = deps.registrations.register(
-        { ...message, instanceId: id, tenantId: connection.tenantId, connectionId: connection.connectionId },
-        deps.now(),
-      );
-    });
-    if (outcome === 'bound_to_other_connection') {
-      // Without this, a second connection of the tenant could take over the id, receive its
-      // commands and confirm them while the real edge did nothing.
-      log.warn({ instance_id: id }, 'register refused: instance id bound to another connection');
-      reply({
-        type: 'error',
-        code: 'instance_bound',
-        message: 'this instance id is registered by another edge connection of the tenant; an operator must release it first',
-      });
-      close(CLOSE_CODES.instanceBound, 'instance bound to another connection');
-      return;
-    }
-    if (outcome === undefined) {
-      // The edge retries with backoff; until then it is simply not connected.
-      reply({ type: 'error', code: 'registration_failed', message: 'the relay could not store the registration; retry later' });
-      close(CLOSE_CODES.internalError, 'registration not stored');
-      return;
-    }
     instanceId = id;
     key = { tenantId: connection.tenantId, instanceId: id };
     deps.onRegistered(session);
