@@ -60,6 +60,16 @@ describe('login page', () => {
     expect(callback.searchParams.get('state')).toBe('st-1');
   });
 
+  it('does not let "Continue" stand in for the password when the client asked prompt=login', async () => {
+    const page = await openLoginPage(url());
+    const res = await postLogin(f.url, { username: CITADEL[2].email, password: PASSWORD, csrf_token: page.csrfToken }, [page.loginCookie]);
+    const session = (res.headers.getSetCookie().find((c) => c.startsWith('outpost_session=')) as string).split(';')[0]!;
+    const forced = await openLoginPage(url({ prompt: 'login' }), [session]);
+    const attempt = await postLogin(f.url, { action: 'continue', csrf_token: forced.csrfToken }, [forced.loginCookie, session]);
+    expect(attempt.status).toBe(401);
+    expect(attempt.headers.get('location')).toBeNull();
+  });
+
   it('answers prompt=none with login_required without a session, with a code with one', async () => {
     const none = await fetch(url({ prompt: 'none' }), { redirect: 'manual' });
     expect(new URL(none.headers.get('location') as string).searchParams.get('error')).toBe('login_required');

@@ -36,7 +36,7 @@ export function sendLoginPage(
   model: Omit<LoginPageModel, 'clientId' | 'csrfToken' | 'users'>,
   status = 200,
 ): void {
-  const { id, csrfToken } = deps.sessions.startLogin(request);
+  const { id, csrfToken } = deps.sessions.startLogin(request, res.req.socket.remoteAddress);
   res
     .status(status)
     .set({

@@ -14,6 +14,7 @@ export interface ExpiringMap<V> {
 /** Builds an {@link ExpiringMap} on the injected clock. */
 export function createExpiringMap<V>(clock: Clock, maxEntries: number): ExpiringMap<V> {
   const entries = new Map<string, { value: V; expiresAt: number }>();
+  let sweptAt = Number.NEGATIVE_INFINITY;
   return {
     get(key) {
       const entry = entries.get(key);
@@ -23,7 +24,11 @@ export function createExpiringMap<V>(clock: Clock, maxEntries: number): Expiring
     set(key, value, ttlSeconds) {
       const now = clock();
       if (!entries.has(key) && entries.size >= maxEntries) {
-        for (const [k, e] of entries) if (e.expiresAt <= now) entries.delete(k);
+        // A full sweep at most once a second: under a flood every other insert is O(1).
+        if (now - sweptAt >= 1000) {
+          sweptAt = now;
+          for (const [k, e] of entries) if (e.expiresAt <= now) entries.delete(k);
+        }
         // Maps iterate in insertion order: the first key is the oldest entry.
         while (entries.size >= maxEntries) entries.delete(entries.keys().next().value as string);
       }

@@ -35,7 +35,8 @@ export function loginForm(deps: AuthorizeDeps): Router {
     const sessionId = readCookie(req.headers.cookie, SESSION_COOKIE);
 
     if (body.action === 'continue') {
-      const session = deps.sessions.session(sessionId);
+      // prompt=login asked for the password again: the session may not stand in for it.
+      const session = request.prompt === 'login' ? undefined : deps.sessions.session(sessionId);
       if (session) {
         redirectWithCode(res, deps.grants, deps.issuer, request, session);
         return;

@@ -10,6 +10,9 @@ export const SESSION_COOKIE = 'outpost_session';
 /** Cookie naming the login page the browser was shown (binds its CSRF token). */
 export const LOGIN_COOKIE = 'outpost_login';
 
+/** Open login forms one client address may hold (a person with several tabs stays well below). */
+export const MAX_PENDING_LOGINS_PER_ADDRESS = 20;
+
 /** A signed-in browser at the IdP. */
 export interface IdpSession {
   readonly user: IdpUser;
@@ -28,7 +31,12 @@ export interface LoginSessions {
   startSession(session: IdpSession): string;
   session(id: string | undefined): IdpSession | undefined;
   endSession(id: string | undefined): void;
-  startLogin(request: AuthorizeRequest): { id: string; csrfToken: string };
+  /**
+   * Opens a login form for `request`. At most {@link MAX_PENDING_LOGINS_PER_ADDRESS} forms are
+   * open per client address: more evict that address's oldest, so a flood of `/authorize`
+   * from one source cannot push other people's open forms out of the shared table.
+   */
+  startLogin(request: AuthorizeRequest, address?: string): { id: string; csrfToken: string };
   /**
    * The pending login named by the cookie when the form's CSRF token matches (synchronizer
    * token pattern); consumed, so a form posts once.
@@ -49,6 +57,8 @@ function sameSecret(a: string, b: unknown): boolean {
 export function createLoginSessions(clock: Clock): LoginSessions {
   const sessions = createExpiringMap<IdpSession>(clock, MAX_ENTRIES);
   const logins = createExpiringMap<PendingLogin>(clock, MAX_ENTRIES);
+  // Ids of the open forms per address, oldest first; bounded by the addresses of open forms.
+  const loginsByAddress = createExpiringMap<string[]>(clock, MAX_ENTRIES);
   return {
     startSession(session) {
       const id = random();
@@ -59,9 +69,13 @@ export function createLoginSessions(clock: Clock): LoginSessions {
     endSession(id) {
       if (id !== undefined) sessions.delete(id);
     },
-    startLogin(request) {
+    startLogin(request, address = 'unknown') {
       const id = random();
       const csrfToken = random();
+      const open = (loginsByAddress.get(address) ?? []).filter((other) => logins.get(other) !== undefined);
+      while (open.length >= MAX_PENDING_LOGINS_PER_ADDRESS) logins.delete(open.shift()!);
+      open.push(id);
+      loginsByAddress.set(address, open, LOGIN_REQUEST_TTL_SECONDS);
       logins.set(id, { request, csrfToken }, LOGIN_REQUEST_TTL_SECONDS);
       return { id, csrfToken };
     },
