@@ -6,3 +6,15 @@
 export { isRequestSchema, splitPolicyPath } from './is-request';
 export type { IsRequest } from './is-request';
 export { POLICY_NAME_PATTERN, POLICY_NAME_RULE } from './policy-name';
+export { freshnessFields, FRESHNESS_HEADERS } from './freshness-fields';
+export {
+  AUTHZEN_PATHS,
+  MAX_EVALUATIONS,
+  EVALUATIONS_SEMANTICS,
+  evaluationRequestSchema,
+  evaluationsRequestSchema,
+  evaluationResponseSchema,
+  authzenConfigurationSchema,
+  expandEvaluations,
+} from './authzen';
+export type { EvaluationRequest, EvaluationsRequest, Evaluation } from './authzen';

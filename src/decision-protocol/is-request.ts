@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { freshnessFields } from './freshness-fields';
 import { POLICY_PATH_PATTERN } from './policy-name';
 
 /** Identity types of the Topaz authorizer API; the short forms are accepted as aliases. */
@@ -16,6 +17,7 @@ const attributeValue = z.union([z.string().max(512), z.number(), z.boolean()]);
  * `identity_context` says who asks, `policy_context.path` names `<policy>.<action>` and
  * `decisions` the decisions wanted (Outpost's policies decide `allowed`),
  * `resource_context` the resource (`type`, `id`, plus flat attributes such as `owner`).
+ * The freshness fields are Outpost's own (see {@link freshnessFields}).
  */
 export const isRequestSchema = z.object({
   identity_context: z.object({ type: identityType, identity: z.string().max(8192).optional() }),
@@ -27,6 +29,7 @@ export const isRequestSchema = z.object({
     .object({ type: z.string().regex(/^[A-Z][A-Za-z0-9_]{0,63}$/), id: z.string().min(1).max(128) })
     .catchall(attributeValue)
     .refine((r) => Object.keys(r).length <= 34, 'too many resource attributes'),
+  ...freshnessFields,
 });
 
 export type IsRequest = z.infer<typeof isRequestSchema>;

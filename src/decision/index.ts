@@ -6,4 +6,4 @@
 export { AuthorizerUnavailableError } from './authorizer';
 export type { Authorizer, AuthorizationRequest, AuthorizationDecision } from './authorizer';
 export { createLocalAuthorizer } from './local-authorizer';
-export type { LocalAuthorizer } from './local-authorizer';
+export type { LocalAuthorizer, LocalDecision } from './local-authorizer';

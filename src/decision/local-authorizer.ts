@@ -18,6 +18,8 @@ export interface LocalDecision extends AuthorizationDecision {
 export interface LocalAuthorizer extends Authorizer {
   readonly kind: 'local';
   authorize(request: AuthorizationRequest): Promise<LocalDecision>;
+  /** The same decision, synchronously: a batch decided in one step sees one policy and directory. */
+  decideNow(request: AuthorizationRequest): LocalDecision;
   /** Cache counters, for metrics and benchmarks. */
   stats(): { readonly hits: number; readonly misses: number; readonly size: number };
 }
@@ -115,6 +117,7 @@ export function createLocalAuthorizer(options: LocalAuthorizerOptions): LocalAut
     kind: 'local',
     // Evaluation is synchronous; the promise keeps the shape shared with `edge`.
     authorize: async (request) => decide(request),
+    decideNow: decide,
     stats: () => ({ hits, misses, size: cache.size }),
     async close() {
       cache.clear();

@@ -1,50 +1,43 @@
 import express, { type Router } from 'express';
-import type { LocalAuthorizer } from '../decision';
-import { BadRequestError, ServiceUnavailableError, parseBody } from '../http';
+import { BadRequestError, parseBody } from '../http';
 import type { Logger } from '../observability';
-import type { EdgeMetrics } from './edge-metrics';
-import type { EdgeState } from './edge-state';
 import { isRequestSchema, splitPolicyPath, type IsRequest } from '../decision-protocol';
+import type { EdgeRuntime } from './create-edge-runtime';
+import { readDemand, requireReady, resolveUserId, sendStateUsed } from './decision-support';
+import type { DirectoryData } from '../directory';
 import type { VerifyJwtIdentity } from './verify-identity';
 
 /** The decision Outpost's policies answer; the only one `decisions` may ask for. */
 const ALLOWED = 'allowed';
 
 /**
- * Finds the directory user an identity names: `SUB` is the user id (an e-mail address is
- * resolved too, as Topaz resolves identities); `JWT` is an access token whose `sub` is
- * the user id; `NONE` is anonymous (`undefined`).
+ * Finds the directory user an identity names: `SUB` is the user id or e-mail address;
+ * `JWT` is an access token whose `sub` is the user id; `NONE` is anonymous (`undefined`).
  */
-async function resolvePrincipal(body: IsRequest, state: EdgeState, verifyJwt: VerifyJwtIdentity): Promise<string | undefined> {
+async function resolvePrincipal(body: IsRequest, directory: DirectoryData, verifyJwt: VerifyJwtIdentity): Promise<string | undefined> {
   const { type, identity } = body.identity_context;
   if (type === 'IDENTITY_TYPE_NONE') return undefined;
   if (!identity) throw new BadRequestError(`identity_context.identity is required for ${type}`, 'invalid_identity');
   if (type === 'IDENTITY_TYPE_JWT') return verifyJwt(identity);
-  const byEmail = state.directory?.users.find((u) => u.email === identity);
-  return byEmail?.id ?? identity;
+  return resolveUserId(directory, identity);
 }
 
 /**
- * `POST /api/v2/authz/is`. Order of checks: body shape (400), readiness (503), policy
- * name (400 `unknown_policy`), identity (400 / 503), then the decision. Anonymous callers
- * are never allowed: Outpost's policies speak only about directory users. One log line
- * per decision — who, what, the answer and the data it came from; never the token.
+ * `POST /api/v2/authz/is` (the Topaz shape). Order of checks: body shape (400),
+ * freshness (the edge syncs first if the caller asked for newer state; 409/503),
+ * readiness (503), policy name (400 `unknown_policy`), identity (400 / 503), then the
+ * decision. Anonymous callers are never allowed: Outpost's policies speak only about
+ * directory users. One log line per decision — who, what, the answer and the state it
+ * came from; never the token.
  */
-export function createAuthzRouter(deps: {
-  state: EdgeState;
-  authorizer: LocalAuthorizer;
-  verifyJwt: VerifyJwtIdentity;
-  metrics: EdgeMetrics;
-  logger: Logger;
-}): Router {
-  const { state, authorizer, verifyJwt, metrics, logger } = deps;
+export function createAuthzRouter(deps: { runtime: EdgeRuntime; verifyJwt: VerifyJwtIdentity; logger: Logger }): Router {
+  const { runtime, verifyJwt, logger } = deps;
   const router = express.Router();
 
   router.post('/api/v2/authz/is', express.json({ limit: '16kb' }), async (req, res) => {
     const body = parseBody(isRequestSchema, req.body, { what: 'decision request' });
-    const policy = state.policy;
-    const directory = state.directory;
-    if (!policy || !directory) throw new ServiceUnavailableError('no policy image or directory loaded yet', 'not_ready');
+    await runtime.freshness.ensure(readDemand(req, body));
+    const { policy, directory } = requireReady(runtime.state);
     const path = body.policy_context.path;
     const { policy: policyName, action } = splitPolicyPath(path);
     if (policyName !== policy.image.name) {
@@ -53,15 +46,17 @@ export function createAuthzRouter(deps: {
     const unknown = body.policy_context.decisions.find((d) => d !== ALLOWED);
     if (unknown !== undefined) throw new BadRequestError(`unknown decision "${unknown.slice(0, 64)}"`, 'unknown_decision');
 
-    const principal = await resolvePrincipal(body, state, verifyJwt);
+    const principal = await resolvePrincipal(body, directory, verifyJwt);
     const { type, id, ...attributes } = body.resource_context;
     const decision =
       principal === undefined
         ? undefined
-        : await authorizer.authorize({ principal, action, resource: { type, id, attributes }, policyPath: path });
+        : await runtime.authorizer.authorize({ principal, action, resource: { type, id, attributes }, policyPath: path });
     const allowed = decision?.allowed ?? false;
+    // What the decision was made from (read by the authorizer, so exact even across a swap).
+    const used = { policyDigest: decision?.policyDigest ?? policy.image.digest, directoryRevision: decision?.directoryRevision ?? directory.revision };
 
-    metrics.decision(allowed);
+    runtime.metrics.decision(allowed);
     logger.info(
       {
         req_id: req.id,
@@ -70,15 +65,14 @@ export function createAuthzRouter(deps: {
         path,
         resource: { type, id },
         decision: allowed,
-        // What the decision was made from (read by the authorizer, so exact even across a swap).
-        policy_digest: decision?.policyDigest ?? policy.image.digest,
-        directory_revision: decision?.directoryRevision ?? directory.revision,
+        policy_digest: used.policyDigest,
+        directory_revision: used.directoryRevision,
       },
       'decision',
     );
+    sendStateUsed(res, used);
     res.json({ decisions: body.policy_context.decisions.map(() => ({ decision: ALLOWED, is: allowed })) });
   });
 
   return router;
 }
-

@@ -1,28 +1,23 @@
 import type { Express } from 'express';
-import type { LocalAuthorizer } from '../decision';
 import { createApp, finishApp, OPENAPI_PATH, serveOpenApi } from '../http';
 import type { Logger } from '../observability';
 import { isEngineHealthy } from '../policy';
 import { createAuthzRouter } from './authz-router';
+import { createAuthzenRouter } from './authzen-router';
+import type { EdgeRuntime } from './create-edge-runtime';
 import { EDGE_OPENAPI } from './edge-openapi';
-import type { EdgeMetrics } from './edge-metrics';
-import type { EdgeState } from './edge-state';
 import type { VerifyJwtIdentity } from './verify-identity';
 
 /**
- * The edge's HTTP API: the decision endpoint, liveness (`/healthz`: the process
- * answers), readiness (`/readyz`: a policy image and a directory are loaded and the
- * Cedar engine still holds them, so decisions can be made — a load balancer keeps
- * traffic away otherwise, rather than have it served from stale state) and metrics.
+ * The sidecar edge's HTTP API: the Topaz-shaped and AuthZEN decision endpoints, liveness
+ * (`/healthz`: the process answers), readiness (`/readyz`: a policy image and a directory
+ * are loaded and the Cedar engine still holds them, so decisions can be made — a load
+ * balancer keeps traffic away otherwise, rather than have it served from stale state)
+ * and metrics.
  */
-export function createEdgeApp(deps: {
-  state: EdgeState;
-  authorizer: LocalAuthorizer;
-  verifyJwt: VerifyJwtIdentity;
-  metrics: EdgeMetrics;
-  logger: Logger;
-}): Express {
-  const { state, metrics, logger } = deps;
+export function createEdgeApp(deps: { runtime: EdgeRuntime; verifyJwt: VerifyJwtIdentity; logger: Logger; publicUrl?: string }): Express {
+  const { runtime, logger } = deps;
+  const { state, metrics } = runtime;
   const app = createApp(logger);
 
   app.get('/healthz', (_req, res) => {
@@ -41,6 +36,7 @@ export function createEdgeApp(deps: {
     res.type('text/plain; version=0.0.4; charset=utf-8').send(metrics.render());
   });
   app.use(createAuthzRouter(deps));
+  app.use(createAuthzenRouter(deps));
 
   return finishApp(app, logger, 'api');
 }

@@ -1,6 +1,18 @@
 import { z } from 'zod';
-import { isRequestSchema } from '../decision-protocol';
+import {
+  AUTHZEN_PATHS,
+  authzenConfigurationSchema,
+  evaluationRequestSchema,
+  evaluationResponseSchema,
+  evaluationsRequestSchema,
+  isRequestSchema,
+} from '../decision-protocol';
 import { apiErrors, buildOpenApiDocument, type ApiRoute } from '../http';
+
+const freshnessErrors = {
+  409: 'the caller asked for newer state than the control plane has (`not_fresh`, with what the edge holds)',
+  503: 'not ready, the IdP keys are unavailable, or the edge could not catch up in time (`freshness_unavailable`)',
+};
 
 const readiness = z.strictObject({ status: z.enum(['ready', 'not_ready']), policy: z.boolean(), directory: z.boolean(), engine: z.boolean().optional() });
 
@@ -21,7 +33,33 @@ export const EDGE_ROUTES: readonly ApiRoute[] = [
     requestBody: { content: { 'application/json': isRequestSchema } },
     responses: {
       200: { description: 'one answer per decision asked', schema: z.strictObject({ decisions: z.array(z.strictObject({ decision: z.string(), is: z.boolean() })) }) },
-      ...apiErrors({ 400: 'malformed request, invalid identity, or a policy/decision this edge does not serve', 413: 'body over 16 kB', 503: 'not ready, or the IdP keys are unavailable' }),
+      ...apiErrors({ 400: 'malformed request, invalid identity, or a policy/decision this edge does not serve', 413: 'body over 16 kB', ...freshnessErrors }),
+    },
+  },
+  {
+    method: 'get',
+    path: AUTHZEN_PATHS.configuration,
+    summary: 'AuthZEN 1.0 PDP metadata',
+    responses: { 200: { description: 'the PDP and its endpoints', schema: authzenConfigurationSchema } },
+  },
+  {
+    method: 'post',
+    path: AUTHZEN_PATHS.evaluation,
+    summary: 'AuthZEN 1.0 access evaluation: may this user do action on resource?',
+    requestBody: { content: { 'application/json': evaluationRequestSchema } },
+    responses: {
+      200: { description: 'the decision', schema: evaluationResponseSchema },
+      ...apiErrors({ 400: 'malformed request or a subject type other than user', 413: 'body over 64 kB', ...freshnessErrors }),
+    },
+  },
+  {
+    method: 'post',
+    path: AUTHZEN_PATHS.evaluations,
+    summary: 'AuthZEN 1.0 access evaluations: a batch with defaults and evaluations_semantic',
+    requestBody: { content: { 'application/json': evaluationsRequestSchema } },
+    responses: {
+      200: { description: 'one decision per evaluation run (fewer when a semantic stops early)', schema: z.object({ evaluations: z.array(evaluationResponseSchema) }) },
+      ...apiErrors({ 400: 'malformed request, an item without subject/action/resource, or over 64 evaluations', 413: 'body over 64 kB', ...freshnessErrors }),
     },
   },
 ];

@@ -1,5 +1,9 @@
 export { createEdge } from './create-edge';
 export type { Edge, EdgeDeps } from './create-edge';
+export { createEdgeRuntime } from './create-edge-runtime';
+export type { EdgeRuntime, EdgeRuntimeDeps } from './create-edge-runtime';
+export { NotFreshError } from './freshness';
+export type { FreshnessDemand } from './freshness';
 export { createCoalescingJob } from './coalescing-job';
 export { backoffDelay } from './backoff';
 export type { Timers } from './timers';

@@ -47,6 +47,7 @@ export async function startEdgeFromConfig(
       audience: config.idp.apiAudience,
       clockToleranceSec: config.apps.clockTolerance,
     },
+    publicUrl: config.edge.url,
     logger,
     ...(options.version ? { version: options.version } : {}),
   });

@@ -1,0 +1,167 @@
+import { hostname as osHostname } from 'node:os';
+import { createLocalAuthorizer, type LocalAuthorizer } from '../decision';
+import type { Logger } from '../observability';
+import type { CommandName, EdgeStatus } from '../relay-protocol';
+import { createCoalescingJob } from './coalescing-job';
+import { createControlPlaneClient } from './control-plane-client';
+import { describeFailure } from './describe-failure';
+import { createEdgeMetrics, type EdgeMetrics, type SyncJob } from './edge-metrics';
+import { edgeStatus, type EdgeState } from './edge-state';
+import { createFreshness, type Freshness } from './freshness';
+import { loadOrCreateInstanceId } from './instance-id';
+import { createPeriodicJob } from './periodic-job';
+import { createRelayClient } from './relay-client';
+import type { CommandOutcome } from './relay-client-contract';
+import { createDirectorySync, loadPersistedDirectory } from './sync-directory';
+import { loadPersistedPolicy, syncPolicy, type SyncOutcome } from './sync-policy';
+import { systemTimers, type Timers } from './timers';
+
+/** Everything an edge's runtime needs; the optional trailing fields exist for tests and embedding. */
+export interface EdgeRuntimeDeps {
+  readonly relayUrl: string;
+  readonly connectionId: string;
+  readonly connectionSecret: string;
+  readonly dataDir: string;
+  readonly discoveryIntervalMs: number;
+  readonly directorySyncIntervalMs: number;
+  readonly fullSyncIntervalMs: number;
+  readonly logger: Logger;
+  /** Longest a decision waits for a sync it asked for with `min_*` (default 2,000 ms). */
+  readonly freshnessWaitMs?: number;
+  /** Decision cache entries (default 10,000; 0 disables it). */
+  readonly cacheSize?: number;
+  readonly version?: string;
+  readonly hostname?: string;
+  readonly timers?: Timers;
+  readonly random?: () => number;
+  readonly now?: () => number;
+  readonly relay?: { readonly silenceTimeoutMs?: number; readonly stableAfterMs?: number; readonly backoff?: { baseMs: number; capMs: number } };
+}
+
+/**
+ * An edge authorizer without its HTTP API: the state it decides from, the two sync jobs,
+ * the relay client and Cedar. The sidecar (`createEdge`) puts an HTTP API in front of it;
+ * a Node app embeds it directly and asks `authorizer` in-process.
+ */
+export interface EdgeRuntime {
+  readonly instanceId: string;
+  readonly state: EdgeState;
+  readonly authorizer: LocalAuthorizer;
+  readonly metrics: EdgeMetrics;
+  readonly freshness: Freshness;
+  /** Loads persisted state, starts both timers and dials the relay. Never fails for a missing control plane. */
+  start(): Promise<void>;
+  close(): Promise<void>;
+  /** What a relay command does: run the job now (coalescing) and report. */
+  runCommand(command: CommandName): Promise<CommandOutcome>;
+  status(): EdgeStatus;
+  readonly relayConnected: boolean;
+}
+
+/** Wires an edge runtime. Starts nothing. */
+export function createEdgeRuntime(deps: EdgeRuntimeDeps): EdgeRuntime {
+  const { logger, dataDir } = deps;
+  const timers = deps.timers ?? systemTimers;
+  const now = deps.now ?? Date.now;
+  const instanceId = loadOrCreateInstanceId(dataDir);
+  const state: EdgeState = { policy: undefined, directory: undefined };
+  const metrics = createEdgeMetrics(state);
+  const credentials = { connectionId: deps.connectionId, connectionSecret: deps.connectionSecret };
+  const client = createControlPlaneClient({ relayUrl: deps.relayUrl, credentials });
+  const directorySync = createDirectorySync({ client, state, dataDir, fullSyncIntervalMs: deps.fullSyncIntervalMs, now, logger });
+
+  function counted(job: SyncJob, task: () => Promise<SyncOutcome>) {
+    return createCoalescingJob(async () => {
+      try {
+        const outcome = await task();
+        metrics.sync(job, outcome);
+        return outcome;
+      } catch (err) {
+        metrics.sync(job, 'failed');
+        throw err;
+      }
+    });
+  }
+  const discoveryJob = counted('policy', () => syncPolicy({ client, state, dataDir, logger }));
+  const directoryJob = counted('directory', () => directorySync.run());
+
+  let relay: ReturnType<typeof createRelayClient> | undefined;
+  const afterTimerRun = (job: SyncJob) => (result: { ok: true } | { ok: false; error: unknown }) => {
+    if (!result.ok) logger.warn({ job, ...describeFailure(result.error, logger) }, 'scheduled sync failed');
+    relay?.sendStatus();
+  };
+  const discovery = createPeriodicJob({ job: discoveryJob, intervalMs: deps.discoveryIntervalMs, timers, afterTimerRun: afterTimerRun('policy') });
+  const directory = createPeriodicJob({ job: directoryJob, intervalMs: deps.directorySyncIntervalMs, timers, afterTimerRun: afterTimerRun('directory') });
+
+  async function runCommand(command: CommandName): Promise<CommandOutcome> {
+    try {
+      await (command === 'discovery' ? discovery : directory).runNow();
+      return { ok: true, status: edgeStatus(state) };
+    } catch (err) {
+      const error = describeFailure(err, logger);
+      logger.warn({ command, code: error.code, reason: error.message }, 'command failed');
+      return { ok: false, error };
+    }
+  }
+
+  const authorizer = createLocalAuthorizer({
+    policy: () => state.policy?.compiled,
+    directory: () => state.directory,
+    ...(deps.cacheSize === undefined ? {} : { cacheSize: deps.cacheSize }),
+  });
+  const freshness = createFreshness({
+    state,
+    sync: { discovery: () => discovery.runNow(), directory: () => directory.runNow() },
+    waitMs: deps.freshnessWaitMs ?? 2_000,
+    // Real timers even under test clocks: the wait bounds a caller's wall-clock time.
+    timers: systemTimers,
+    now: Date.now,
+    onSynced: () => relay?.sendStatus(),
+  });
+
+  return {
+    instanceId,
+    state,
+    authorizer,
+    metrics,
+    freshness,
+    async start() {
+      state.policy ??= loadPersistedPolicy(dataDir, logger);
+      state.directory ??= loadPersistedDirectory(dataDir, logger);
+      logger.info({ instance_id: instanceId, ...edgeStatus(state) }, 'edge starting');
+      relay = createRelayClient({
+        relayUrl: deps.relayUrl,
+        credentials,
+        instanceId,
+        hostname: deps.hostname ?? osHostname(),
+        version: deps.version ?? 'dev',
+        status: () => edgeStatus(state),
+        onCommand: runCommand,
+        logger,
+        timers,
+        ...(deps.random ? { random: deps.random } : {}),
+        now,
+        ...deps.relay,
+      });
+      discovery.start();
+      directory.start();
+      relay.start();
+    },
+    async close() {
+      discovery.stop();
+      directory.stop();
+      await relay?.close();
+      client.abort();
+      await Promise.all([discoveryJob.idle(), directoryJob.idle()]);
+      await authorizer.close();
+      // Frees the image in Cedar's memory, which outlives this edge in an embedded process.
+      state.policy?.compiled.release();
+      state.policy = undefined;
+    },
+    runCommand,
+    status: () => edgeStatus(state),
+    get relayConnected() {
+      return relay?.connected ?? false;
+    },
+  };
+}
