@@ -1,8 +1,8 @@
 // The whole Outpost story against the running stack (`npm start` first):
 //
 //   1. the DELETE matrix: only Rick (admin) may DELETE;
-//   2. grant Morty admin in the central directory — the edge still says no;
-//   3. `sync_edge_directory` through the relay — now the edge says yes;
+//   2. grant Morty admin in the central directory — the app still says no;
+//   3. `sync_edge_directory` through the relay — now the app says yes;
 //   4. push a changed rbac policy (editors may DELETE) — nothing changes until…
 //   5. `discovery` through the relay — the matrix changes;
 //   6. put everything back as it was.
@@ -11,8 +11,11 @@
 //
 // URLs are the interface's placeholders: {auth_url} = AUTH_URL, {relay_url} = RELAY_URL,
 // {app_url} = APP_URL. Credentials: OUTPOST_TENANT_ID + OUTPOST_ADMIN_API_KEY +
-// OUTPOST_DISCOVERY_API_KEY, else <data dir>/demo-tenant.json.
+// OUTPOST_DISCOVERY_API_KEY, else <data dir>/demo-tenant.json. The commands go to the edge
+// that answers the RBAC app: its embedded edge (AUTHORIZER=embedded, the default), else
+// the sidecar.
 import { join } from 'node:path';
+import { appConnection } from '../src/apps/app-dependencies';
 import { loadConfig, readDemoTenantFile, type Config } from '../src/config';
 import { loadDirectorySeed } from '../src/directory';
 import { createPolicyImage, readPolicyFolder } from '../src/policy';
@@ -44,7 +47,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const admin = loadTenantCredentials(config, 'admin');
   const discovery = loadTenantCredentials(config, 'discovery');
-  const connectionId = config.edge.connectionId ?? connectionFromDemoFile(config);
+  const connectionId = edgeOfTheApp(config);
   const seed = loadDirectorySeed(config.directorySeedFile);
   const resourceUrl = `${config.apps.rbacUrl}/resource/mega-seed`;
 
@@ -80,19 +83,19 @@ async function main(): Promise<void> {
 
   step(2, 'Grant Morty the admin role in the central directory (admin API).');
   const granted = await setMortyAdmin(true);
-  console.log(`   directory revision ${granted.body.revision}; Morty at the edge: ${await deleteAs(MORTY)} (the edge has not synced yet)`);
+  console.log(`   directory revision ${granted.body.revision}; Morty at the app: ${await deleteAs(MORTY)} (its edge has not synced yet)`);
 
-  step(3, 'Tell the edge to sync its directory now (relay command sync_edge_directory).');
+  step(3, 'Tell the app\'s edge to sync its directory now (relay command sync_edge_directory).');
   await exec('sync_edge_directory');
-  console.log(`   Morty at the edge: ${await deleteAs(MORTY)}`);
+  console.log(`   Morty at the app: ${await deleteAs(MORTY)}`);
 
   step(4, 'Push a changed rbac policy: editors may DELETE too.');
   const original = readPolicyFolder(join(config.policiesDir, 'rbac'));
   const changed = createPolicyImage('rbac', { ...original.files, 'editors-delete.cedar': EDITORS_MAY_DELETE });
   const pushed = await pushRbac(changed.files);
-  console.log(`   new image ${pushed.body.digest}; Summer at the edge: ${await deleteAs('summer@the-smiths.com')} (old image still active)`);
+  console.log(`   new image ${pushed.body.digest}; Summer at the app: ${await deleteAs('summer@the-smiths.com')} (old image still active)`);
 
-  step(5, 'Tell the edge to fetch the policy image now (relay command discovery). The matrix changes:');
+  step(5, 'Tell the app\'s edge to fetch the policy image now (relay command discovery). The matrix changes:');
   await exec('discovery');
   await matrix();
 
@@ -104,11 +107,13 @@ async function main(): Promise<void> {
   await matrix();
 }
 
-function connectionFromDemoFile(config: Config): string {
+/** The connection of the edge whose decisions the RBAC app serves. */
+function edgeOfTheApp(config: Config): string {
   try {
-    return readDemoTenantFile(config.dataDir).connection_id;
-  } catch {
-    throw new ScriptError('no edge connection id: set EDGE_CONNECTION_ID, or start the stack once (npm start) to write demo-tenant.json');
+    if (config.apps.authorizer === 'embedded') return appConnection(config, 'rbac').connectionId;
+    return config.edge.connectionId ?? readDemoTenantFile(config.dataDir).connection_id;
+  } catch (err) {
+    throw new ScriptError(`no edge connection id (${(err as Error).message}); start the stack once (npm start) to write demo-tenant.json`);
   }
 }
 

@@ -1,7 +1,8 @@
 /**
- * The authorizers a sample app can be given: `local` (the decision core in-process over
- * `policies/`) and `edge` (HTTP to an edge authorizer). Both answer the one `Authorizer`
- * interface of the decision core.
+ * The authorizers a sample app can be given: `embedded` (an edge authorizer inside the
+ * app, synced by the relay), `edge` (HTTP to a sidecar edge) and `local` (the decision
+ * core over `policies/` and a fixed directory). All answer the decision core's one
+ * `Authorizer` interface.
  */
 export { AuthorizerUnavailableError } from '../decision';
 export type { Authorizer, AuthorizationRequest, AuthorizationDecision } from '../decision';
@@ -9,3 +10,5 @@ export { openLocalAuthorizer } from './open-local-authorizer';
 export type { OpenedLocalAuthorizer } from './open-local-authorizer';
 export { createEdgeAuthorizer, toIsRequest } from './edge-authorizer';
 
+export { openEmbeddedAuthorizer, FIRST_SYNC_WAIT_MS } from './embedded-authorizer';
+export type { EmbeddedAuthorizer } from './embedded-authorizer';

@@ -97,6 +97,11 @@ function toConfig(e: Env, projectRoot: string) {
       rbacPolicy: e.RBAC_POLICY,
       authorizer: e.AUTHORIZER,
       clockTolerance: e.CLOCK_TOLERANCE,
+      /** Each app's embedded-edge connection; when absent, read from `<dataDir>/demo-tenant.json`. */
+      connections: {
+        rbac: { connectionId: e.RBAC_CONNECTION_ID, connectionSecret: e.RBAC_CONNECTION_SECRET },
+        todo: { connectionId: e.TODO_CONNECTION_ID, connectionSecret: e.TODO_CONNECTION_SECRET },
+      },
     },
     controlPlane: {
       port: e.CONTROL_PLANE_PORT,
@@ -112,6 +117,7 @@ function toConfig(e: Env, projectRoot: string) {
       discoveryInterval: e.DISCOVERY_INTERVAL,
       directorySyncInterval: e.DIRECTORY_SYNC_INTERVAL,
       fullSyncInterval: e.FULL_SYNC_INTERVAL,
+      freshnessWait: e.FRESHNESS_WAIT,
       /** Connection credentials; when absent the edge reads `<dataDir>/demo-tenant.json`. */
       connectionId: e.EDGE_CONNECTION_ID,
       connectionSecret: e.EDGE_CONNECTION_SECRET,

@@ -14,6 +14,10 @@ const demoTenantSchema = z.object({
   auth_url: z.string().min(1),
   relay_url: z.string().min(1),
   app_url: z.string().min(1),
+  /** One edge connection per sample app, for its embedded edge (absent in files written before they existed). */
+  app_connections: z
+    .record(z.enum(['rbac', 'todo']), z.object({ connection_id: z.string().min(1), connection_secret: z.string().min(1) }))
+    .optional(),
 });
 
 /**

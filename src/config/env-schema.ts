@@ -7,7 +7,7 @@ const seconds = z.coerce.number().int().positive();
 const milliseconds = z.coerce.number().int().positive();
 const text = z.string().min(1);
 export const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
-export const authorizerKind = z.enum(['local', 'edge']);
+export const authorizerKind = z.enum(['embedded', 'edge', 'local']);
 
 /** One environment variable: its schema (with the default) and one line for the docs. */
 interface EnvVar<S extends z.ZodType = z.ZodType> {
@@ -54,7 +54,11 @@ export const ENV_GROUPS = {
     TODO_PORT: v(port.default(3002), 'todo app port'),
     TODO_URL: v(url.optional(), 'the todo app as browsers reach it; `{TODO_URL}/` is also its OAuth redirect URI', 'http://localhost:<TODO_PORT>'),
     RBAC_POLICY: v(z.string().regex(POLICY_NAME_PATTERN).default('rbac'), 'policy folder the RBAC app evaluates (`rbac`, `rebac`)'),
-    AUTHORIZER: v(authorizerKind.default('edge'), "who answers the apps' authorization questions: `edge` or `local`"),
+    AUTHORIZER: v(authorizerKind.default('embedded'), "who answers the apps' authorization questions: `embedded` (an edge inside the app), `edge` (the sidecar over HTTP) or `local` (policies/ and the seed directory, no relay)"),
+    RBAC_CONNECTION_ID: v(text.optional(), "the RBAC app's embedded edge: connection id", 'from demo-tenant.json'),
+    RBAC_CONNECTION_SECRET: v(text.optional(), "the RBAC app's embedded edge: connection secret", 'from demo-tenant.json'),
+    TODO_CONNECTION_ID: v(text.optional(), "the todo app's embedded edge: connection id", 'from demo-tenant.json'),
+    TODO_CONNECTION_SECRET: v(text.optional(), "the todo app's embedded edge: connection secret", 'from demo-tenant.json'),
     CLOCK_TOLERANCE: v(z.coerce.number().int().min(0).max(300).default(5), 'clock skew allowed on token times (s)'),
   },
   'Control plane and relay ({relay_url})': {
@@ -69,6 +73,7 @@ export const ENV_GROUPS = {
     DISCOVERY_INTERVAL: v(seconds.default(60), 'policy discovery timer (s)'),
     DIRECTORY_SYNC_INTERVAL: v(seconds.default(60), 'directory sync timer (s)'),
     FULL_SYNC_INTERVAL: v(seconds.default(3600), 'periodic full directory sync (s)'),
+    FRESHNESS_WAIT: v(seconds.default(2), 'longest a decision waits for the sync its `min_*` fields ask for, then 503 (s)'),
     EDGE_CONNECTION_ID: v(text.optional(), 'edge connection id', 'from demo-tenant.json'),
     EDGE_CONNECTION_SECRET: v(text.optional(), 'edge connection secret', 'from demo-tenant.json'),
   },

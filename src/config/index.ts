@@ -1,6 +1,6 @@
 export { loadConfig, ConfigError, TODO_CLIENT_ID } from './config';
 export type { Config, OAuthClient } from './config';
-export { findProjectRoot } from './project-root';
+export { findProjectRoot, packageVersion } from './project-root';
 export { renderConfigTable, renderEnvExample, CONFIG_TABLE_MARKERS } from './describe-env';
 export {
   DEMO_TENANT_FILE,

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 /**
@@ -13,4 +13,9 @@ export function findProjectRoot(start: string = __dirname): string {
     if (parent === dir) throw new Error(`cannot find the Outpost project root above ${start}`);
     dir = parent;
   }
+}
+
+/** Outpost's version from its package.json, which edges report to the relay. */
+export function packageVersion(projectRoot: string): string {
+  return (JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { version: string }).version;
 }

@@ -3,7 +3,7 @@ export type { ControlPlaneStore, ControlPlaneStoreOptions } from './control-plan
 export { UnknownTenantError } from './tenant-repository';
 export type { EdgeConnection, TenantKeyKind } from './tenant-repository';
 export { createTenant } from './create-tenant';
-export { seedControlPlane } from './seed-control-plane';
+export { seedControlPlane, ensureDemoAppConnections } from './seed-control-plane';
 export { requireTenantKey } from './require-tenant-key';
 export { createControlPlaneApp } from './create-control-plane-app';
 export { createControlPlaneRelay } from './create-control-plane-relay';

@@ -7,7 +7,7 @@ import { demoTenantPath, loadConfig } from '../config';
 import { loadDirectorySeed } from '../directory';
 import { baseUrl, close, listen, shutdownOnSignal } from '../http';
 import { createLogger } from '../observability';
-import { SERVER_BUSY_TIMEOUT_MS, controlPlaneDbPath, createControlPlaneApp, createControlPlaneRelay, openControlPlaneStore, seedControlPlane } from '.';
+import { SERVER_BUSY_TIMEOUT_MS, controlPlaneDbPath, createControlPlaneApp, createControlPlaneRelay, openControlPlaneStore, seedControlPlane, ensureDemoAppConnections } from '.';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -26,6 +26,8 @@ async function main(): Promise<void> {
       'created the DEMO tenant; its keys are in the file (demo only)',
     );
     if (process.stdout.isTTY) console.log(`DEMO tenant credentials (demo only):\n${JSON.stringify(demo, null, 2)}`);
+  } else if (ensureDemoAppConnections(store, config.dataDir)) {
+    logger.warn({ file: demoTenantPath(config.dataDir) }, "added the sample apps' embedded-edge connections to the DEMO tenant");
   }
 
   const relay = createControlPlaneRelay({

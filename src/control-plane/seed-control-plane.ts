@@ -4,13 +4,27 @@ import type { DirectoryData } from '../directory';
 import { readPolicyFolder, validatePolicyImage, type PolicyImage } from '../policy';
 import type { ControlPlaneStore } from './control-plane-store';
 import { createTenant } from './create-tenant';
-import { writeDemoTenantFile, type DemoTenant } from '../config';
+import { readDemoTenantFile, writeDemoTenantFile, type DemoTenant } from '../config';
 
 /** Name of the tenant created on first start. */
 export const DEMO_TENANT_NAME = 'demo';
 
 /** Policy served by the demo edge connection. */
 export const DEMO_POLICY = 'rbac';
+
+/** The sample apps' embedded edges: one connection each, serving the app's own policy. */
+export const DEMO_APP_POLICIES = { rbac: 'rbac', todo: 'todo' } as const;
+
+type AppConnections = NonNullable<DemoTenant['app_connections']>;
+
+/** Adds one connection per sample app to the tenant (inside the caller's transaction). */
+function addAppConnections(store: ControlPlaneStore, tenantId: string): AppConnections {
+  const entries = Object.entries(DEMO_APP_POLICIES).map(([app, policy]) => {
+    const c = store.tenants.addConnection(tenantId, policy);
+    return [app, { connection_id: c.connectionId, connection_secret: c.connectionSecret }] as const;
+  });
+  return Object.fromEntries(entries) as AppConnections;
+}
 
 /** Inputs of the first-start seed. */
 export interface SeedOptions {
@@ -38,8 +52,8 @@ function readSeedImages(policiesDir: string): PolicyImage[] {
 }
 
 /**
- * First start: creates the demo tenant with its keys, one edge connection (policy
- * `rbac`), every policy folder as an image and the seeded directory (revision 1), and
+ * First start: creates the demo tenant with its keys, one edge connection for the
+ * sidecar (policy `rbac`) and one per sample app's embedded edge, every policy folder as an image and the seeded directory (revision 1), and
  * writes `<dataDir>/demo-tenant.json` (mode 0600). All of it happens in one transaction
  * that also covers the file write, so a failure leaves nothing half-made.
  *
@@ -55,6 +69,7 @@ export function seedControlPlane(store: ControlPlaneStore, options: SeedOptions)
     const { roles, users, resources } = options.directorySeed;
     const keys = createTenant(store, { name: DEMO_TENANT_NAME, directory: { roles, users, resources } });
     const connection = store.tenants.addConnection(keys.tenantId, DEMO_POLICY);
+    const appConnections = addAppConnections(store, keys.tenantId);
     for (const image of images) store.images.push(keys.tenantId, image);
     const demo: DemoTenant = {
       tenant_id: keys.tenantId,
@@ -65,10 +80,32 @@ export function seedControlPlane(store: ControlPlaneStore, options: SeedOptions)
       auth_url: options.urls.auth_url,
       relay_url: options.urls.relay_url,
       app_url: options.urls.app_url,
+      app_connections: appConnections,
     };
     mkdirSync(options.dataDir, { recursive: true });
     writeDemoTenantFile(options.dataDir, demo);
     return demo;
   });
   return seed.immediate();
+}
+
+/**
+ * A data directory seeded before the apps embedded an edge has no app connections: adds
+ * them to the demo tenant and rewrites `demo-tenant.json`, in one transaction. Does
+ * nothing when the file is absent, already has them, or names a tenant the store lacks.
+ * Returns true when it added them.
+ */
+export function ensureDemoAppConnections(store: ControlPlaneStore, dataDir: string): boolean {
+  let demo: DemoTenant;
+  try {
+    demo = readDemoTenantFile(dataDir);
+  } catch {
+    return false;
+  }
+  if (demo.app_connections || !store.tenants.exists(demo.tenant_id)) return false;
+  const upgrade = store.db.transaction(() => {
+    writeDemoTenantFile(dataDir, { ...demo, app_connections: addAppConnections(store, demo.tenant_id) });
+  });
+  upgrade.immediate();
+  return true;
 }

@@ -30,12 +30,13 @@ export interface AuthorizationDecision {
 }
 
 /**
- * Answers authorization questions. `local` evaluates Cedar in-process; `edge` asks an
- * edge authorizer over HTTP. Implementations throw {@link AuthorizerUnavailableError}
+ * Answers authorization questions. `local` evaluates Cedar in-process; `embedded` does
+ * too, inside an edge runtime the relay keeps in sync; `edge` asks an edge authorizer
+ * over HTTP. Implementations throw {@link AuthorizerUnavailableError}
  * when they cannot answer — callers then fail closed (503), never allow.
  */
 export interface Authorizer {
-  readonly kind: 'local' | 'edge';
+  readonly kind: 'local' | 'edge' | 'embedded';
   authorize(request: AuthorizationRequest): Promise<AuthorizationDecision>;
   close(): Promise<void>;
 }

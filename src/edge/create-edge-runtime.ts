@@ -52,6 +52,12 @@ export interface EdgeRuntime {
   /** Loads persisted state, starts both timers and dials the relay. Never fails for a missing control plane. */
   start(): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Waits (at most `timeoutMs`) until the syncs in progress have ended; true when a policy
+   * and a directory are loaded. A host calls it after `start` so it serves decisions, not
+   * 503s, from its first request.
+   */
+  settle(timeoutMs: number): Promise<boolean>;
   /** What a relay command does: run the job now (coalescing) and report. */
   runCommand(command: CommandName): Promise<CommandOutcome>;
   status(): EdgeStatus;
@@ -157,6 +163,15 @@ export function createEdgeRuntime(deps: EdgeRuntimeDeps): EdgeRuntime {
       // Frees the image in Cedar's memory, which outlives this edge in an embedded process.
       state.policy?.compiled.release();
       state.policy = undefined;
+    },
+    async settle(timeoutMs) {
+      let handle: unknown;
+      const timeout = new Promise<void>((resolve) => {
+        handle = systemTimers.setTimeout(resolve, timeoutMs);
+      });
+      await Promise.race([Promise.all([discoveryJob.idle(), directoryJob.idle()]), timeout]);
+      systemTimers.clearTimeout(handle);
+      return state.policy !== undefined && state.directory !== undefined;
     },
     runCommand,
     status: () => edgeStatus(state),

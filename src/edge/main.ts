@@ -4,9 +4,7 @@
 //     "identity_context":{"type":"IDENTITY_TYPE_SUB","identity":"rick@the-citadel.com"},
 //     "policy_context":{"path":"rbac.DELETE","decisions":["allowed"]},
 //     "resource_context":{"type":"Resource","id":"mega-seed"}}'
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { loadConfig } from '../config';
+import { loadConfig, packageVersion } from '../config';
 import { shutdownOnSignal } from '../http';
 import { createLogger } from '../observability';
 import { startEdgeFromConfig } from './start-edge';
@@ -14,8 +12,7 @@ import { startEdgeFromConfig } from './start-edge';
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger('edge', config.logLevel);
-  const { version } = JSON.parse(readFileSync(join(config.projectRoot, 'package.json'), 'utf8')) as { version: string };
-  const { stop } = await startEdgeFromConfig(config, logger, { version });
+  const { stop } = await startEdgeFromConfig(config, logger, { version: packageVersion(config.projectRoot) });
   shutdownOnSignal(logger, stop);
 }
 

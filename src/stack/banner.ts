@@ -1,6 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import type { Config } from '../config';
+import { demoTenantPath, readDemoTenantFile, type Config, type DemoTenant } from '../config';
 import { loadDirectorySeed } from '../directory';
 import type { Component } from './components';
 
@@ -19,13 +18,21 @@ export function banner(config: Config, started: readonly Component[]): string {
   for (const user of seed.directory.users) {
     lines.push(`  ${user.email.padEnd(24)} ${user.name.padEnd(14)} ${user.roles.join(', ')}`);
   }
-  const tenantFile = join(config.dataDir, 'demo-tenant.json');
-  if (existsSync(tenantFile)) {
-    const tenant = JSON.parse(readFileSync(tenantFile, 'utf8')) as { tenant_id?: string; connection_id?: string };
+  const tenantFile = demoTenantPath(config.dataDir);
+  let tenant: DemoTenant | undefined;
+  try {
+    tenant = readDemoTenantFile(config.dataDir);
+  } catch {
+    tenant = undefined; // no demo tenant (credentials from the environment): nothing to show
+  }
+  if (tenant) {
+    const apps = tenant.app_connections;
     lines.push(
       '',
-      `Demo tenant     ${tenant.tenant_id ?? '?'}   edge connection ${tenant.connection_id ?? '?'}`,
-      `  its keys (Discovery API key, admin key, connection secret): ${rel(tenantFile)} (mode 0600)`,
+      `Demo tenant     ${tenant.tenant_id}`,
+      `  edge connections: sidecar ${tenant.connection_id}${apps ? `, RBAC app ${apps.rbac.connection_id}, todo app ${apps.todo.connection_id}` : ''}`,
+      `  its keys (Discovery API key, admin key, connection secrets): ${rel(tenantFile)} (mode 0600)`,
+      `  the apps decide with: ${config.apps.authorizer === 'embedded' ? 'an edge embedded in each app' : config.apps.authorizer === 'edge' ? 'the sidecar edge (RBAC app)' : 'policies/ and the seed directory (local)'}`,
     );
   }
   lines.push(`Logs: ${rel(join(config.dataDir, 'logs'))}/<component>.log`, '', 'Try next, in another terminal:');
@@ -38,7 +45,7 @@ export function banner(config: Config, started: readonly Component[]): string {
   } else {
     lines.push('  npm run -s token -- rick@the-citadel.com');
   }
-  if (names.has('edge')) lines.push('  npm run demo');
+  if (names.has('rbac-app') && config.apps.authorizer !== 'local') lines.push('  npm run demo');
   lines.push('', 'Stop with Ctrl+C.', '');
   return lines.join('\n');
 }

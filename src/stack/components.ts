@@ -35,7 +35,8 @@ const bearerChallenge = (path: string) => ({
 
 /**
  * The stack in start order: each component only talks to those before it (the edge needs
- * the control plane's demo tenant, the apps need the IdP's JWKS and the edge).
+ * the control plane's demo tenant; the apps need the IdP's JWKS, and their embedded edges
+ * the control plane, or the sidecar edge under AUTHORIZER=edge).
  */
 export function stackComponents(config: Config): Component[] {
   return [

@@ -1,7 +1,8 @@
 import { createPublicKey, KeyObject } from 'node:crypto';
 import type { Express } from 'express';
 import request from 'supertest';
-import { accessTokenMiddleware, openAppAuthorizer } from '../../src/apps/app-dependencies';
+import { accessTokenMiddleware } from '../../src/apps/app-dependencies';
+import { openLocalAuthorizer } from '../../src/authorizer';
 import { createRbacApp } from '../../src/apps/rbac';
 import type { Authorizer } from '../../src/authorizer';
 import { loadDirectorySeed } from '../../src/directory';
@@ -26,7 +27,7 @@ beforeAll(async () => {
   idp = await startIdpFixture({ LOGIN_MAX_FAILURES: '1000' }, { clock: Object.assign(() => Date.now(), { advance: () => undefined }) });
   const { config } = idp;
   const { directory } = loadDirectorySeed(config.directorySeedFile);
-  authorizer = openAppAuthorizer(config, 'local', 'rbac', directory);
+  authorizer = openLocalAuthorizer({ policiesDir: config.policiesDir, policyName: 'rbac', directory });
   app = createRbacApp({ authenticate: accessTokenMiddleware(config), authorizer, policyName: 'rbac', logger: silentLogger() });
   cp = await startFakeControlPlane();
   dir = tempDir();

@@ -1,5 +1,6 @@
 import type { Express } from 'express';
-import { accessTokenMiddleware, openAppAuthorizer } from '../../src/apps/app-dependencies';
+import { accessTokenMiddleware } from '../../src/apps/app-dependencies';
+import { openLocalAuthorizer } from '../../src/authorizer';
 import { createRbacApp } from '../../src/apps/rbac';
 import { AuthorizerUnavailableError, type Authorizer } from '../../src/authorizer';
 import { loadDirectorySeed } from '../../src/directory';
@@ -25,7 +26,7 @@ describe('RBAC sample app with the real IdP and the local Cedar authorizer', () 
 
   function build(policy: string, authorizer?: Authorizer): Express {
     const { directory } = loadDirectorySeed(fixture.config.directorySeedFile);
-    const chosen = authorizer ?? openAppAuthorizer(fixture.config, 'local', policy, directory);
+    const chosen = authorizer ?? openLocalAuthorizer({ policiesDir: fixture.config.policiesDir, policyName: policy, directory });
     authorizers.push(chosen);
     return createRbacApp({ authenticate: accessTokenMiddleware(fixture.config), authorizer: chosen, policyName: policy, logger: silentLogger() });
   }
@@ -130,7 +131,7 @@ describe('RBAC sample app when the IdP is down', () => {
     const fixture = await startAppFixture();
     const token = (await fixture.idp.token(USERS.rick.email)).access_token;
     const { directory } = loadDirectorySeed(fixture.config.directorySeedFile);
-    const authorizer = openAppAuthorizer(fixture.config, 'local', 'rbac', directory);
+    const authorizer = openLocalAuthorizer({ policiesDir: fixture.config.policiesDir, policyName: 'rbac', directory });
     const app = createRbacApp({
       authenticate: accessTokenMiddleware(fixture.config),
       authorizer,

@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { accessTokenMiddleware, openAppAuthorizer } from '../../src/apps/app-dependencies';
+import { accessTokenMiddleware } from '../../src/apps/app-dependencies';
+import { openLocalAuthorizer } from '../../src/authorizer';
 import { createTodoApp, openTodoStore, type Todo, type TodoStore } from '../../src/apps/todo';
 import type { Authorizer } from '../../src/authorizer';
 import { loadDirectorySeed } from '../../src/directory';
@@ -23,7 +24,7 @@ describe('todo sample app end to end (real IdP, real SQLite file, todo policy)',
     dir = mkdtempSync(join(tmpdir(), 'outpost-todo-'));
     store = openTodoStore(join(dir, 'todo.db'));
     const { directory } = loadDirectorySeed(fixture.config.directorySeedFile);
-    authorizer = openAppAuthorizer(fixture.config, 'local', 'todo', directory);
+    authorizer = openLocalAuthorizer({ policiesDir: fixture.config.policiesDir, policyName: 'todo', directory });
     url = await fixture.serve(
       createTodoApp({
         authenticate: accessTokenMiddleware(fixture.config),

@@ -8,7 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { accessTokenMiddleware, openAppAuthorizer } from '../../src/apps/app-dependencies';
+import { accessTokenMiddleware } from '../../src/apps/app-dependencies';
+import { openLocalAuthorizer } from '../../src/authorizer';
 import { createTodoApp, openTodoStore, type TodoStore } from '../../src/apps/todo';
 import type { Authorizer } from '../../src/authorizer';
 import { loadConfig } from '../../src/config';
@@ -41,7 +42,7 @@ describe('todo web page in Chromium', () => {
     const { directory } = loadDirectorySeed(config.directorySeedFile);
     dir = mkdtempSync(join(tmpdir(), 'outpost-browser-'));
     store = openTodoStore(join(dir, 'todo.db'));
-    authorizer = openAppAuthorizer(config, 'local', 'todo', directory);
+    authorizer = openLocalAuthorizer({ policiesDir: config.policiesDir, policyName: 'todo', directory });
     handler = createTodoApp({
       authenticate: accessTokenMiddleware(config),
       authorizer,

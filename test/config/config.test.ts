@@ -9,7 +9,7 @@ describe('loadConfig', () => {
     expect(config.apps.rbacPort).toBe(3001);
     expect(config.controlPlane.port).toBe(8585);
     expect(config.edge.port).toBe(8383);
-    expect(config.apps.authorizer).toBe('edge');
+    expect(config.apps.authorizer).toBe('embedded');
     expect(config.dataDir).toMatch(/\.data$/);
   });
 

@@ -4,10 +4,11 @@ import { join } from 'node:path';
 import {
   controlPlaneDbPath,
   openControlPlaneStore,
+  ensureDemoAppConnections,
   seedControlPlane,
   type ControlPlaneStore,
 } from '../../src/control-plane';
-import { DEMO_TENANT_FILE, readDemoTenantFile } from '../../src/config';
+import { DEMO_TENANT_FILE, readDemoTenantFile, writeDemoTenantFile } from '../../src/config';
 import { PolicyValidationError, readPolicyFolder } from '../../src/policy';
 import { URLS, policiesDir, seedDirectory } from './fixture';
 
@@ -33,13 +34,22 @@ describe('seedControlPlane', () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const json = JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
     expect(Object.keys(json).sort()).toEqual(
-      ['admin_api_key', 'app_url', 'auth_url', 'connection_id', 'connection_secret', 'discovery_api_key', 'relay_url', 'tenant_id'],
+      ['admin_api_key', 'app_connections', 'app_url', 'auth_url', 'connection_id', 'connection_secret', 'discovery_api_key', 'relay_url', 'tenant_id'],
     );
     expect(json).toEqual(demo);
     expect(json).toMatchObject(URLS);
 
     const [tenant] = store.tenants.list();
-    expect(tenant).toMatchObject({ id: demo!.tenant_id, name: 'demo', connections: [{ connectionId: demo!.connection_id, policyName: 'rbac' }] });
+    const apps = demo!.app_connections!;
+    expect(tenant!.connections).toHaveLength(3);
+    expect(tenant!.connections).toEqual(
+      expect.arrayContaining([
+        { connectionId: demo!.connection_id, policyName: 'rbac' },
+        { connectionId: apps.rbac.connection_id, policyName: 'rbac' },
+        { connectionId: apps.todo.connection_id, policyName: 'todo' },
+      ]),
+    );
+    for (const app of [apps.rbac, apps.todo]) expect(store.verifyConnection(app.connection_id, app.connection_secret)?.tenantId).toBe(demo!.tenant_id);
     expect(store.verifyTenantKey(demo!.tenant_id, 'discovery', demo!.discovery_api_key)).toBe(true);
     expect(store.verifyTenantKey(demo!.tenant_id, 'admin', demo!.admin_api_key)).toBe(true);
     expect(store.verifyConnection(demo!.connection_id, demo!.connection_secret)?.tenantId).toBe(demo!.tenant_id);
@@ -64,6 +74,24 @@ describe('seedControlPlane', () => {
     expect(store.directory.snapshot(demo.tenant_id)?.revision).toBe(1);
     expect(store.images.versions(demo.tenant_id, 'rbac')).toHaveLength(1);
     expect(readDemoTenantFile(dir)).toEqual(demo);
+  });
+
+  it('adds the apps\' connections to a demo tenant seeded before they existed, once', () => {
+    const { app_connections: _dropped, ...old } = seed()!;
+    writeDemoTenantFile(dir, old);
+    expect(ensureDemoAppConnections(store, dir)).toBe(true);
+    const upgraded = readDemoTenantFile(dir);
+    expect(upgraded).toMatchObject(old);
+    const rbac = upgraded.app_connections!.rbac;
+    expect(store.verifyConnection(rbac.connection_id, rbac.connection_secret)?.policyName).toBe('rbac');
+    expect(ensureDemoAppConnections(store, dir)).toBe(false);
+    expect(readDemoTenantFile(dir)).toEqual(upgraded);
+    expect(store.tenants.list()[0]!.connections).toHaveLength(5); // the 3 the seed made, and 2 more
+  });
+
+  it('adds no app connections without a demo tenant file', () => {
+    expect(ensureDemoAppConnections(store, dir)).toBe(false);
+    expect(store.tenants.list()).toHaveLength(0);
   });
 
   it('stops on an invalid seed policy with file:line, and writes nothing', () => {

@@ -34,6 +34,8 @@ export interface Stack {
   readonly config: Config;
   /** The seeded demo tenant; the primary edge uses its connection. */
   readonly demo: TenantCredentials;
+  /** The demo tenant's connections for the sample apps' embedded edges. */
+  readonly appConnections: Readonly<Record<'rbac' | 'todo', EdgeCredentials>>;
   /** The control plane's base URL, the same across restarts. */
   readonly relayUrl: string;
   /** The RBAC app, asking the primary edge over HTTP (the `edge` authorizer). */
@@ -80,6 +82,11 @@ export async function startStack(): Promise<Stack> {
     });
     if (!seeded) throw new Error('the fresh control plane was not seeded');
     const demo = tenantFromDemo(seeded);
+    const apps = seeded.app_connections!;
+    const appConnections = {
+      rbac: { connectionId: apps.rbac.connection_id, connectionSecret: apps.rbac.connection_secret },
+      todo: { connectionId: apps.todo.connection_id, connectionSecret: apps.todo.connection_secret },
+    };
 
     cleanup.unshift(async () => void (await Promise.allSettled([...edges].map((e) => e.stop()))));
     async function startEdge(credentials: EdgeCredentials, reuse?: { dataDir: string; port: number }, waitUntilSynced = true) {
@@ -108,6 +115,7 @@ export async function startStack(): Promise<Stack> {
       idp,
       config,
       demo,
+      appConnections,
       get relayUrl() {
         return cp.url;
       },

@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { accessTokenMiddleware, openAppAuthorizer } from '../../src/apps/app-dependencies';
+import { accessTokenMiddleware } from '../../src/apps/app-dependencies';
+import { openLocalAuthorizer } from '../../src/authorizer';
 import { createRbacApp } from '../../src/apps/rbac';
 import { RBAC_OPENAPI, RBAC_ROUTES } from '../../src/apps/rbac/rbac-openapi';
 import { createTodoApp, openTodoStore, type TodoStore } from '../../src/apps/todo';
@@ -151,8 +152,8 @@ describe('sample apps /openapi.json', () => {
   beforeAll(async () => {
     fixture = await startAppFixture();
     const { directory } = loadDirectorySeed(fixture.config.directorySeedFile);
-    const rbac = openAppAuthorizer(fixture.config, 'local', 'rbac', directory);
-    const todo = openAppAuthorizer(fixture.config, 'local', 'todo', directory);
+    const rbac = openLocalAuthorizer({ policiesDir: fixture.config.policiesDir, policyName: 'rbac', directory });
+    const todo = openLocalAuthorizer({ policiesDir: fixture.config.policiesDir, policyName: 'todo', directory });
     authorizers.push(rbac, todo);
     const authenticate = accessTokenMiddleware(fixture.config);
     rbacUrl = await fixture.serve(createRbacApp({ authenticate, authorizer: rbac, policyName: 'rbac', logger: silentLogger() }));

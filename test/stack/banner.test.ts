@@ -22,14 +22,21 @@ describe('stack launcher', () => {
 
   it('prints the URLs, the demo users with their roles, the demo tenant and what to try next', () => {
     const config = loadConfig({ OUTPOST_DATA_DIR: dataDir, APP_URL: 'http://localhost:4001' });
-    writeFileSync(join(dataDir, 'demo-tenant.json'), JSON.stringify({ tenant_id: 'tenant-123', connection_id: 'conn-456' }));
+    const demo = {
+      tenant_id: 'tenant-123', discovery_api_key: 'dk', admin_api_key: 'ak', connection_id: 'conn-456', connection_secret: 'cs',
+      auth_url: 'http://localhost:5556', relay_url: 'http://localhost:8585', app_url: 'http://localhost:4001',
+      app_connections: { rbac: { connection_id: 'conn-rbac', connection_secret: 's1' }, todo: { connection_id: 'conn-todo', connection_secret: 's2' } },
+    };
+    writeFileSync(join(dataDir, 'demo-tenant.json'), JSON.stringify(demo));
     const text = banner(config, stackComponents(config));
     expect(text).toContain('http://localhost:5556');
     expect(text).toContain('http://localhost:8585');
     expect(text).toMatch(/rick@the-citadel\.com\s+Rick Sanchez\s+admin, evil_genius/);
     expect(text).toMatch(/jerry@the-smiths\.com\s+Jerry Smith\s+viewer/);
     expect(text).toContain('password for all: V@erySecre#t123!');
-    expect(text).toMatch(/Demo tenant\s+tenant-123\s+edge connection conn-456/);
+    expect(text).toMatch(/Demo tenant\s+tenant-123\n\s+edge connections: sidecar conn-456, RBAC app conn-rbac, todo app conn-todo/);
+    expect(text).toContain('the apps decide with: an edge embedded in each app');
+    expect(text).not.toMatch(/\bdk\b|\bak\b|\bs1\b/); // ids only, never a key or secret
     expect(text).toContain(join(dataDir, 'demo-tenant.json'));
     expect(text).toContain('curl -i -X DELETE http://localhost:4001/resource/mega-seed');
     expect(text).toContain('npm run try-delete');

@@ -2,7 +2,6 @@
 //   curl -i -X DELETE http://localhost:3001/resource/mega-seed \
 //     -H "Authorization: Bearer $(npm run -s token -- rick@the-citadel.com)"
 import { loadConfig } from '../../config';
-import { loadDirectorySeed } from '../../directory';
 import { baseUrl, close, listen, shutdownOnSignal } from '../../http';
 import { createLogger } from '../../observability';
 import { accessTokenMiddleware, openAppAuthorizer } from '../app-dependencies';
@@ -11,8 +10,7 @@ import { createRbacApp } from './create-rbac-app';
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger('rbac-app', config.logLevel);
-  const { directory } = loadDirectorySeed(config.directorySeedFile);
-  const authorizer = openAppAuthorizer(config, config.apps.authorizer, config.apps.rbacPolicy, directory);
+  const { authorizer } = await openAppAuthorizer(config, 'rbac', logger);
   const app = createRbacApp({
     authenticate: accessTokenMiddleware(config),
     authorizer,

@@ -6,7 +6,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from '../../config';
-import { loadDirectorySeed } from '../../directory';
 import { baseUrl, close, listen, shutdownOnSignal } from '../../http';
 import { createLogger } from '../../observability';
 import { accessTokenMiddleware, openAppAuthorizer } from '../app-dependencies';
@@ -16,17 +15,14 @@ import { openTodoStore } from './todo-store';
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger('todo-app', config.logLevel);
-  const { directory } = loadDirectorySeed(config.directorySeedFile);
-  // The stack's single edge holds the rbac image, so the todo app evaluates its own
-  // policy in-process; point it at an edge of its own to move it behind one.
-  const authorizer = openAppAuthorizer(config, 'local', 'todo', directory);
+  const { authorizer, directory } = await openAppAuthorizer(config, 'todo', logger);
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const store = openTodoStore(join(config.dataDir, 'todo.db'));
   const app = createTodoApp({
     authenticate: accessTokenMiddleware(config),
     authorizer,
     store,
-    directory: () => directory,
+    directory,
     logger,
     publicDir: join(config.projectRoot, 'src', 'apps', 'todo', 'public'),
     authUrl: config.idp.url,

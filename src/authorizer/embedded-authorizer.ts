@@ -1,0 +1,48 @@
+import { AuthorizerUnavailableError, type AuthorizationRequest, type Authorizer, type LocalDecision } from '../decision';
+import type { DirectoryData } from '../directory';
+import { splitPolicyPath } from '../decision-protocol';
+import { createEdgeRuntime, type EdgeRuntime, type EdgeRuntimeDeps } from '../edge';
+
+/** How long `open` waits for the first sync before the app starts serving anyway (it then answers 503 until synced). */
+export const FIRST_SYNC_WAIT_MS = 5_000;
+
+/** The `embedded` authorizer: an edge runtime inside the app, asked in-process. */
+export interface EmbeddedAuthorizer extends Authorizer {
+  readonly kind: 'embedded';
+  authorize(request: AuthorizationRequest): Promise<LocalDecision>;
+  /** The edge inside the app: its instance id, status, and the commands the relay sends. */
+  readonly edge: EdgeRuntime;
+  /** The directory replica decisions are made from (undefined before the first sync). */
+  directory(): DirectoryData | undefined;
+}
+
+/**
+ * Starts an edge authorizer inside this process — relay client, policy and directory
+ * sync, persisted last good state, Cedar — and answers the app's questions with an
+ * in-process call (no HTTP hop). The edge registers with the relay like a sidecar, so
+ * `discovery` and `sync_edge_directory` change the app's own decisions, and a command's
+ * confirmation means every later decision uses the new state. With the control plane
+ * down it decides from the state persisted in `dataDir`. It fails closed: no state yet,
+ * or an image for another policy than the one asked about, is a 503.
+ */
+export async function openEmbeddedAuthorizer(deps: EdgeRuntimeDeps): Promise<EmbeddedAuthorizer> {
+  const edge = createEdgeRuntime(deps);
+  await edge.start();
+  const ready = await edge.settle(FIRST_SYNC_WAIT_MS);
+  if (!ready) deps.logger.warn({ instance_id: edge.instanceId }, 'embedded edge has no policy or directory yet; decisions answer 503 until it syncs');
+
+  return {
+    kind: 'embedded',
+    edge,
+    directory: () => edge.state.directory,
+    async authorize(request) {
+      const active = edge.state.policy?.image.name;
+      const asked = splitPolicyPath(request.policyPath).policy;
+      if (active !== undefined && active !== asked) {
+        throw new AuthorizerUnavailableError(`the embedded edge holds policy ${active}, not ${asked}: its connection serves another policy`);
+      }
+      return edge.authorizer.authorize(request);
+    },
+    close: () => edge.close(),
+  };
+}
