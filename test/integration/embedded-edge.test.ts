@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { openAppAuthorizer } from '../../src/apps/app-dependencies';
 import { accessTokenMiddleware } from '../../src/apps/app-dependencies';
 import { createRbacApp } from '../../src/apps/rbac';
+import { createTodoApp, openTodoStore } from '../../src/apps/todo';
 import type { Authorizer } from '../../src/authorizer';
 import { loadConfig } from '../../src/config';
 import { baseUrl, close, listen } from '../../src/http';
@@ -127,6 +128,38 @@ describe('the embedded edge inside the RBAC app', () => {
     const app = await startRbacApp(stack.appConnections.todo);
     const reply = await callResource(app.url, 'DELETE', 'mega-seed', tokens.rick);
     expect(reply.status).toBe(503);
+  });
+
+  it('serves the todo app too: a relay command changes who may create todos', async () => {
+    const config = loadConfig({
+      AUTH_URL: stack.idp.url,
+      RELAY_URL: stack.relayUrl,
+      OUTPOST_DATA_DIR: dataDir,
+      TODO_CONNECTION_ID: stack.appConnections.todo.connectionId,
+      TODO_CONNECTION_SECRET: stack.appConnections.todo.connectionSecret,
+      LOG_LEVEL: 'silent',
+    });
+    const { authorizer, directory } = await openAppAuthorizer(config, 'todo', silentLogger());
+    const store = openTodoStore(join(dataDir, 'todo.db'));
+    const server = await listen(createTodoApp({ authenticate: accessTokenMiddleware(config), authorizer, store, directory, logger: silentLogger() }), 0, '127.0.0.1');
+    opened.push({
+      authorizer,
+      async stop() {
+        await close(server);
+        await authorizer.close();
+        store.close();
+      },
+    });
+    const create = () =>
+      fetch(`${baseUrl(server)}/todos`, { method: 'POST', headers: { authorization: `Bearer ${tokens.beth}`, 'content-type': 'application/json' }, body: '{"title":"Buy mega seeds"}' });
+
+    expect((await create()).status).toBe(403); // Beth is a viewer
+    const id = await waitFor('the todo app edge registration', async () =>
+      (await registrations(stack.relayUrl, stack.demo)).find((r) => r.info.connection_id === stack.appConnections.todo.connectionId && r.info.connected)?.id,
+    );
+    expect((await admin(stack.relayUrl, stack.demo, 'PUT', '/api/v2/admin/directory/users/beth@the-smiths.com/roles/editor')).status).toBe(200);
+    expect((await exec(stack.relayUrl, stack.demo, id, 'sync_edge_directory')).status).toBe(200);
+    expect((await create()).status).toBe(201);
   });
 
   it('refuses to start without connection credentials, naming the variables', async () => {
