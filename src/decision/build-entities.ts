@@ -6,16 +6,16 @@ type Attributes = NonNullable<AuthorizationRequest['resource']['attributes']>;
 
 /**
  * The directory as Cedar entities, shaped by one policy schema and built once per
- * (policy image, directory revision). A decision then sends Cedar only the principal's
- * slice (the user and the roles above it) plus the resource, never the whole directory.
+ * (policy image, directory revision). A decision then sends Cedar only the principal
+ * (with every role it holds as a parent) plus the resource, never the whole directory.
  */
 export interface DirectoryEntities {
   readonly revision: number;
   /** `{type, id}` with the schema's namespace, e.g. `Outpost::User`. */
   ref(type: string, id: string): EntityRef;
-  /** The user and every role it holds directly or through nesting; undefined if unknown. */
+  /** The user entity, every role it holds directly or through nesting as its parents; undefined if unknown. */
   principalSlice(userId: string): readonly CedarEntity[] | undefined;
-  /** The request's resource entity (plus, for a `User`, its roles), without duplicates of `principalId`'s slice. */
+  /** The request's resource entity (a `User` with its roles as parents), unless it is the principal itself. */
   resourceEntities(resource: AuthorizationRequest['resource'], principalId: string): CedarEntity[];
 }
 
@@ -30,27 +30,24 @@ function toCedarValue(kind: AttributeKind, value: string | number | boolean): Ce
 
 /**
  * Builds {@link DirectoryEntities}. Users carry the attributes the schema declares
- * (`email`, `name`) and their direct roles as parents; roles have the roles they
- * include as parents (admin ⊃ editor ⊃ viewer), so Cedar's `in` follows the nesting.
+ * (`email`, `name`) and, as parents, every role they hold directly or through nesting
+ * (admin ⊃ editor ⊃ viewer): Cedar's `in` needs a principal's ancestors, not the role
+ * entities themselves (roles have no attributes), and converting each entity into Cedar
+ * is most of a decision's cost — sending the user alone halves what crosses into wasm.
  */
 export function buildDirectoryEntities(directory: DirectoryData, schema: PolicySchemaInfo): DirectoryEntities {
   const ns = schema.namespace;
   const ref = (type: string, id: string): EntityRef => ({ type: qualifyType(ns, type), id });
   const userAttrs = schema.entityTypes.get('User') ?? new Map<string, AttributeKind>();
-  const roleIncludes = new Map(directory.roles.map((r) => [r.id, r.includes.filter((i) => i !== r.id)]));
-  const roleEntities = new Map<string, CedarEntity>(
-    directory.roles.map((r) => [r.id, { uid: ref('Role', r.id), attrs: {}, parents: (roleIncludes.get(r.id) ?? []).map((i) => ref('Role', i)) }]),
-  );
-  const roleClosure = (roles: readonly string[]): CedarEntity[] =>
-    expandRoles(directory, roles).flatMap((r) => roleEntities.get(r) ?? []);
+  const roleIds = new Set(directory.roles.map((r) => r.id));
 
   const slices = new Map<string, readonly CedarEntity[]>();
   for (const user of directory.users) {
     const attrs: Record<string, CedarValueJson> = {};
     if (userAttrs.has('email')) attrs.email = user.email;
     if (userAttrs.has('name')) attrs.name = user.name;
-    const parents = user.roles.filter((r) => roleEntities.has(r)).map((r) => ref('Role', r));
-    slices.set(user.id, Object.freeze([{ uid: ref('User', user.id), attrs, parents }, ...roleClosure(user.roles)]));
+    const parents = expandRoles(directory, user.roles).filter((r) => roleIds.has(r)).map((r) => ref('Role', r));
+    slices.set(user.id, Object.freeze([{ uid: ref('User', user.id), attrs, parents }]));
   }
 
   // Relation attributes per resource, built once: decisions only look them up.
@@ -74,9 +71,8 @@ export function buildDirectoryEntities(directory: DirectoryData, schema: PolicyS
       // Plain loops, no callbacks into array built-ins: see the note in local-authorizer.ts.
       const result: CedarEntity[] = [];
       if (resource.type === 'User') {
-        // Role entities are shared objects, so identity finds the ones the principal already sends.
-        const mine = new Set(slices.get(principalId));
-        for (const entity of slices.get(resource.id) ?? []) if (!mine.has(entity)) result.push(entity);
+        // The principal's own entity is already sent; another user goes in with its roles.
+        if (resource.id !== principalId) for (const entity of slices.get(resource.id) ?? []) result.push(entity);
         return result;
       }
       const declared = schema.entityTypes.get(resource.type);

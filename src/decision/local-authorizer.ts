@@ -42,14 +42,24 @@ function outcome(allowed: boolean, reasons: readonly string[], policy: CompiledP
   return { allowed, reasons, policyDigest: policy.digest, directoryRevision: directory.revision };
 }
 
-/** Everything that affects the answer, unambiguously encoded (attributes in key order). */
-function cacheKey(policy: CompiledPolicy, directory: DirectoryData, request: AuthorizationRequest): string {
-  const { resource } = request;
-  const parts: unknown[] = [policy.digest, directory.revision, request.principal, request.action, resource.type, resource.id];
-  if (resource.attributes) {
-    for (const name of Object.keys(resource.attributes).sort()) parts.push(name, resource.attributes[name]);
+/**
+ * Everything about the request that affects the answer, unambiguously encoded (each part
+ * length-prefixed, attributes in key order with their type). The policy digest and the
+ * directory revision are not in the key: the cache holds one (policy, directory) pair's
+ * answers and is cleared when either is swapped.
+ */
+function cacheKey(request: AuthorizationRequest): string {
+  const { principal, action, resource } = request;
+  let key = `${principal.length}:${principal}${action.length}:${action}${resource.type.length}:${resource.type}${resource.id.length}:${resource.id}`;
+  const attributes = resource.attributes;
+  if (attributes) {
+    for (const name of Object.keys(attributes).sort()) {
+      const value = attributes[name];
+      const text = String(value);
+      key += `|${name.length}:${name}${typeof value}${text.length}:${text}`;
+    }
   }
-  return JSON.stringify(parts);
+  return key;
 }
 
 function withPath(decision: Cached, policyPath: string, cached: boolean): LocalDecision {
@@ -62,21 +72,28 @@ function withPath(decision: Cached, policyPath: string, cached: boolean): LocalD
  * directory snapshot. It fails closed: no policy or directory, or a Cedar failure,
  * throws {@link AuthorizerUnavailableError} (503); a principal missing from the directory
  * is denied without evaluating; a policy that errors during evaluation turns an allow
- * into a deny (the erroring policy might have been a `forbid`). Decisions are cached
- * under the policy digest and directory revision, so a swap of either misses the cache.
+ * into a deny (the erroring policy might have been a `forbid`). Decisions are cached for
+ * the current policy and directory; a swap of either empties the cache.
  */
 export function createLocalAuthorizer(options: LocalAuthorizerOptions): LocalAuthorizer {
   const cache = createLruCache<Cached>(options.cacheSize ?? 10_000);
   let hits = 0;
   let misses = 0;
   // Entities shaped for one (policy, directory) pair, rebuilt when either is swapped.
-  let prepared: { policy: CompiledPolicy; directory: DirectoryData; entities: DirectoryEntities } | undefined;
+  let prepared: { policy: CompiledPolicy; directory: DirectoryData; entities: DirectoryEntities | undefined } | undefined;
 
-  function entitiesFor(policy: CompiledPolicy, directory: DirectoryData): DirectoryEntities {
+  /** Called on every decision: a new policy or directory empties the cache (its answers were for the old pair). */
+  function snapshot(policy: CompiledPolicy, directory: DirectoryData): NonNullable<typeof prepared> {
     if (prepared?.policy !== policy || prepared.directory !== directory) {
-      prepared = { policy, directory, entities: buildDirectoryEntities(directory, policy.schema) };
+      cache.clear();
+      prepared = { policy, directory, entities: undefined };
     }
-    return prepared.entities;
+    return prepared;
+  }
+
+  function entitiesFor(state: NonNullable<typeof prepared>): DirectoryEntities {
+    state.entities ??= buildDirectoryEntities(state.directory, state.policy.schema);
+    return state.entities;
   }
 
   function decide(request: AuthorizationRequest): LocalDecision {
@@ -85,14 +102,15 @@ export function createLocalAuthorizer(options: LocalAuthorizerOptions): LocalAut
     if (!policy) throw new AuthorizerUnavailableError('no policy image is loaded');
     if (!directory) throw new AuthorizerUnavailableError('no directory is loaded');
     const { resource } = request;
-    const key = cacheKey(policy, directory, request);
+    const state = snapshot(policy, directory);
+    const key = cacheKey(request);
     const hit = cache.get(key);
     if (hit) {
       hits++;
       return withPath(hit, request.policyPath, true);
     }
     misses++;
-    const entities = entitiesFor(policy, directory);
+    const entities = entitiesFor(state);
     const slice = entities.principalSlice(request.principal);
     if (!slice) return withPath(outcome(false, [], policy, directory), request.policyPath, false);
     let answer;

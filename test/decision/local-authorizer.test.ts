@@ -39,7 +39,7 @@ describe('createLocalAuthorizer', () => {
     await authorizer.close();
   });
 
-  it('misses the cache after a policy swap (new digest)', async () => {
+  it('empties the cache on a policy swap (new digest), also when swapping back', async () => {
     let policy = rbac;
     const authorizer = createLocalAuthorizer({ policy: () => policy, directory: () => seed });
     expect(await authorizer.authorize(deleteBy(users.rick))).toMatchObject({ allowed: true, policyDigest: rbac.digest });
@@ -47,7 +47,8 @@ describe('createLocalAuthorizer', () => {
     policy = rbacNoDelete;
     expect(await authorizer.authorize(deleteBy(users.rick))).toMatchObject({ allowed: false, cached: false, policyDigest: rbacNoDelete.digest });
     policy = rbac;
-    expect(await authorizer.authorize(deleteBy(users.rick))).toMatchObject({ allowed: true, cached: true });
+    expect(await authorizer.authorize(deleteBy(users.rick))).toMatchObject({ allowed: true, cached: false, policyDigest: rbac.digest });
+    expect(authorizer.stats().size).toBe(1); // only the current pair's answers are held
     await authorizer.close();
   });
 
@@ -61,6 +62,23 @@ describe('createLocalAuthorizer', () => {
     expect(authorizer.stats()).toMatchObject({ misses: 3, size: 2 });
     await authorizer.authorize(base); // evicted as the oldest
     expect(authorizer.stats()).toMatchObject({ hits: 0, misses: 4 });
+    await authorizer.close();
+  });
+
+  it('never lets two different requests share a cache key (length-prefixed parts, typed attributes)', async () => {
+    const authorizer = createLocalAuthorizer({ policy: () => rbac, directory: () => seed });
+    const base = resourceRequest('rbac', users.beth, 'GET', 'a');
+    const variants = [
+      base,
+      { ...base, resource: { ...base.resource, id: 'a|1:x' } },
+      { ...base, resource: { ...base.resource, attributes: { x: 1 } } },
+      { ...base, resource: { ...base.resource, attributes: { x: '1' } } },
+      { ...base, resource: { ...base.resource, attributes: { x: true } } },
+      { ...base, resource: { ...base.resource, attributes: { x: 'true' } } },
+      { ...base, principal: `${users.beth}4:GET` },
+    ];
+    for (const request of variants) await authorizer.authorize(request);
+    expect(authorizer.stats()).toMatchObject({ hits: 0, misses: variants.length });
     await authorizer.close();
   });
 
