@@ -1,21 +1,31 @@
-// Throughput of the RBAC sample app with full authentication and authorization, as a
-// ratio to a bare Express app serving the same greeting:  npm run bench:apps
+// The sample apps' request path, from bare Express to the full default stack:
+//   npm run bench:apps
 //
-// Servers run in child processes (lib/apps-server, and for the `edge` row the bench
-// control plane and a real edge); autocannon runs here. Targets are warmed up, then
-// alternated for a few rounds with the same connections and duration; the ratio of
-// medians is the figure. Then the local authorizer's decision latency, in-process.
-// CPU profile of the app child: BENCH_CPU_PROF=<dir> npm run bench:apps
+// 1. Throughput, layer by layer: bare Express; + helmet; the app's own stack (helmet,
+//    request id, request log) without auth; + authentication; + authorization by the
+//    embedded edge (the default, `rbac embedded`); and, for comparison, the `local` and
+//    `edge` (sidecar over HTTP) authorizers. Servers run in a child (lib/apps-server),
+//    with a control plane and a sidecar edge in two more; autocannon runs here. Targets
+//    are warmed up, then alternated for a few rounds; ratios of medians are the figures.
+// 2. Embedded decision latency, in this process: an embedded edge on its own instance.
+// 3. Propagation into the app: a directory change or a policy push, the relay command,
+//    and the app's next answer.
+// CPU profile of the apps child: BENCH_CPU_PROF=<dir> npm run bench:apps
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { openEmbeddedAuthorizer } from '../../src/authorizer';
 import { loadConfig } from '../../src/config';
 import { loadDirectorySeed } from '../../src/directory';
+import { silentLogger } from '../../src/observability';
+import { measureDirectoryPropagation, measurePolicyPropagation, type Propagation } from './lib/app-propagation';
 import type { AppsInfo } from './lib/apps-server';
 import { forkBenchChild, type BenchChild } from './lib/child-harness';
 import { closeCalls, waitForRegistration } from './lib/control-plane-calls';
 import type { ControlPlaneInfo } from './lib/control-plane-server';
 import { measureDecisionLatency } from './lib/decision-latency';
 import type { EdgeInfo } from './lib/edge-server';
-import { alternate, printMedians, type LoadTarget } from './lib/load';
+import { alternate, printMedians, type AlternatedResults, type LoadTarget } from './lib/load';
 import { fmt, machineLine, printTable, verdict } from './lib/table';
 
 const CONNECTIONS = 10;
@@ -23,16 +33,51 @@ const DURATION_SECONDS = 5;
 const WARMUP_SECONDS = 2;
 const ROUNDS = 3;
 const DECISIONS = 10_000;
-const GOAL_RATIO = 0.9;
+const PROPAGATIONS = 50;
+const HOUR = 3_600_000;
+const GOALS = { ofNoAuth: 0.9, ofBare: 0.8, cachedP50Us: 5, coldP50Us: 60, directoryP99Ms: 50, policyP99Ms: 100 };
 /** The only demo user the RBAC policy lets DELETE, so every request is a 200. */
 const BENCH_USER = 'rick@the-citadel.com';
+/** The layers in the order they stack up; the last is the default stack. */
+const LAYERS = ['bare', 'bare + helmet', 'same stack, no auth', 'same stack + authn', 'rbac embedded'];
+const UNAUTHENTICATED = new Set(['bare', 'bare + helmet', 'same stack, no auth']);
+
+/** One row per layer: throughput, ratio to bare, and what the layer adds per request in CPU time. */
+function printLayers(results: AlternatedResults): void {
+  const bare = results.medianRps('bare');
+  // With the server saturated on one core, 1/throughput is its CPU time per request.
+  const usPer = (label: string) => 1e6 / results.medianRps(label);
+  printTable(
+    ['layer', 'median req/s', 'ratio to bare', 'µs per request', 'this layer adds µs'],
+    LAYERS.map((label, i) => [label, results.medianRps(label), fmt(results.medianRps(label) / bare, 2), usPer(label), i === 0 ? '—' : fmt(usPer(label) - usPer(LAYERS[i - 1] as string), 1)]),
+  );
+}
+
+const latencyRow = (name: string, s: Propagation['total']) => [name, String(s.count), s.p50, s.p99, s.mean, s.max];
+
+function printPropagation(title: string, p: Propagation, changeLabel: string): void {
+  console.log(`\n${title}`);
+  printTable(
+    ['step', 'n', 'p50 ms', 'p99 ms', 'mean ms', 'max ms'],
+    [latencyRow('total', p.total), latencyRow(`  ${changeLabel}`, p.change), latencyRow('  exec', p.exec), latencyRow('  the app answers', p.decision)],
+    2,
+  );
+}
 
 async function main(): Promise<void> {
   console.log(`Apps bench: DELETE /resource/x as ${BENCH_USER}, ${CONNECTIONS} connections, ${DURATION_SECONDS} s per run, ${ROUNDS} rounds alternated`);
   console.log(`${machineLine()}\n`);
+  const config = loadConfig({ LOG_LEVEL: 'silent' });
+  const seed = loadDirectorySeed(config.directorySeedFile);
+  const userId = (email: string) => {
+    const user = seed.directory.users.find((u) => u.email === email);
+    if (!user) throw new Error(`${email} is not in the seed directory`);
+    return user.id;
+  };
+  const goals: (string | number)[][] = [];
   const children: BenchChild[] = [];
+  const latencyDir = mkdtempSync(join(tmpdir(), 'outpost-bench-latency-'));
   try {
-    // A control plane and a real edge, for the `rbac edge` row.
     const controlPlane = await forkBenchChild(join(__dirname, 'lib', 'control-plane-server.js'));
     children.push(controlPlane);
     const cp = await controlPlane.call<ControlPlaneInfo>('start');
@@ -44,56 +89,79 @@ async function main(): Promise<void> {
     const profileDir = process.env.BENCH_CPU_PROF;
     const apps = await forkBenchChild(join(__dirname, 'lib', 'apps-server.js'), profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []);
     children.push(apps);
-    const info = await apps.call<AppsInfo>('start', { username: BENCH_USER, edgeUrl: edge.edgeUrl });
+    const info = await apps.call<AppsInfo>('start', { username: BENCH_USER, edgeUrl: edge.edgeUrl, relayUrl: cp.url, appConnection: cp.appConnection });
+    await waitForRegistration(cp, info.embeddedInstanceId);
 
+    // 1. Throughput.
     const targets: LoadTarget[] = Object.entries(info.urls).map(([label, url]) => ({
       label,
       url: `${url}/resource/x`,
       method: 'DELETE',
-      ...(label === 'bare' || label === 'same stack, no auth' ? {} : { headers: { authorization: `Bearer ${info.accessToken}` } }),
+      ...(UNAUTHENTICATED.has(label) ? {} : { headers: { authorization: `Bearer ${info.accessToken}` } }),
     }));
     const results = await alternate(targets, { connections: CONNECTIONS, durationSeconds: DURATION_SECONDS, rounds: ROUNDS, warmupSeconds: WARMUP_SECONDS });
     printMedians(results);
+    console.log('\nLayer by layer (ratios of medians; the last row is the default stack):');
+    printLayers(results);
+    const others = ['rbac local', 'rbac edge'].map((label) => [label, fmt(results.medianRps(label) / results.medianRps('bare'), 2)]);
+    console.log('\nThe other authorizers, ratio to bare:');
+    printTable(['target', 'ratio to bare'], others);
+    const embedded = results.medianRps('rbac embedded');
+    const ofNoAuth = embedded / results.medianRps('same stack, no auth');
+    const ofBare = embedded / results.medianRps('bare');
+    goals.push(['default stack (embedded) ÷ same app without auth', fmt(ofNoAuth, 2), `≥ ${GOALS.ofNoAuth}`, verdict(ofNoAuth >= GOALS.ofNoAuth)]);
+    goals.push(['default stack (embedded) ÷ bare Express', fmt(ofBare, 2), `≥ ${GOALS.ofBare}`, verdict(ofBare >= GOALS.ofBare)]);
 
-    const bare = results.medianRps('bare');
-    console.log('\nThroughput relative to bare Express (ratio of medians):');
-    printTable(
-      ['target', 'ratio to bare', `goal ≥ ${GOAL_RATIO}`],
-      targets
-        .filter((t) => t.label !== 'bare')
-        .map((t) => {
-          const ratio = results.medianRps(t.label) / bare;
-          return [t.label, fmt(ratio, 2), t.label === 'rbac local' ? verdict(ratio >= GOAL_RATIO) : 'info only'];
-        }),
-    );
-    // What authentication + authorization themselves cost: the same app with and without them.
-    const sameStack = results.medianRps('same stack, no auth');
-    console.log('\nAuthentication + authorization alone (rbac local ÷ same stack, no auth):');
-    printTable(['target', 'ratio', 'note'], [['rbac local', fmt(results.medianRps('rbac local') / sameStack, 2), 'helmet and the request log on both sides']]);
+    // 2. Embedded decision latency: an embedded edge in this process, on the same connection.
+    const embeddedHere = await openEmbeddedAuthorizer({
+      relayUrl: cp.url,
+      ...cp.appConnection,
+      dataDir: latencyDir,
+      discoveryIntervalMs: HOUR,
+      directorySyncIntervalMs: HOUR,
+      fullSyncIntervalMs: 24 * HOUR,
+      logger: silentLogger(),
+      hostname: 'bench-latency',
+      version: 'bench',
+      cacheSize: DECISIONS * 3, // room for every cold id: the cached run is a pure hit
+    });
+    try {
+      const latency = await measureDecisionLatency(
+        { authorize: (r) => embeddedHere.authorize(r), stats: () => embeddedHere.edge.authorizer.stats() },
+        { principal: userId(BENCH_USER), action: 'DELETE', iterations: DECISIONS },
+      );
+      console.log(`\nEmbedded decision latency (awaited authorize(), as the middleware calls it), ${DECISIONS} sequential decisions each (µs):`);
+      const us = (v: number) => v * 1000;
+      printTable(
+        ['decision', 'p50 µs', 'p99 µs', 'mean µs', 'max µs', 'cache hits / misses'],
+        [
+          ['cold (cache miss, new resource id each)', us(latency.cold.p50), us(latency.cold.p99), us(latency.cold.mean), us(latency.cold.max), `${latency.coldHits} hits`],
+          ['cached (same request)', us(latency.cached.p50), us(latency.cached.p99), us(latency.cached.mean), us(latency.cached.max), `${latency.cachedMisses} misses`],
+        ],
+      );
+      goals.push(['embedded decision, cached, p50', `${fmt(us(latency.cached.p50), 2)} µs`, `< ${GOALS.cachedP50Us} µs`, verdict(us(latency.cached.p50) < GOALS.cachedP50Us)]);
+      goals.push(['embedded decision, cold, p50', `${fmt(us(latency.cold.p50), 1)} µs`, `< ${GOALS.coldP50Us} µs`, verdict(us(latency.cold.p50) < GOALS.coldP50Us)]);
+    } finally {
+      await embeddedHere.close();
+    }
+
+    // 3. Propagation into the app.
+    const setup = { cp, appUrl: info.urls['rbac embedded'] as string, instanceId: info.embeddedInstanceId, mortyId: userId('morty@the-citadel.com'), mortyToken: info.mortyAccessToken, policiesDir: config.policiesDir };
+    await measureDirectoryPropagation(setup, 10); // warm-up of every path, not counted
+    const directory = await measureDirectoryPropagation(setup, PROPAGATIONS);
+    printPropagation(`Directory grant/revoke → sync_edge_directory → the app's next answer, ${PROPAGATIONS} times:`, directory, 'admin API change');
+    await measurePolicyPropagation(setup, 10);
+    const policy = await measurePolicyPropagation(setup, PROPAGATIONS);
+    printPropagation(`Policy push → discovery → the app's next answer, ${PROPAGATIONS} times:`, policy, 'admin API push');
+    goals.push(['directory change → app answer, p99', `${fmt(directory.total.p99, 1)} ms`, `< ${GOALS.directoryP99Ms} ms`, verdict(directory.total.p99 < GOALS.directoryP99Ms)]);
+    goals.push(['policy push → app answer, p99', `${fmt(policy.total.p99, 1)} ms`, `< ${GOALS.policyP99Ms} ms`, verdict(policy.total.p99 < GOALS.policyP99Ms)]);
   } finally {
     for (const child of children.reverse()) await child.stop();
     closeCalls();
+    rmSync(latencyDir, { recursive: true, force: true });
   }
-
-  const config = loadConfig({ LOG_LEVEL: 'silent' });
-  const seed = loadDirectorySeed(config.directorySeedFile);
-  const rick = seed.directory.users.find((u) => u.email === BENCH_USER);
-  if (!rick) throw new Error(`${BENCH_USER} is not in the seed directory`);
-  const latency = await measureDecisionLatency({
-    policiesDir: config.policiesDir,
-    directory: seed.directory,
-    principal: rick.id,
-    action: 'DELETE',
-    iterations: DECISIONS,
-  });
-  console.log(`\nLocal authorizer decision latency, in-process, ${DECISIONS} sequential decisions each (µs):`);
-  printTable(
-    ['decision', 'p50 µs', 'p99 µs', 'mean µs', 'max µs', 'cache hits / misses'],
-    [
-      ['cold (cache miss, new resource id each)', latency.cold.p50 * 1000, latency.cold.p99 * 1000, latency.cold.mean * 1000, latency.cold.max * 1000, `${latency.coldHits} hits`],
-      ['cached (same request)', latency.cached.p50 * 1000, latency.cached.p99 * 1000, latency.cached.mean * 1000, latency.cached.max * 1000, `${latency.cachedMisses} misses`],
-    ],
-  );
+  console.log('\nGoals:');
+  printTable(['measure', 'figure', 'goal', 'verdict'], goals);
 }
 
 main().catch((err: unknown) => {

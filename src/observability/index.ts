@@ -1,2 +1,2 @@
-export { createLogger, silentLogger } from './logger';
+export { createLogger, silentLogger, LOG_BUFFER_FLUSH_BYTES, LOG_BUFFER_MAX_BYTES } from './logger';
 export type { Logger } from './logger';

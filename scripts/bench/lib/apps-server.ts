@@ -1,5 +1,6 @@
-// Bench child for `bench:apps`: a real IdP, the real RBAC app in several wirings, and a
-// bare Express app serving the same greeting without any auth, all on 127.0.0.1.
+// Bench child for `bench:apps`: a real IdP, the real RBAC app in several wirings, and the
+// layers under it one by one, from a bare Express app serving the same greeting without
+// any auth up to the full default stack, all on 127.0.0.1.
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -7,7 +8,8 @@ import { join } from 'node:path';
 import express from 'express';
 import { accessTokenMiddleware } from '../../../src/apps/app-dependencies';
 import { createRbacApp } from '../../../src/apps/rbac';
-import { createEdgeAuthorizer, openLocalAuthorizer, type Authorizer } from '../../../src/authorizer';
+import helmet from 'helmet';
+import { createEdgeAuthorizer, openEmbeddedAuthorizer, openLocalAuthorizer, type Authorizer, type EmbeddedAuthorizer } from '../../../src/authorizer';
 import { loadConfig, type Config } from '../../../src/config';
 import { loadDirectorySeed } from '../../../src/directory';
 import { baseUrl, close, createApp, listen } from '../../../src/http';
@@ -18,8 +20,11 @@ import { serveParent } from './child-endpoint';
 export interface AppsStartArgs {
   /** The demo user whose access token the benchmark sends. */
   readonly username: string;
-  /** When set, an extra RBAC app asks this edge authorizer instead of deciding locally. */
-  readonly edgeUrl?: string;
+  /** An RBAC app asks this sidecar edge over HTTP (`rbac edge`). */
+  readonly edgeUrl: string;
+  /** The RBAC app's embedded edge connects here with this connection (`rbac embedded`, the default stack). */
+  readonly relayUrl: string;
+  readonly appConnection: { readonly connectionId: string; readonly connectionSecret: string };
 }
 
 export interface AppsInfo {
@@ -27,17 +32,34 @@ export interface AppsInfo {
   readonly urls: Record<string, string>;
   /** Rick's access token from the real token endpoint; never printed. */
   readonly accessToken: string;
+  /** Morty's, for the propagation runs (his DELETE is what each change flips). */
+  readonly mortyAccessToken: string;
+  /** The embedded edge's instance id (the propagation bench sends it commands). */
+  readonly embeddedInstanceId: string;
 }
+
+const HOUR = 3_600_000;
+const greet = (name: string) => `Hello from DELETE /resource/${name}`;
 
 const dataDir = mkdtempSync(join(tmpdir(), 'outpost-bench-apps-'));
 const servers: Server[] = [];
 const authorizers: Authorizer[] = [];
 
 /** The bare baseline: Express with its defaults, the same greeting, no auth, no logging. */
-function bareApp(): express.Express {
+function bareApp(withHelmet = false): express.Express {
   const app = express();
+  if (withHelmet) app.use(helmet());
   app.delete('/resource/:name', (req, res) => {
-    res.type('text/plain').send(`Hello from DELETE /resource/${String(req.params.name)}`);
+    res.type('text/plain').send(greet(String(req.params.name)));
+  });
+  return app;
+}
+
+/** The app's own stack plus authentication only: what verifying the token costs on its own. */
+function authenticatedOnly(config: Config, logger: Logger): express.Express {
+  const app = createApp(logger);
+  app.delete('/resource/:name', accessTokenMiddleware(config), (req, res) => {
+    res.type('text/plain').send(greet(String(req.params.name)));
   });
   return app;
 }
@@ -50,7 +72,7 @@ function bareApp(): express.Express {
 function sameStackNoAuth(logger: Logger): express.Express {
   const app = createApp(logger);
   app.delete('/resource/:name', (req, res) => {
-    res.type('text/plain').send(`Hello from DELETE /resource/${String(req.params.name)}`);
+    res.type('text/plain').send(greet(String(req.params.name)));
   });
   return app;
 }
@@ -74,26 +96,48 @@ async function start(args: AppsStartArgs): Promise<AppsInfo> {
   const seed = loadDirectorySeed(config.directorySeedFile);
   idpApp = (await openIdp(config, silentLogger())).app;
 
-  const res = await fetch(`${authUrl}${TOKEN_PATH}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username: args.username, password: seed.demoPassword }),
-  });
-  const tokens = (await res.json()) as { access_token?: string };
-  if (res.status !== 200 || !tokens.access_token) throw new Error(`the IdP answered ${res.status} to the token request`);
-
-  const local = () => openLocalAuthorizer({ policiesDir: config.policiesDir, policyName: 'rbac', directory: seed.directory });
-  // Request logs at the deployed level (`info`), written to /dev/null by the harness.
-  const urls: Record<string, string> = {
-    'rbac local': await serve(rbacApp(config, local(), createLogger('rbac-app', 'info'))),
-    bare: await serve(bareApp()),
-    'same stack, no auth': await serve(sameStackNoAuth(createLogger('rbac-app', 'info'))),
-    'rbac local, no request log': await serve(rbacApp(config, local(), silentLogger())),
+  const accessToken = async (username: string) => {
+    const res = await fetch(`${authUrl}${TOKEN_PATH}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username, password: seed.demoPassword }),
+    });
+    const tokens = (await res.json()) as { access_token?: string };
+    if (res.status !== 200 || !tokens.access_token) throw new Error(`the IdP answered ${res.status} to the token request`);
+    return tokens.access_token;
   };
-  if (args.edgeUrl) {
-    urls['rbac edge'] = await serve(rbacApp(config, createEdgeAuthorizer({ url: args.edgeUrl }), createLogger('rbac-app', 'info')));
-  }
-  return { urls, accessToken: tokens.access_token };
+
+  const local = openLocalAuthorizer({ policiesDir: config.policiesDir, policyName: 'rbac', directory: seed.directory });
+  // The default stack's authorizer, wired as `openAppAuthorizer` wires it (timers out of the way).
+  const embedded: EmbeddedAuthorizer = await openEmbeddedAuthorizer({
+    relayUrl: args.relayUrl,
+    ...args.appConnection,
+    dataDir: join(dataDir, 'embedded'),
+    discoveryIntervalMs: HOUR,
+    directorySyncIntervalMs: HOUR,
+    fullSyncIntervalMs: 24 * HOUR,
+    logger: createLogger('rbac-app', 'info'),
+    hostname: 'bench-rbac-app',
+    version: 'bench',
+  });
+  if (!embedded.edge.state.policy || !embedded.edge.state.directory) throw new Error('the embedded edge did not sync');
+  // Request logs at the deployed level (`info`), written to /dev/null by the harness.
+  const log = () => createLogger('rbac-app', 'info');
+  const urls: Record<string, string> = {
+    bare: await serve(bareApp()),
+    'bare + helmet': await serve(bareApp(true)),
+    'same stack, no auth': await serve(sameStackNoAuth(log())),
+    'same stack + authn': await serve(authenticatedOnly(config, log())),
+    'rbac embedded': await serve(rbacApp(config, embedded, log())),
+    'rbac local': await serve(rbacApp(config, local, log())),
+    'rbac edge': await serve(rbacApp(config, createEdgeAuthorizer({ url: args.edgeUrl }), log())),
+  };
+  return {
+    urls,
+    accessToken: await accessToken(args.username),
+    mortyAccessToken: await accessToken('morty@the-citadel.com'),
+    embeddedInstanceId: embedded.edge.instanceId,
+  };
 }
 
 serveParent({ start }, async () => {

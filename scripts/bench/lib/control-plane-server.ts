@@ -20,6 +20,8 @@ export interface ControlPlaneInfo {
   readonly adminApiKey: string;
   readonly connectionId: string;
   readonly connectionSecret: string;
+  /** The RBAC app's connection, for an embedded edge. */
+  readonly appConnection: { readonly connectionId: string; readonly connectionSecret: string };
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), 'outpost-bench-cp-'));
@@ -49,6 +51,7 @@ async function start(): Promise<ControlPlaneInfo> {
     adminApiKey: demo.admin_api_key,
     connectionId: demo.connection_id,
     connectionSecret: demo.connection_secret,
+    appConnection: { connectionId: demo.app_connections!.rbac.connection_id, connectionSecret: demo.app_connections!.rbac.connection_secret },
   };
 }
 

@@ -1,6 +1,12 @@
-import { openLocalAuthorizer } from '../../../src/authorizer';
-import type { DirectoryData } from '../../../src/directory';
+import type { LocalDecision } from '../../../src/decision';
+import type { AuthorizationRequest } from '../../../src/authorizer';
 import { msSince, summarize, type LatencySummary } from './stats';
+
+/** What is timed: the call an app's middleware makes, and the cache counters behind it. */
+export interface TimedAuthorizer {
+  authorize(request: AuthorizationRequest): Promise<LocalDecision>;
+  stats(): { readonly hits: number; readonly misses: number };
+}
 
 /** Cold and cached latency of the local authorizer, measured in this process. */
 export interface DecisionLatency {
@@ -12,54 +18,40 @@ export interface DecisionLatency {
 }
 
 /**
- * Times `iterations` decisions of `principal` doing `action` on a resource, each one
- * separately with `process.hrtime.bigint()`. Cold: every decision names a resource id
+ * Times `iterations` awaited decisions of `principal` doing `action` on a resource, each
+ * one separately with `process.hrtime.bigint()`. Cold: every decision names a resource id
  * never asked before, so each misses the decision cache and runs Cedar (checked with the
  * authorizer's own counters and each decision's `cached` flag). Cached: the same
  * question again and again after one miss.
  */
-export async function measureDecisionLatency(options: {
-  policiesDir: string;
-  directory: DirectoryData;
-  principal: string;
-  action: string;
-  iterations: number;
-}): Promise<DecisionLatency> {
-  const authorizer = openLocalAuthorizer({
-    policiesDir: options.policiesDir,
-    policyName: 'rbac',
-    directory: options.directory,
-    // Room for every cold id, so nothing is evicted and the cached run is a pure hit.
-    cacheSize: options.iterations * 3,
-  });
+export async function measureDecisionLatency(
+  authorizer: TimedAuthorizer,
+  options: { principal: string; action: string; iterations: number },
+): Promise<DecisionLatency> {
   const ask = (id: string) =>
     authorizer.authorize({ principal: options.principal, action: options.action, resource: { type: 'Resource', id }, policyPath: `rbac.${options.action}` });
-  try {
-    // Warm-up: JIT, the entity slices, Cedar's first calls. Ids not reused below.
-    for (let i = 0; i < 2_000; i += 1) await ask(`warm-${i}`);
+  // Warm-up: JIT, the entity slices, Cedar's first calls. Ids not reused below.
+  for (let i = 0; i < 2_000; i += 1) await ask(`warm-${i}`);
 
-    const cold: number[] = [];
-    const before = authorizer.stats();
-    for (let i = 0; i < options.iterations; i += 1) {
-      const started = process.hrtime.bigint();
-      const decision = await ask(`cold-${i}`);
-      cold.push(msSince(started));
-      if (decision.cached || !decision.allowed) throw new Error('a cold decision was cached or not allowed');
-    }
-    const coldHits = authorizer.stats().hits - before.hits;
-
-    await ask('mega-seed');
-    const cached: number[] = [];
-    const beforeCached = authorizer.stats();
-    for (let i = 0; i < options.iterations; i += 1) {
-      const started = process.hrtime.bigint();
-      const decision = await ask('mega-seed');
-      cached.push(msSince(started));
-      if (!decision.cached) throw new Error('a repeated decision missed the cache');
-    }
-    const cachedMisses = authorizer.stats().misses - beforeCached.misses;
-    return { cold: summarize(cold), cached: summarize(cached), coldHits, cachedMisses };
-  } finally {
-    await authorizer.close();
+  const cold: number[] = [];
+  const before = authorizer.stats();
+  for (let i = 0; i < options.iterations; i += 1) {
+    const started = process.hrtime.bigint();
+    const decision = await ask(`cold-${i}`);
+    cold.push(msSince(started));
+    if (decision.cached || !decision.allowed) throw new Error('a cold decision was cached or not allowed');
   }
+  const coldHits = authorizer.stats().hits - before.hits;
+
+  await ask('mega-seed');
+  const cached: number[] = [];
+  const beforeCached = authorizer.stats();
+  for (let i = 0; i < options.iterations; i += 1) {
+    const started = process.hrtime.bigint();
+    const decision = await ask('mega-seed');
+    cached.push(msSince(started));
+    if (!decision.cached) throw new Error('a repeated decision missed the cache');
+  }
+  const cachedMisses = authorizer.stats().misses - beforeCached.misses;
+  return { cold: summarize(cold), cached: summarize(cached), coldHits, cachedMisses };
 }

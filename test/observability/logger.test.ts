@@ -1,0 +1,35 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { LOG_BUFFER_FLUSH_BYTES } from '../../src/observability';
+
+const child = join(__dirname, 'log-destination.ts');
+
+function run(count: number, how: 'exit' | 'throw'): { lines: Record<string, unknown>[]; status: number | null } {
+  const out = spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', child, String(count), how], { encoding: 'utf8', timeout: 30_000 });
+  const lines = out.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+  return { lines, status: out.status };
+}
+
+describe('createLogger (buffered stdout)', () => {
+  it('loses no line when the process exits with lines still buffered', () => {
+    // Fewer bytes than one flush: without the exit handler nothing at all would be written.
+    const { lines, status } = run(5, 'exit');
+    expect(status).toBe(0);
+    expect(JSON.stringify(lines).length).toBeLessThan(LOG_BUFFER_FLUSH_BYTES);
+    expect(lines.map((l) => l.i)).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it('writes every line of a long run in order, and the buffered lines of a crash', () => {
+    const long = run(2_000, 'exit');
+    expect(long.lines.map((l) => l.i)).toEqual(Array.from({ length: 2_000 }, (_v, i) => i));
+    const crash = run(3, 'throw');
+    expect(crash.status).not.toBe(0);
+    expect(crash.lines.map((l) => l.i)).toEqual([0, 1, 2]);
+  });
+
+  it('still redacts credentials', () => {
+    const { lines } = run(1, 'exit');
+    expect(lines[0]).toMatchObject({ name: 'log-test', msg: 'line', i: 0 });
+    expect(lines[0]).not.toHaveProperty('token');
+  });
+});
