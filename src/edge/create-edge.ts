@@ -1,4 +1,4 @@
-import type express from 'express';
+import type { RequestListener } from 'node:http';
 import { createEdgeApp } from './edge-app';
 import { createEdgeRuntime, type EdgeRuntime, type EdgeRuntimeDeps } from './create-edge-runtime';
 import { createJwtIdentityVerifier } from './verify-identity';
@@ -12,7 +12,8 @@ export interface EdgeDeps extends EdgeRuntimeDeps {
 
 /** The sidecar edge authorizer: an {@link EdgeRuntime} with its HTTP API (`app`). */
 export interface Edge extends EdgeRuntime {
-  readonly app: express.Express;
+  /** The HTTP API as a request listener (for `http.createServer`, `listen` or supertest). */
+  readonly app: RequestListener;
 }
 
 /** Wires a sidecar edge: the runtime and the HTTP app in front of it. Starts nothing. */

@@ -1,26 +1,45 @@
-import type { Request, Response } from 'express';
 import type { DirectoryData } from '../directory';
 import { FRESHNESS_HEADERS } from '../decision-protocol';
 import { BadRequestError, ServiceUnavailableError } from '../http';
 import type { ActivePolicy, EdgeState } from './edge-state';
 import type { FreshnessDemand } from './freshness';
 
+/** One decision request, whatever server received it: the parsed JSON body, a header reader and the request id. */
+export interface DecisionInput {
+  readonly body: unknown;
+  header(name: string): string | undefined;
+  readonly id: string;
+}
+
+/** What a decision handler answers: a 200 JSON body with the headers that go with it. */
+export interface DecisionReply {
+  readonly body: unknown;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** A decision endpoint: its path, its body limit and its handler (errors are thrown as `HttpError`s). */
+export interface DecisionRoute {
+  readonly path: string;
+  readonly limitBytes: number;
+  handle(input: DecisionInput): Promise<DecisionReply>;
+}
+
 const REVISION_HEADER = /^\d{1,15}$/;
 const DIGEST_HEADER = /^sha256:[0-9a-f]{64}$/;
 
-function header(req: Request, name: string, pattern: RegExp): string | undefined {
-  const value = req.get(name);
+function header(input: DecisionInput, name: string, pattern: RegExp): string | undefined {
+  const value = input.header(name);
   if (value === undefined) return undefined;
   if (!pattern.test(value)) throw new BadRequestError(`invalid ${name} header`, 'invalid_freshness');
   return value;
 }
 
 /** The caller's freshness demand: the `Outpost-Min-*` headers, else the body fields. */
-export function readDemand(req: Request, body: { min_directory_revision?: number | undefined; min_policy_digest?: string | undefined }): FreshnessDemand {
-  const revision = header(req, FRESHNESS_HEADERS.minDirectoryRevision, REVISION_HEADER);
+export function readDemand(input: DecisionInput, body: { min_directory_revision?: number | undefined; min_policy_digest?: string | undefined }): FreshnessDemand {
+  const revision = header(input, FRESHNESS_HEADERS.minDirectoryRevision, REVISION_HEADER);
   return {
     minDirectoryRevision: revision === undefined ? body.min_directory_revision : Number(revision),
-    minPolicyDigest: header(req, FRESHNESS_HEADERS.minPolicyDigest, DIGEST_HEADER) ?? body.min_policy_digest,
+    minPolicyDigest: header(input, FRESHNESS_HEADERS.minPolicyDigest, DIGEST_HEADER) ?? body.min_policy_digest,
   };
 }
 
@@ -31,10 +50,9 @@ export function requireReady(state: EdgeState): { policy: ActivePolicy; director
   return { policy, directory };
 }
 
-/** What a decision was made from, on every decision response (the caller can pin the next one to it). */
-export function sendStateUsed(res: Response, used: { policyDigest: string; directoryRevision: number }): void {
-  res.setHeader(FRESHNESS_HEADERS.policyDigest, used.policyDigest);
-  res.setHeader(FRESHNESS_HEADERS.directoryRevision, String(used.directoryRevision));
+/** What a decision was made from, as response headers (the caller can pin its next request to it). */
+export function stateUsedHeaders(used: { policyDigest: string; directoryRevision: number }): Record<string, string> {
+  return { [FRESHNESS_HEADERS.policyDigest]: used.policyDigest, [FRESHNESS_HEADERS.directoryRevision]: String(used.directoryRevision) };
 }
 
 const emailIndexes = new WeakMap<DirectoryData, Map<string, string>>();

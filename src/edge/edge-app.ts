@@ -1,21 +1,23 @@
-import type { Express } from 'express';
+import type { RequestListener } from 'node:http';
 import { createApp, finishApp, OPENAPI_PATH, serveOpenApi } from '../http';
 import type { Logger } from '../observability';
 import { isEngineHealthy } from '../policy';
-import { createAuthzRouter } from './authz-router';
-import { createAuthzenRouter } from './authzen-router';
+import { createAuthzenMetadataRouter, createAuthzenRoutes } from './authzen-routes';
 import type { EdgeRuntime } from './create-edge-runtime';
+import { createDecisionListener } from './decision-server';
 import { EDGE_OPENAPI } from './edge-openapi';
+import { createIsRoute } from './is-route';
 import type { VerifyJwtIdentity } from './verify-identity';
 
 /**
- * The sidecar edge's HTTP API: the Topaz-shaped and AuthZEN decision endpoints, liveness
- * (`/healthz`: the process answers), readiness (`/readyz`: a policy image and a directory
- * are loaded and the Cedar engine still holds them, so decisions can be made — a load
- * balancer keeps traffic away otherwise, rather than have it served from stale state)
- * and metrics.
+ * The sidecar edge's HTTP API. The decision endpoints (Topaz-shaped `is`, AuthZEN
+ * evaluation and evaluations) are served directly on `node:http`; the rest by Express:
+ * liveness (`/healthz`: the process answers), readiness (`/readyz`: a policy image and a
+ * directory are loaded and the Cedar engine still holds them, so decisions can be made —
+ * a load balancer keeps traffic away otherwise, rather than have it served from stale
+ * state), metrics, the OpenAPI document and the AuthZEN metadata.
  */
-export function createEdgeApp(deps: { runtime: EdgeRuntime; verifyJwt: VerifyJwtIdentity; logger: Logger; publicUrl?: string }): Express {
+export function createEdgeApp(deps: { runtime: EdgeRuntime; verifyJwt: VerifyJwtIdentity; logger: Logger; publicUrl?: string }): RequestListener {
   const { runtime, logger } = deps;
   const { state, metrics } = runtime;
   const app = createApp(logger);
@@ -35,8 +37,8 @@ export function createEdgeApp(deps: { runtime: EdgeRuntime; verifyJwt: VerifyJwt
   app.get('/metrics', (_req, res) => {
     res.type('text/plain; version=0.0.4; charset=utf-8').send(metrics.render());
   });
-  app.use(createAuthzRouter(deps));
-  app.use(createAuthzenRouter(deps));
+  app.use(createAuthzenMetadataRouter(deps.publicUrl));
 
-  return finishApp(app, logger, 'api');
+  const routes = [createIsRoute(deps), ...createAuthzenRoutes(deps)];
+  return createDecisionListener(routes, finishApp(app, logger, 'api'), logger);
 }

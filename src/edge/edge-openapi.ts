@@ -33,7 +33,7 @@ export const EDGE_ROUTES: readonly ApiRoute[] = [
     requestBody: { content: { 'application/json': isRequestSchema } },
     responses: {
       200: { description: 'one answer per decision asked', schema: z.strictObject({ decisions: z.array(z.strictObject({ decision: z.string(), is: z.boolean() })) }) },
-      ...apiErrors({ 400: 'malformed request, invalid identity, or a policy/decision this edge does not serve', 413: 'body over 16 kB', ...freshnessErrors }),
+      ...apiErrors({ 400: 'malformed request, invalid identity, or a policy/decision this edge does not serve', 413: 'body over 16 kB', 415: 'a body that is not JSON', ...freshnessErrors }),
     },
   },
   {
@@ -49,7 +49,7 @@ export const EDGE_ROUTES: readonly ApiRoute[] = [
     requestBody: { content: { 'application/json': evaluationRequestSchema } },
     responses: {
       200: { description: 'the decision', schema: evaluationResponseSchema },
-      ...apiErrors({ 400: 'malformed request or a subject type other than user', 413: 'body over 64 kB', ...freshnessErrors }),
+      ...apiErrors({ 400: 'malformed request or a subject type other than user', 413: 'body over 64 kB', 415: 'a body that is not JSON', ...freshnessErrors }),
     },
   },
   {
@@ -59,7 +59,7 @@ export const EDGE_ROUTES: readonly ApiRoute[] = [
     requestBody: { content: { 'application/json': evaluationsRequestSchema } },
     responses: {
       200: { description: 'one decision per evaluation run (fewer when a semantic stops early)', schema: z.object({ evaluations: z.array(evaluationResponseSchema) }) },
-      ...apiErrors({ 400: 'malformed request, an item without subject/action/resource, or over 64 evaluations', 413: 'body over 64 kB', ...freshnessErrors }),
+      ...apiErrors({ 400: 'malformed request, an item without subject/action/resource, or over 64 evaluations', 413: 'body over 64 kB', 415: 'a body that is not JSON', ...freshnessErrors }),
     },
   },
 ];

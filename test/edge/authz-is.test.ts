@@ -1,4 +1,7 @@
 import { pino } from 'pino';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { connect } from 'node:net';
 import request from 'supertest';
 import type { Edge } from '../../src/edge';
 import { createTestIssuer, type TestIssuer } from '../helpers/tokens';
@@ -113,6 +116,33 @@ describe('POST /api/v2/authz/is', () => {
   ])('answers 400 for %s', async (_name, body, code) => {
     const res = await post(body).expect(400).expect('content-type', /json/);
     expect(res.body).toEqual({ code, message: expect.any(String) });
+  });
+
+  it('answers 415 for a body that is not JSON, and echoes a safe request id', async () => {
+    const res = await request(edge.app).post('/api/v2/authz/is').set('content-type', 'text/plain').set('x-request-id', 'trace-42').send('rick may delete?');
+    expect(res.status).toBe(415);
+    expect(res.body).toEqual({ code: 'unsupported_media_type', message: 'send the body as application/json (UTF-8)' });
+    expect(res.headers['x-request-id']).toBe('trace-42');
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+  });
+
+  it('answers 413 from content-length alone, before reading a byte of the body', async () => {
+    const { port, close: stop } = await new Promise<{ port: number; close(): void }>((resolve) => {
+      const server = createServer(edge.app).listen(0, '127.0.0.1', () => resolve({ port: (server.address() as AddressInfo).port, close: () => server.close() }));
+    });
+    try {
+      const socket = connect(port, '127.0.0.1');
+      socket.write('POST /api/v2/authz/is HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 10000000\r\n\r\n{');
+      const answer = await new Promise<string>((resolve) => {
+        let text = '';
+        socket.on('data', (d) => (text += d.toString()));
+        socket.on('close', () => resolve(text));
+      });
+      expect(answer).toMatch(/^HTTP\/1\.1 413/);
+      expect(answer).toContain('"code":"payload_too_large"');
+    } finally {
+      stop();
+    }
   });
 
   it('answers 400 for malformed JSON and 413 for an oversized body', async () => {
