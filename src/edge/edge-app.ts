@@ -5,6 +5,7 @@ import { isEngineHealthy } from '../policy';
 import { createAuthzenMetadataRouter, createAuthzenRoutes } from './authzen-routes';
 import type { EdgeRuntime } from './create-edge-runtime';
 import { createDecisionListener } from './decision-server';
+import type { DecisionRoute } from './decision-support';
 import { EDGE_OPENAPI } from './edge-openapi';
 import { createIsRoute } from './is-route';
 import type { VerifyJwtIdentity } from './verify-identity';
@@ -39,6 +40,10 @@ export function createEdgeApp(deps: { runtime: EdgeRuntime; verifyJwt: VerifyJwt
   });
   app.use(createAuthzenMetadataRouter(deps.publicUrl));
 
-  const routes = [createIsRoute(deps), ...createAuthzenRoutes(deps)];
-  return createDecisionListener(routes, finishApp(app, logger, 'api'), logger);
+  return createDecisionListener(createDecisionRoutes(deps), finishApp(app, logger, 'api'), logger);
+}
+
+/** The decision endpoints as routes independent of any HTTP server (the sidecar serves them on `node:http`). */
+export function createDecisionRoutes(deps: { runtime: EdgeRuntime; verifyJwt: VerifyJwtIdentity; logger: Logger }): DecisionRoute[] {
+  return [createIsRoute(deps), ...createAuthzenRoutes(deps)];
 }

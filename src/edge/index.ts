@@ -8,3 +8,5 @@ export { createCoalescingJob } from './coalescing-job';
 export { backoffDelay } from './backoff';
 export type { Timers } from './timers';
 export { startEdgeFromConfig } from './start-edge';
+export { createDecisionRoutes } from './edge-app';
+export type { DecisionRoute, DecisionInput, DecisionReply } from './decision-support';

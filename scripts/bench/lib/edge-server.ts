@@ -1,12 +1,15 @@
 // Bench child: a real edge authorizer (createEdge) connected to the bench control plane,
-// serving its decision API, plus a bare Express JSON endpoint as the baseline.
+// serving its decision API, plus what the sidecar's server choice is measured against:
+// the same decision routes behind Express (the app's stack: helmet, request id, request
+// log, express.json), and bare JSON endpoints on node:http and on Express.
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { Server } from 'node:http';
+import type { RequestListener, Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import express from 'express';
-import { createEdge, type Edge } from '../../../src/edge';
-import { baseUrl, close, listen } from '../../../src/http';
+import { createDecisionRoutes, createEdge, type Edge } from '../../../src/edge';
+import { baseUrl, close, createApp, finishApp, listen } from '../../../src/http';
+import type { Logger } from '../../../src/observability';
 import { createLogger } from '../../../src/observability';
 import { serveParent } from './child-endpoint';
 
@@ -19,13 +22,45 @@ export interface EdgeStartArgs {
 
 export interface EdgeInfo {
   readonly edgeUrl: string;
-  readonly bareUrl: string;
   readonly instanceId: string;
+  /** The same decision routes served by Express (for the server choice). */
+  readonly expressEdgeUrl: string;
+  /** Bare JSON endpoints answering the `is` shape: node:http, then Express. */
+  readonly bareNodeUrl: string;
+  readonly bareUrl: string;
 }
 
 const HOUR = 3_600_000;
 const dataDir = mkdtempSync(join(tmpdir(), 'outpost-bench-edge-'));
 let running: { edge: Edge; servers: Server[] } | undefined;
+
+const ANSWER = JSON.stringify({ decisions: [{ decision: 'allowed', is: true }] });
+
+/** The floor: node:http reading the same JSON body and answering the same JSON shape. */
+const bareNode: RequestListener = (req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  req.on('end', () => {
+    JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(ANSWER) });
+    res.end(ANSWER);
+  });
+};
+
+/** The decision routes of `edge` behind Express with the stack every Outpost app has. */
+function expressEdge(edge: Edge, logger: Logger): express.Express {
+  const app = createApp(logger);
+  const verifyJwt = async () => {
+    throw new Error('JWT identities are not part of the benchmark');
+  };
+  for (const route of createDecisionRoutes({ runtime: edge, verifyJwt, logger })) {
+    app.post(route.path, express.json({ limit: route.limitBytes }), async (req, res) => {
+      const reply = await route.handle({ body: req.body, header: (name) => req.get(name), id: req.id });
+      res.set(reply.headers).json(reply.body);
+    });
+  }
+  return finishApp(app, logger, 'api');
+}
 
 /** The baseline: Express parsing the same JSON body and answering the same JSON shape. */
 function bareJsonApp(): express.Express {
@@ -56,9 +91,13 @@ async function start(args: EdgeStartArgs): Promise<EdgeInfo> {
   await edge.start();
   const outcomes = [await edge.runCommand('discovery'), await edge.runCommand('sync_edge_directory')];
   if (!outcomes.every((o) => o.ok)) throw new Error('the edge could not load its policy and directory');
-  const servers = [await listen(edge.app, 0, '127.0.0.1'), await listen(bareJsonApp(), 0, '127.0.0.1')];
+  const logger = createLogger('edge', 'info');
+  const listeners = [edge.app, expressEdge(edge, logger), bareNode, bareJsonApp()];
+  const servers: Server[] = [];
+  for (const listener of listeners) servers.push(await listen(listener, 0, '127.0.0.1'));
   running = { edge, servers };
-  return { edgeUrl: baseUrl(servers[0] as Server), bareUrl: baseUrl(servers[1] as Server), instanceId: edge.instanceId };
+  const [edgeUrl, expressEdgeUrl, bareNodeUrl, bareUrl] = servers.map((s) => baseUrl(s)) as [string, string, string, string];
+  return { edgeUrl, expressEdgeUrl, bareNodeUrl, bareUrl, instanceId: edge.instanceId };
 }
 
 serveParent({ start }, async () => {
