@@ -1,6 +1,7 @@
-// Pushes a policy folder to the control plane's registry as an image tagged `latest`,
-// and shows a policy's images (admin API, admin key).
+// Runs a policy folder's own tests locally, pushes a policy folder to the control plane's
+// registry as an image tagged `latest`, and shows a policy's images (admin API, admin key).
 //
+//   npm run policy -- test policies/rbac            # tests/*.json, a table; exit 1 on failure
 //   npm run policy -- push policies/rbac            # name from the manifest or folder
 //   npm run policy -- push ./my-rbac --name rbac
 //   npm run policy -- show rbac
@@ -14,6 +15,7 @@ import { callTenantApi } from './lib/call-tenant-api';
 import { runScript } from './lib/run-script';
 import { ScriptError } from './lib/script-error';
 import { loadTenantCredentials } from './lib/tenant-credentials';
+import { testPolicyFolder } from './lib/test-policy-folder';
 
 const credentials = () => {
   const config = loadConfig();
@@ -55,11 +57,16 @@ async function show(name: string): Promise<void> {
   }
 }
 
-const program = new Command().name('policy').description('push and inspect policy images in the control plane registry');
+const program = new Command().name('policy').description('test policy folders, push and inspect policy images in the control plane registry');
+program
+  .command('test')
+  .description("run a policy folder's tests (tests/*.json) through the edge's decision path and print a table")
+  .argument('<folder>', 'policy folder (manifest.json, schema.cedarschema, *.cedar, tests/*.json)')
+  .action((folder: string) => runScript('policy test', () => testPolicyFolder(folder)));
 program
   .command('push')
   .description('validate a policy folder at the control plane and store it as an image tagged latest')
-  .argument('<folder>', 'policy folder (manifest.json, schema.cedarschema, *.cedar)')
+  .argument('<folder>', 'policy folder (manifest.json, schema.cedarschema, *.cedar, tests/*.json)')
   .option('--name <name>', 'policy name (default: the manifest name, else the folder name)')
   .action((folder: string, options: { name?: string }) => runScript('policy push', () => push(folder, options)));
 program

@@ -15,3 +15,5 @@ export {
   PolicyEvaluationError,
 } from './policy-errors';
 export type { EntityJson as CedarEntity, CedarValueJson } from '@cedar-policy/cedar-wasm/nodejs';
+export { parsePolicyTests, POLICY_TEST_LIMITS } from './policy-tests';
+export type { PolicyTestCase, PolicyTestSuite } from './policy-tests';
