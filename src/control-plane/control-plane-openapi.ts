@@ -33,7 +33,7 @@ export const CONTROL_PLANE_ROUTES: readonly ApiRoute[] = [
     responses: {
       201: { description: 'stored and tagged', schema: z.strictObject({ name: z.string(), digest: z.string(), tag: z.string() }) },
       200: { description: 'already stored; tagged latest again', schema: z.strictObject({ name: z.string(), digest: z.string(), tag: z.string() }) },
-      ...apiErrors({ 400: 'malformed body, invalid name, or invalid policy (problems listed)', ...ADMIN_ERRORS, 409: 'image quota exceeded', 413: 'image too large' }),
+      ...apiErrors({ 400: "malformed body, invalid name, invalid policy, or the image's own tests fail (problems listed)", ...ADMIN_ERRORS, 409: 'image quota exceeded', 413: 'image too large' }),
     },
   },
   {

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { assertPolicyTestsPass } from '../decision';
 import { compilePolicyImage, verifyPolicyImage } from '../policy';
 import type { Logger } from '../observability';
 import type { ControlPlaneClient } from './control-plane-client';
@@ -19,7 +20,7 @@ function activate(raw: unknown): ActivePolicy {
 /**
  * Loads the image persisted by an earlier run, so the edge serves with the control plane
  * down. A damaged or no longer valid file is ignored (and logged): the next discovery
- * replaces it.
+ * replaces it. Its tests are not run again: only an image that passed them is persisted.
  */
 export function loadPersistedPolicy(dataDir: string, logger: Logger): ActivePolicy | undefined {
   try {
@@ -32,9 +33,24 @@ export function loadPersistedPolicy(dataDir: string, logger: Logger): ActivePoli
 }
 
 /**
+ * Runs the tests a freshly compiled image carries (through the real decision path) and
+ * releases it if any fails; throws `PolicyTestsFailedError` naming the failing cases.
+ */
+async function testBeforeSwap(next: ActivePolicy): Promise<void> {
+  try {
+    await assertPolicyTestsPass(next.image, next.compiled);
+  } catch (err) {
+    next.compiled.release();
+    throw err;
+  }
+}
+
+/**
  * One discovery run: a conditional download (`If-None-Match` with the active digest, so
- * an unchanged image costs a 304), then verify, compile, persist and swap. Any failure
- * throws before the swap, so a bad image never replaces the last good one. The image
+ * an unchanged image costs a 304), then verify, compile, run the image's own tests,
+ * persist and swap. Any failure throws before the swap, so a bad image — or one failing
+ * its own tests, even if it got into the registry past the push check — never replaces
+ * the last good one. The image
  * swapped out is released at once (decisions read and evaluate the active policy in one
  * synchronous step, so none is still using it), and Cedar's memory holds one image.
  */
@@ -53,6 +69,7 @@ export async function syncPolicy(deps: {
     next.compiled.release();
     return 'unchanged';
   }
+  await testBeforeSwap(next);
   try {
     writeFileAtomic(join(dataDir, IMAGE_FILE), JSON.stringify(next.image));
   } catch (err) {
