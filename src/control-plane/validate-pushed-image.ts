@@ -4,13 +4,17 @@ import { HttpError } from '../http';
 import {
   PolicyImageError,
   PolicyImageTooLargeError,
+  PolicySignatureError,
   PolicyValidationError,
   compilePolicyImage,
   createPolicyImage,
   parsePolicyTests,
+  signatureSchema,
   validatePolicyImage,
+  verifyImageSignature,
   verifyPolicyImage,
   type PolicyImage,
+  type PublicSigningKey,
 } from '../policy';
 
 /** At most this many problems are listed in a refusal; a generated policy can have thousands. */
@@ -35,11 +39,38 @@ export class InvalidPolicyError extends HttpError {
   }
 }
 
-/** A push body: the folder's files (the server computes the digest) or a complete image. */
+/**
+ * A push body: the folder's files (the server computes the digest) or a complete image,
+ * either with an optional `signature` (a compact JWS over the image digest).
+ */
 export const pushBodySchema = z.union([
-  z.object({ files: z.record(z.string(), z.string()) }).strict(),
-  z.object({ name: z.string(), digest: z.string(), files: z.record(z.string(), z.string()) }).strict(),
+  z.object({ files: z.record(z.string(), z.string()), signature: signatureSchema.optional() }).strict(),
+  z.object({ name: z.string(), digest: z.string(), files: z.record(z.string(), z.string()), signature: signatureSchema.optional() }).strict(),
 ]);
+
+/** A pushed image that passed every check, with the signature to store beside it. */
+export interface AcceptedImage {
+  readonly image: PolicyImage;
+  readonly signature: string | undefined;
+}
+
+/**
+ * When the tenant has registered keys, the image must carry a signature by one of them
+ * over its digest: 400 `signature_required` without one, 400 `invalid_signature` for a
+ * wrong key or another digest. Checked before Cedar sees any of the image's text.
+ */
+async function checkSignature(image: PolicyImage, signature: string | undefined, keys: readonly PublicSigningKey[]): Promise<void> {
+  if (keys.length === 0) return;
+  if (signature === undefined) {
+    throw new HttpError(400, 'signature_required', 'this tenant has registered signing keys: push the image signed (npm run policy -- push --sign <private key file>)');
+  }
+  try {
+    await verifyImageSignature(image.digest, signature, keys);
+  } catch (err) {
+    if (err instanceof PolicySignatureError) throw new HttpError(400, 'invalid_signature', err.message);
+    throw err;
+  }
+}
 
 /**
  * Validates an image against its own Cedar schema and, when it carries tests, compiles
@@ -60,8 +91,9 @@ async function checkImage(image: PolicyImage): Promise<void> {
 }
 
 /**
- * Turns a push body into a verified image named `name`, then compiles it against its
- * own Cedar schema and runs the tests it carries, so nothing invalid or failing its own
+ * Turns a push body into a verified image named `name`, checks its signature against the
+ * tenant's registered `keys` (when it has any), then compiles it against its own Cedar
+ * schema and runs the tests it carries, so nothing unsigned, invalid or failing its own
  * tests ever enters the registry. Text over the nesting limits, or text Cedar itself
  * fails on, is a 400 `invalid_policy` (the engine is replaced, so the next push of any
  * tenant is unaffected); a failing test is a 400 `policy_tests_failed` listing the
@@ -70,11 +102,17 @@ async function checkImage(image: PolicyImage): Promise<void> {
  * Compiling and testing run on the request's thread, bounded by the size and test-case
  * limits (see the README's Limits).
  */
-export async function validatePushedImage(name: string, body: z.infer<typeof pushBodySchema>): Promise<PolicyImage> {
+export async function validatePushedImage(
+  name: string,
+  body: z.infer<typeof pushBodySchema>,
+  keys: readonly PublicSigningKey[],
+): Promise<AcceptedImage> {
   let image: PolicyImage;
   try {
-    image = 'digest' in body ? verifyPolicyImage(body) : verifyPolicyImage(createPolicyImage(name, body.files));
+    const { signature: _signature, ...unsigned } = body;
+    image = 'digest' in unsigned ? verifyPolicyImage(unsigned) : verifyPolicyImage(createPolicyImage(name, unsigned.files));
     if (image.name !== name) throw new PolicyImageError(`image name "${image.name}" does not match the URL's "${name}"`);
+    await checkSignature(image, body.signature, keys);
     await checkImage(image);
   } catch (err) {
     if (err instanceof PolicyImageTooLargeError) throw new HttpError(413, 'payload_too_large', err.message);
@@ -83,5 +121,5 @@ export async function validatePushedImage(name: string, body: z.infer<typeof pus
     if (err instanceof PolicyTestsFailedError) throw new InvalidPolicyError(err.message, err.failures, 'policy_tests_failed');
     throw err;
   }
-  return image;
+  return { image, signature: body.signature };
 }
