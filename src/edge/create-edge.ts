@@ -14,7 +14,7 @@ import { createPeriodicJob } from './periodic-job';
 import { createRelayClient } from './relay-client';
 import type { CommandOutcome } from './relay-client-contract';
 import { createDirectorySync, loadPersistedDirectory } from './sync-directory';
-import { loadPersistedPolicy, syncPolicy, type SyncOutcome } from './sync-policy';
+import { loadPersistedPolicy, syncPolicy, type PinnedKeys, type SyncOutcome } from './sync-policy';
 import { systemTimers, type Timers } from './timers';
 import { createJwtIdentityVerifier } from './verify-identity';
 
@@ -28,6 +28,8 @@ export interface EdgeDeps {
   readonly directorySyncIntervalMs: number;
   readonly fullSyncIntervalMs: number;
   readonly jwt: { readonly issuer: string; readonly jwksUri: string; readonly audience: string; readonly clockToleranceSec?: number };
+  /** Pinned image-signing keys (`EDGE_POLICY_SIGNING_KEYS`): when set, only images signed by one of them are activated. */
+  readonly policySigningKeys?: PinnedKeys;
   readonly logger: Logger;
   readonly version?: string;
   readonly hostname?: string;
@@ -74,7 +76,8 @@ export function createEdge(deps: EdgeDeps): Edge {
       }
     });
   }
-  const discoveryJob = counted('policy', () => syncPolicy({ client, state, dataDir, logger }));
+  const keys = deps.policySigningKeys;
+  const discoveryJob = counted('policy', () => syncPolicy({ client, state, dataDir, logger, keys }));
   const directoryJob = counted('directory', () => directorySync.run());
 
   let relay: ReturnType<typeof createRelayClient> | undefined;
@@ -103,7 +106,7 @@ export function createEdge(deps: EdgeDeps): Edge {
     app,
     instanceId,
     async start() {
-      state.policy ??= loadPersistedPolicy(dataDir, logger);
+      state.policy ??= await loadPersistedPolicy(dataDir, logger, keys);
       state.directory ??= loadPersistedDirectory(dataDir, logger);
       logger.info({ instance_id: instanceId, ...edgeStatus(state) }, 'edge starting');
       relay = createRelayClient({
