@@ -1,19 +1,26 @@
-// Pushes a policy folder to the control plane's registry as an image tagged `latest`,
-// and shows a policy's images (admin API, admin key).
+// Runs a policy folder's own tests locally, pushes a policy folder to the control plane's
+// registry as an image tagged `latest`, and shows a policy's images (admin API, admin key).
 //
+//   npm run policy -- test policies/rbac            # tests/*.json, a table; exit 1 on failure
 //   npm run policy -- push policies/rbac            # name from the manifest or folder
 //   npm run policy -- push ./my-rbac --name rbac
 //   npm run policy -- show rbac
+//   npm run policy -- keygen                        # .data/policy-signing.key.json (0600) + .pub.json
+//   npm run policy -- add-key .data/policy-signing.pub.json
+//   npm run policy -- push policies/rbac --sign .data/policy-signing.key.json
+//   npm run policy -- keys | remove-key <kid>
 //
 // Credentials: OUTPOST_TENANT_ID + OUTPOST_ADMIN_API_KEY, else <data dir>/demo-tenant.json.
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Command } from 'commander';
 import { loadConfig } from '../src/config';
-import { PolicyImageError, createPolicyImage, readPolicyFolder, type PolicyImage } from '../src/policy';
+import { PolicyImageError, createPolicyImage, readPolicyFolder, signImageDigest, type PolicyImage } from '../src/policy';
 import { callTenantApi } from './lib/call-tenant-api';
 import { runScript } from './lib/run-script';
 import { ScriptError } from './lib/script-error';
+import { readPrivateKey, readPublicKeys, writeKeyPair } from './lib/signing-key-files';
 import { loadTenantCredentials } from './lib/tenant-credentials';
+import { testPolicyFolder } from './lib/test-policy-folder';
 
 const credentials = () => {
   const config = loadConfig();
@@ -30,18 +37,51 @@ function readFolder(folder: string, name: string | undefined): PolicyImage {
   }
 }
 
-async function push(folder: string, options: { name?: string }): Promise<void> {
+async function push(folder: string, options: { name?: string; sign?: string }): Promise<void> {
   const image = readFolder(folder, options.name);
+  // Read the key before any network call: a wrong file fails fast and alone.
+  const signature = options.sign === undefined ? undefined : await signImageDigest(image.digest, readPrivateKey(options.sign));
   const creds = credentials();
   const path = `/api/v2/admin/policies/${encodeURIComponent(image.name)}`;
   const res = await callTenantApi<{ name: string; digest: string; tag: string }>(creds, {
     method: 'POST',
     path,
-    body: { files: image.files },
+    body: signature === undefined ? { files: image.files } : { files: image.files, signature },
   });
   const what = res.status === 201 ? 'pushed new image' : 'unchanged (image already stored)';
-  console.log(`${res.body.name}: ${what}\n  digest ${res.body.digest}\n  tag    ${res.body.tag}`);
+  console.log(`${res.body.name}: ${what}${signature === undefined ? '' : ', signed'}\n  digest ${res.body.digest}\n  tag    ${res.body.tag}`);
   console.log('Edges pick it up at their next discovery, or now with: npm run relay-exec -- discovery --connection-id <id>');
+}
+
+async function keygen(options: { out?: string; alg: string }): Promise<void> {
+  if (options.alg !== 'Ed25519' && options.alg !== 'ES256') throw new ScriptError('--alg must be Ed25519 or ES256');
+  const prefix = options.out ?? join(loadConfig().dataDir, 'policy-signing');
+  const files = await writeKeyPair(prefix, options.alg);
+  console.log(`private key ${files.privateFile} (mode 0600: keep it secret)\npublic key  ${files.publicFile}\nkey id      ${files.kid}`);
+  console.log(`Register it: npm run policy -- add-key ${files.publicFile}\nPin it at edges: EDGE_POLICY_SIGNING_KEYS=${files.publicFile}`);
+}
+
+async function addKey(file: string): Promise<void> {
+  const creds = credentials();
+  for (const jwk of readPublicKeys(file)) {
+    const res = await callTenantApi<{ kid: string }>(creds, { method: 'POST', path: '/api/v2/admin/signing-keys', body: { jwk } });
+    console.log(`${res.body.kid}: ${res.status === 201 ? 'registered' : 'already registered'}`);
+  }
+  console.log('From now on the control plane accepts only pushes signed by a registered key (push --sign <private key file>).');
+}
+
+async function listKeys(): Promise<void> {
+  const res = await callTenantApi<{ keys: { kid: string; jwk: { crv: string }; created_at: string }[] }>(credentials(), {
+    method: 'GET',
+    path: '/api/v2/admin/signing-keys',
+  });
+  if (res.body.keys.length === 0) console.log('no signing keys: pushes need no signature');
+  for (const key of res.body.keys) console.log(`${key.kid}  ${key.jwk.crv}  ${key.created_at}`);
+}
+
+async function removeKey(kid: string): Promise<void> {
+  await callTenantApi(credentials(), { method: 'DELETE', path: `/api/v2/admin/signing-keys/${encodeURIComponent(kid)}` });
+  console.log(`${kid}: removed`);
 }
 
 async function show(name: string): Promise<void> {
@@ -55,18 +95,44 @@ async function show(name: string): Promise<void> {
   }
 }
 
-const program = new Command().name('policy').description('push and inspect policy images in the control plane registry');
+const program = new Command().name('policy').description('test policy folders, push and inspect policy images in the control plane registry');
+program
+  .command('test')
+  .description("run a policy folder's tests (tests/*.json) through the edge's decision path and print a table")
+  .argument('<folder>', 'policy folder (manifest.json, schema.cedarschema, *.cedar, tests/*.json)')
+  .action((folder: string) => runScript('policy test', () => testPolicyFolder(folder)));
 program
   .command('push')
   .description('validate a policy folder at the control plane and store it as an image tagged latest')
-  .argument('<folder>', 'policy folder (manifest.json, schema.cedarschema, *.cedar)')
+  .argument('<folder>', 'policy folder (manifest.json, schema.cedarschema, *.cedar, tests/*.json)')
   .option('--name <name>', 'policy name (default: the manifest name, else the folder name)')
-  .action((folder: string, options: { name?: string }) => runScript('policy push', () => push(folder, options)));
+  .option('--sign <private key file>', 'sign the image digest with this key (written by keygen)')
+  .action((folder: string, options: { name?: string; sign?: string }) => runScript('policy push', () => push(folder, options)));
 program
   .command('show')
   .description("list a policy's images and which one is latest")
   .argument('<name>', 'policy name')
   .action((name: string) => runScript('policy show', () => show(name)));
+program
+  .command('keygen')
+  .description('write a new image-signing key pair: <out>.key.json (private, 0600) and <out>.pub.json (public key set)')
+  .option('--out <prefix>', 'file name prefix (default: <data dir>/policy-signing)')
+  .option('--alg <algorithm>', 'Ed25519 or ES256', 'Ed25519')
+  .action((options: { out?: string; alg: string }) => runScript('policy keygen', () => keygen(options)));
+program
+  .command('add-key')
+  .description("register the public keys of a key set file with the tenant; from then on pushes must be signed")
+  .argument('<public key file>', 'a .pub.json file written by keygen')
+  .action((file: string) => runScript('policy add-key', () => addKey(file)));
+program
+  .command('keys')
+  .description("list the tenant's registered signing keys")
+  .action(() => runScript('policy keys', () => listKeys()));
+program
+  .command('remove-key')
+  .description('remove a registered signing key (removing the last one lifts the signing requirement)')
+  .argument('<kid>', 'key id, as add-key or keys print it')
+  .action((kid: string) => runScript('policy remove-key', () => removeKey(kid)));
 program.parseAsync().catch((err: unknown) => {
   console.error(err);
   process.exitCode = 1;

@@ -4,6 +4,7 @@ import type { RequestHandler } from 'express';
 import { packageVersion, readDemoTenantFile, type Config } from '../config';
 import { loadDirectorySeed, type DirectoryData } from '../directory';
 import { createEdgeAuthorizer, openEmbeddedAuthorizer, openLocalAuthorizer, type Authorizer } from '../authorizer';
+import { loadPinnedSigningKeys } from '../edge';
 import { requireAccessToken } from '../middleware';
 import type { Logger } from '../observability';
 
@@ -51,7 +52,8 @@ export interface AppAuthorizer {
 
 /**
  * The configured authorizer for one app. `embedded` (the default) runs an edge inside
- * the app on its own connection, data in `<dataDir>/embedded/<app>`; `edge` asks the
+ * the app on its own connection, data in `<dataDir>/embedded/<app>`, verifying image
+ * signatures when `EDGE_POLICY_SIGNING_KEYS` pins keys; `edge` asks the
  * sidecar over HTTP — it serves the `rbac` image, so the todo app keeps its embedded
  * edge then; `local` evaluates `policies/<name>` against the seed directory.
  */
@@ -71,6 +73,8 @@ export async function openAppAuthorizer(config: Config, app: SampleApp, logger: 
     directorySyncIntervalMs: config.edge.directorySyncInterval * 1000,
     fullSyncIntervalMs: config.edge.fullSyncInterval * 1000,
     freshnessWaitMs: config.edge.freshnessWait * 1000,
+    // Pinned image-signing keys apply to embedded edges exactly as to the sidecar.
+    ...(config.edge.policySigningKeysFile === undefined ? {} : { policySigningKeys: loadPinnedSigningKeys(config.edge.policySigningKeysFile) }),
     hostname: `${app}-app@${osHostname()}`,
     version: packageVersion(config.projectRoot),
     logger,

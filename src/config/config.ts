@@ -121,6 +121,8 @@ function toConfig(e: Env, projectRoot: string) {
       /** Connection credentials; when absent the edge reads `<dataDir>/demo-tenant.json`. */
       connectionId: e.EDGE_CONNECTION_ID,
       connectionSecret: e.EDGE_CONNECTION_SECRET,
+      /** File of pinned image-signing public keys; undefined when images are not verified. */
+      policySigningKeysFile: e.EDGE_POLICY_SIGNING_KEYS === undefined ? undefined : resolve(projectRoot, e.EDGE_POLICY_SIGNING_KEYS),
     },
     tenantCredentials: {
       tenantId: e.OUTPOST_TENANT_ID,

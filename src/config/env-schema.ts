@@ -76,6 +76,11 @@ export const ENV_GROUPS = {
     FRESHNESS_WAIT: v(seconds.default(2), 'longest a decision waits for the sync its `min_*` fields ask for, then 503 (s)'),
     EDGE_CONNECTION_ID: v(text.optional(), 'edge connection id', 'from demo-tenant.json'),
     EDGE_CONNECTION_SECRET: v(text.optional(), 'edge connection secret', 'from demo-tenant.json'),
+    EDGE_POLICY_SIGNING_KEYS: v(
+      text.optional(),
+      'file of trusted public keys (`{"keys": [JWK, …]}`, Ed25519 or P-256); when set, the edge activates only images signed by one of them',
+      'unset: images are not verified',
+    ),
   },
   'Tenant credentials for the scripts': {
     OUTPOST_TENANT_ID: v(text.optional(), 'tenant id for relay-exec, find-instance, policy, directory, demo', 'from demo-tenant.json'),

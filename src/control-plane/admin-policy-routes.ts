@@ -17,11 +17,12 @@ import { pushBodySchema, validatePushedImage } from './validate-pushed-image';
 export function adminPolicyRoutes(store: ControlPlaneStore): Router {
   const router = Router();
 
-  router.post('/:name', (req, res) => {
+  router.post('/:name', async (req, res) => {
     const tenantId = authenticatedTenant(res.locals);
     const name = parseParam(req.params.name, POLICY_NAME_PATTERN, 'policy name');
-    const image = validatePushedImage(name, parseBody(pushBodySchema, req.body));
-    const pushed = store.images.push(tenantId, image);
+    const keys = store.signingKeys.list(tenantId).map((k) => k.jwk);
+    const { image, signature } = await validatePushedImage(name, parseBody(pushBodySchema, req.body), keys);
+    const pushed = store.images.push(tenantId, image, signature);
     if (pushed.quotaExceeded) {
       throw new HttpError(409, 'quota_exceeded', `this tenant already stores ${MAX_IMAGES_PER_TENANT} tagged policy images`);
     }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { directoryChangeSchema, directoryDataSchema } from '../directory';
 import { apiErrors, buildOpenApiDocument, type ApiRoute } from '../http';
 import { RELAY_ROUTES } from '../relay';
+import { addSigningKeyBodySchema, signingKeyShape } from './admin-signing-key-routes';
 import { pushBodySchema } from './validate-pushed-image';
 
 const ADMIN = '/api/v2/admin';
@@ -10,7 +11,7 @@ const EDGE_ERRORS = { 401: 'missing or wrong edge connection credentials' };
 
 const revision = z.strictObject({ revision: z.number().int() });
 const directoryWithRevision = directoryDataSchema.extend({ revision: z.number().int().min(0) });
-const policyImage = z.object({ name: z.string(), digest: z.string(), files: z.record(z.string(), z.string()) });
+const policyImage = z.object({ name: z.string(), digest: z.string(), files: z.record(z.string(), z.string()), signature: z.string().optional() });
 
 /** One directory change route: `{revision}` on success, the documented 4xx otherwise. */
 function directoryChange(method: 'put' | 'delete', path: string, summary: string): ApiRoute {
@@ -33,7 +34,12 @@ export const CONTROL_PLANE_ROUTES: readonly ApiRoute[] = [
     responses: {
       201: { description: 'stored and tagged', schema: z.strictObject({ name: z.string(), digest: z.string(), tag: z.string() }) },
       200: { description: 'already stored; tagged latest again', schema: z.strictObject({ name: z.string(), digest: z.string(), tag: z.string() }) },
-      ...apiErrors({ 400: 'malformed body, invalid name, or invalid policy (problems listed)', ...ADMIN_ERRORS, 409: 'image quota exceeded', 413: 'image too large' }),
+      ...apiErrors({
+        400: "malformed body, invalid name, invalid policy, the image's own tests fail (problems listed), or a missing or invalid signature",
+        ...ADMIN_ERRORS,
+        409: 'image quota exceeded',
+        413: 'image too large',
+      }),
     },
   },
   {
@@ -47,6 +53,29 @@ export const CONTROL_PLANE_ROUTES: readonly ApiRoute[] = [
       },
       ...apiErrors({ 400: 'invalid policy name', ...ADMIN_ERRORS, 404: 'no such policy' }),
     },
+  },
+  {
+    method: 'post',
+    path: `${ADMIN}/signing-keys`,
+    summary: 'Register a public key (Ed25519 or P-256 JWK); from then on pushes must be signed',
+    requestBody: { content: { 'application/json': addSigningKeyBodySchema } },
+    responses: {
+      201: { description: 'registered', schema: z.strictObject({ kid: z.string() }) },
+      200: { description: 'already registered', schema: z.strictObject({ kid: z.string() }) },
+      ...apiErrors({ 400: 'not a public Ed25519 or P-256 JWK', ...ADMIN_ERRORS, 409: 'key quota exceeded' }),
+    },
+  },
+  {
+    method: 'get',
+    path: `${ADMIN}/signing-keys`,
+    summary: "The tenant's registered signing keys",
+    responses: { 200: { description: 'the keys', schema: z.strictObject({ keys: z.array(signingKeyShape) }) }, ...apiErrors(ADMIN_ERRORS) },
+  },
+  {
+    method: 'delete',
+    path: `${ADMIN}/signing-keys/{kid}`,
+    summary: 'Remove a signing key',
+    responses: { 204: { description: 'removed' }, ...apiErrors({ 400: 'invalid key id', ...ADMIN_ERRORS, 404: 'no such key' }) },
   },
   {
     method: 'get',

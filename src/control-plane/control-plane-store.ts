@@ -3,6 +3,7 @@ import { preparePrivateDatabase } from '../files';
 import { createDirectoryRepository, type DirectoryRepository } from './directory-repository';
 import { migrateSchema } from './migrate-schema';
 import { createPolicyImageRepository, type PolicyImageRepository } from './policy-image-repository';
+import { createSigningKeyRepository, type SigningKeyRepository } from './signing-key-repository';
 import { createTenantRepository, type EdgeConnection, type TenantKeyKind, type TenantRepository } from './tenant-repository';
 
 /** Change-log entries kept per tenant; an edge further behind does a full resync. */
@@ -26,7 +27,8 @@ export const SERVER_BUSY_TIMEOUT_MS = 250;
 
 /**
  * The control plane's persistent state in one SQLite file: tenants and their keys, edge
- * connections, the policy registry and each tenant's central directory. Secrets are only
+ * connections, the policy registry (with image signatures and signing keys) and each
+ * tenant's central directory. Secrets are only
  * stored as SHA-256 hashes.
  */
 export interface ControlPlaneStore {
@@ -34,6 +36,8 @@ export interface ControlPlaneStore {
   readonly db: Database.Database;
   readonly tenants: TenantRepository;
   readonly images: PolicyImageRepository;
+  /** Each tenant's registered image-signing public keys. */
+  readonly signingKeys: SigningKeyRepository;
   readonly directory: DirectoryRepository;
   /** Constant-time; false for an unknown tenant. */
   verifyTenantKey(tenantId: string, kind: TenantKeyKind, key: string): boolean;
@@ -68,6 +72,7 @@ export function openControlPlaneStore(file: string, options: ControlPlaneStoreOp
     db,
     tenants,
     images: createPolicyImageRepository(db, now),
+    signingKeys: createSigningKeyRepository(db, now),
     directory: createDirectoryRepository(db, options.changeLogLimit ?? DEFAULT_CHANGE_LOG_LIMIT),
     verifyTenantKey: (tenantId, kind, key) => tenants.verifyKey(tenantId, kind, key),
     verifyConnection: (connectionId, secret) => tenants.verifyConnection(connectionId, secret),

@@ -5,6 +5,7 @@ import type { Logger } from '../observability';
 import { POLICY_IMAGE_LIMITS } from '../policy';
 import { adminDirectoryRoutes } from './admin-directory-routes';
 import { adminPolicyRoutes } from './admin-policy-routes';
+import { adminSigningKeyRoutes } from './admin-signing-key-routes';
 import type { ControlPlaneStore } from './control-plane-store';
 import { edgeRoutes } from './edge-routes';
 import { requireConnection } from './require-connection';
@@ -25,8 +26,8 @@ export interface ControlPlaneAppDeps {
 }
 
 /**
- * The control plane's HTTP app: `GET /healthz`, the admin API (policy registry and
- * central directory, admin key), the edge download API (connection credentials), then
+ * The control plane's HTTP app: `GET /healthz`, the admin API (policy registry, image
+ * signing keys and central directory, admin key), the edge download API (connection credentials), then
  * any extra routers. Starts nothing; the relay attaches its WebSocket to the server
  * the caller creates.
  */
@@ -45,6 +46,7 @@ export function createControlPlaneApp(deps: ControlPlaneAppDeps): Express {
   const admin = requireTenantKey(deps.store, 'admin');
   app.use('/api/v2/admin/policies', admin, express.json({ limit: BODY_LIMITS.policyImage }), adminPolicyRoutes(deps.store));
   app.use('/api/v2/admin/directory', admin, express.json({ limit: BODY_LIMITS.other }), adminDirectoryRoutes(deps.store));
+  app.use('/api/v2/admin/signing-keys', admin, express.json({ limit: BODY_LIMITS.other }), adminSigningKeyRoutes(deps.store));
   app.use('/api/v2/edge', requireConnection(deps.store), edgeRoutes(deps.store));
 
   for (const router of deps.routers ?? []) app.use(router);

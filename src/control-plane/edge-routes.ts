@@ -32,9 +32,12 @@ export function edgeRoutes(store: ControlPlaneStore): Router {
       return;
     }
     // Read again with the body: a push in between moves the tag, and the ETag must match what is sent.
-    const image = store.images.tagged(tenantId, policyName);
-    if (!image) throw new NotFoundError(`no image for policy ${policyName}`, 'no_image');
-    res.set('ETag', `"${image.digest}"`).json(image);
+    const stored = store.images.tagged(tenantId, policyName);
+    if (!stored) throw new NotFoundError(`no image for policy ${policyName}`, 'no_image');
+    // The signature travels with the image; the edge decides, from its own configuration,
+    // whether it must verify it.
+    const { image, signature } = stored;
+    res.set('ETag', `"${image.digest}"`).json(signature === undefined ? image : { ...image, signature });
   });
 
   router.get('/directory', (req, res) => {

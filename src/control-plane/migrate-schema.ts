@@ -51,6 +51,25 @@ const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (tenant_id, rev)
   );
   `,
+  // 2: signed images. A tenant's registered public keys (JWK, id = RFC 7638 thumbprint),
+  // and one signature per stored image; it goes when its image is dropped.
+  `
+  CREATE TABLE signing_keys (
+    tenant_id  TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+    kid        TEXT NOT NULL,
+    jwk        TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (tenant_id, kid)
+  );
+  CREATE TABLE policy_signatures (
+    tenant_id TEXT NOT NULL,
+    name      TEXT NOT NULL,
+    digest    TEXT NOT NULL,
+    signature TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, name, digest),
+    FOREIGN KEY (tenant_id, name, digest) REFERENCES policy_images(tenant_id, name, digest) ON DELETE CASCADE
+  );
+  `,
 ];
 
 /** Brings the database up to the newest schema version inside one transaction. */

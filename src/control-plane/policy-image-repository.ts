@@ -17,6 +17,12 @@ export interface PolicyImageVersion {
  */
 export const MAX_IMAGES_PER_TENANT = 50;
 
+/** A stored image with the signature pushed with it (a JWS over its digest), if any. */
+export interface SignedPolicyImage {
+  readonly image: PolicyImage;
+  readonly signature: string | undefined;
+}
+
 /**
  * What a push did: `created` is false when the same content was already stored;
  * `quotaExceeded` when nothing was stored because every image slot is tagged.
@@ -33,11 +39,12 @@ export type PushResult =
 export interface PolicyImageRepository {
   /**
    * Stores an already validated image (idempotent) and points `latest` at it, atomically,
-   * within {@link MAX_IMAGES_PER_TENANT}.
+   * within {@link MAX_IMAGES_PER_TENANT}. A signature, when given, is kept with the image
+   * (replacing an earlier one); a push without one leaves a stored signature in place.
    */
-  push(tenantId: string, image: PolicyImage): PushResult;
-  /** The image a tag points at, or undefined. */
-  tagged(tenantId: string, name: string, tag?: string): PolicyImage | undefined;
+  push(tenantId: string, image: PolicyImage, signature?: string): PushResult;
+  /** The image a tag points at, with its signature when it has one, or undefined. */
+  tagged(tenantId: string, name: string, tag?: string): SignedPolicyImage | undefined;
   /** The digest a tag points at (cheap; no body), for conditional requests. */
   taggedDigest(tenantId: string, name: string, tag?: string): string | undefined;
   versions(tenantId: string, name: string): PolicyImageVersion[];
@@ -55,13 +62,17 @@ export function createPolicyImageRepository(db: Database, now: () => number): Po
   const selectDigest = db
     .prepare('SELECT digest FROM policy_tags WHERE tenant_id = ? AND name = ? AND tag = ?')
     .pluck();
-  const selectTagged = db
-    .prepare(
-      `SELECT i.body FROM policy_tags t JOIN policy_images i
-         ON i.tenant_id = t.tenant_id AND i.name = t.name AND i.digest = t.digest
-       WHERE t.tenant_id = ? AND t.name = ? AND t.tag = ?`,
-    )
-    .pluck();
+  const selectTagged = db.prepare(
+    `SELECT i.body, s.signature FROM policy_tags t JOIN policy_images i
+       ON i.tenant_id = t.tenant_id AND i.name = t.name AND i.digest = t.digest
+     LEFT JOIN policy_signatures s
+       ON s.tenant_id = t.tenant_id AND s.name = t.name AND s.digest = t.digest
+     WHERE t.tenant_id = ? AND t.name = ? AND t.tag = ?`,
+  );
+  const upsertSignature = db.prepare(
+    `INSERT INTO policy_signatures (tenant_id, name, digest, signature) VALUES (?, ?, ?, ?)
+     ON CONFLICT (tenant_id, name, digest) DO UPDATE SET signature = excluded.signature`,
+  );
   const selectVersions = db.prepare(
     'SELECT digest, created_at FROM policy_images WHERE tenant_id = ? AND name = ? ORDER BY created_at DESC, rowid DESC',
   );
@@ -84,19 +95,20 @@ export function createPolicyImageRepository(db: Database, now: () => number): Po
     return true;
   }
 
-  const push = db.transaction((tenantId: string, image: PolicyImage): PushResult => {
+  const push = db.transaction((tenantId: string, image: PolicyImage, signature: string | undefined): PushResult => {
     const isNew = selectStored.get(tenantId, image.name, image.digest) === undefined;
     if (isNew && !makeRoom(tenantId)) return { digest: image.digest, created: false, quotaExceeded: true };
     const inserted = insertImage.run(tenantId, image.name, image.digest, JSON.stringify(image), now());
+    if (signature !== undefined) upsertSignature.run(tenantId, image.name, image.digest, signature);
     upsertTag.run(tenantId, image.name, LATEST_TAG, image.digest);
     return { digest: image.digest, created: inserted.changes === 1 };
   });
 
   return {
-    push: (tenantId, image) => push.immediate(tenantId, image),
+    push: (tenantId, image, signature) => push.immediate(tenantId, image, signature),
     tagged(tenantId, name, tag = LATEST_TAG) {
-      const body = selectTagged.get(tenantId, name, tag) as string | undefined;
-      return body === undefined ? undefined : (JSON.parse(body) as PolicyImage);
+      const row = selectTagged.get(tenantId, name, tag) as { body: string; signature: string | null } | undefined;
+      return row === undefined ? undefined : { image: JSON.parse(row.body) as PolicyImage, signature: row.signature ?? undefined };
     },
     taggedDigest: (tenantId, name, tag = LATEST_TAG) => selectDigest.get(tenantId, name, tag) as string | undefined,
     versions: (tenantId, name) =>

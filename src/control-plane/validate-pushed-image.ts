@@ -1,26 +1,36 @@
 import { z } from 'zod';
+import { assertPolicyTestsPass, PolicyTestsFailedError } from '../decision';
 import { HttpError } from '../http';
 import {
   PolicyImageError,
   PolicyImageTooLargeError,
+  PolicySignatureError,
   PolicyValidationError,
+  compilePolicyImage,
   createPolicyImage,
+  parsePolicyTests,
+  signatureSchema,
   validatePolicyImage,
+  verifyImageSignature,
   verifyPolicyImage,
   type PolicyImage,
+  type PublicSigningKey,
 } from '../policy';
 
 /** At most this many problems are listed in a refusal; a generated policy can have thousands. */
 export const MAX_LISTED_PROBLEMS = 20;
 
-/** 400 for a pushed image that is malformed or fails Cedar validation; lists the first problems. */
+/**
+ * 400 for a pushed image that is malformed or fails Cedar validation (`invalid_policy`),
+ * or whose own tests fail (`policy_tests_failed`); lists the first problems.
+ */
 export class InvalidPolicyError extends HttpError {
   readonly problems: readonly string[];
 
-  constructor(message: string, problems: readonly string[]) {
+  constructor(message: string, problems: readonly string[], code = 'invalid_policy') {
     const listed = problems.slice(0, MAX_LISTED_PROBLEMS);
     const more = problems.length - listed.length;
-    super(400, 'invalid_policy', more > 0 ? `${message.split('\n')[0]} (${problems.length} problems, first ${listed.length} listed)` : message);
+    super(400, code, more > 0 ? `${message.split('\n')[0]} (${problems.length} problems, first ${listed.length} listed)` : message);
     this.problems = listed;
   }
 
@@ -29,32 +39,87 @@ export class InvalidPolicyError extends HttpError {
   }
 }
 
-/** A push body: the folder's files (the server computes the digest) or a complete image. */
+/**
+ * A push body: the folder's files (the server computes the digest) or a complete image,
+ * either with an optional `signature` (a compact JWS over the image digest).
+ */
 export const pushBodySchema = z.union([
-  z.object({ files: z.record(z.string(), z.string()) }).strict(),
-  z.object({ name: z.string(), digest: z.string(), files: z.record(z.string(), z.string()) }).strict(),
+  z.object({ files: z.record(z.string(), z.string()), signature: signatureSchema.optional() }).strict(),
+  z.object({ name: z.string(), digest: z.string(), files: z.record(z.string(), z.string()), signature: signatureSchema.optional() }).strict(),
 ]);
 
+/** A pushed image that passed every check, with the signature to store beside it. */
+export interface AcceptedImage {
+  readonly image: PolicyImage;
+  readonly signature: string | undefined;
+}
+
 /**
- * Turns a push body into a verified image named `name`, then compiles it against its
- * own Cedar schema so nothing invalid ever enters the registry. Text over the nesting
- * limits, or text Cedar itself fails on, is a 400 `invalid_policy` (the engine is
- * replaced, so the next push of any tenant is unaffected); an image over the size
- * limits is a 413. Nothing is pre-parsed: the registry only
- * stores; edges compile for themselves. Compiling runs on the request's thread, bounded by
- * the size limits (see the README's Limits).
+ * When the tenant has registered keys, the image must carry a signature by one of them
+ * over its digest: 400 `signature_required` without one, 400 `invalid_signature` for a
+ * wrong key or another digest. Checked before Cedar sees any of the image's text.
  */
-export function validatePushedImage(name: string, body: z.infer<typeof pushBodySchema>): PolicyImage {
+async function checkSignature(image: PolicyImage, signature: string | undefined, keys: readonly PublicSigningKey[]): Promise<void> {
+  if (keys.length === 0) return;
+  if (signature === undefined) {
+    throw new HttpError(400, 'signature_required', 'this tenant has registered signing keys: push the image signed (npm run policy -- push --sign <private key file>)');
+  }
+  try {
+    await verifyImageSignature(image.digest, signature, keys);
+  } catch (err) {
+    if (err instanceof PolicySignatureError) throw new HttpError(400, 'invalid_signature', err.message);
+    throw err;
+  }
+}
+
+/**
+ * Validates an image against its own Cedar schema and, when it carries tests, compiles
+ * it and runs them through the real decision path (the pre-parsed copy is released at
+ * once). Throws the policy layer's errors or {@link PolicyTestsFailedError}.
+ */
+async function checkImage(image: PolicyImage): Promise<void> {
+  if (parsePolicyTests(image.files).length === 0) {
+    validatePolicyImage(image);
+    return;
+  }
+  const compiled = compilePolicyImage(image);
+  try {
+    await assertPolicyTestsPass(image, compiled);
+  } finally {
+    compiled.release();
+  }
+}
+
+/**
+ * Turns a push body into a verified image named `name`, checks its signature against the
+ * tenant's registered `keys` (when it has any), then compiles it against its own Cedar
+ * schema and runs the tests it carries, so nothing unsigned, invalid or failing its own
+ * tests ever enters the registry. Text over the nesting limits, or text Cedar itself
+ * fails on, is a 400 `invalid_policy` (the engine is replaced, so the next push of any
+ * tenant is unaffected); a failing test is a 400 `policy_tests_failed` listing the
+ * failing cases; an image over the size limits is a 413. An image without tests is
+ * only validated, never pre-parsed: the registry stores; edges compile for themselves.
+ * Compiling and testing run on the request's thread, bounded by the size and test-case
+ * limits (see the README's Limits).
+ */
+export async function validatePushedImage(
+  name: string,
+  body: z.infer<typeof pushBodySchema>,
+  keys: readonly PublicSigningKey[],
+): Promise<AcceptedImage> {
   let image: PolicyImage;
   try {
-    image = 'digest' in body ? verifyPolicyImage(body) : verifyPolicyImage(createPolicyImage(name, body.files));
+    const { signature: _signature, ...unsigned } = body;
+    image = 'digest' in unsigned ? verifyPolicyImage(unsigned) : verifyPolicyImage(createPolicyImage(name, unsigned.files));
     if (image.name !== name) throw new PolicyImageError(`image name "${image.name}" does not match the URL's "${name}"`);
-    validatePolicyImage(image);
+    await checkSignature(image, body.signature, keys);
+    await checkImage(image);
   } catch (err) {
     if (err instanceof PolicyImageTooLargeError) throw new HttpError(413, 'payload_too_large', err.message);
     if (err instanceof PolicyValidationError) throw new InvalidPolicyError(err.message, err.problems);
     if (err instanceof PolicyImageError) throw new InvalidPolicyError(err.message, [err.message]);
+    if (err instanceof PolicyTestsFailedError) throw new InvalidPolicyError(err.message, err.failures, 'policy_tests_failed');
     throw err;
   }
-  return image;
+  return { image, signature: body.signature };
 }

@@ -13,7 +13,7 @@ import { createPeriodicJob } from './periodic-job';
 import { createRelayClient } from './relay-client';
 import type { CommandOutcome } from './relay-client-contract';
 import { createDirectorySync, loadPersistedDirectory } from './sync-directory';
-import { loadPersistedPolicy, syncPolicy, type SyncOutcome } from './sync-policy';
+import { loadPersistedPolicy, syncPolicy, type PinnedKeys, type SyncOutcome } from './sync-policy';
 import { systemTimers, type Timers } from './timers';
 
 /** Everything an edge's runtime needs; the optional trailing fields exist for tests and embedding. */
@@ -26,6 +26,8 @@ export interface EdgeRuntimeDeps {
   readonly directorySyncIntervalMs: number;
   readonly fullSyncIntervalMs: number;
   readonly logger: Logger;
+  /** Pinned image-signing keys (`EDGE_POLICY_SIGNING_KEYS`): when set, only images signed by one of them are activated. */
+  readonly policySigningKeys?: PinnedKeys;
   /** Longest a decision waits for a sync it asked for with `min_*` (default 2,000 ms). */
   readonly freshnessWaitMs?: number;
   /** Decision cache entries (default 10,000; 0 disables it). */
@@ -88,7 +90,8 @@ export function createEdgeRuntime(deps: EdgeRuntimeDeps): EdgeRuntime {
       }
     });
   }
-  const discoveryJob = counted('policy', () => syncPolicy({ client, state, dataDir, logger }));
+  const keys = deps.policySigningKeys;
+  const discoveryJob = counted('policy', () => syncPolicy({ client, state, dataDir, logger, keys }));
   const directoryJob = counted('directory', () => directorySync.run());
 
   let relay: ReturnType<typeof createRelayClient> | undefined;
@@ -132,7 +135,7 @@ export function createEdgeRuntime(deps: EdgeRuntimeDeps): EdgeRuntime {
     metrics,
     freshness,
     async start() {
-      state.policy ??= loadPersistedPolicy(dataDir, logger);
+      state.policy ??= await loadPersistedPolicy(dataDir, logger, keys);
       state.directory ??= loadPersistedDirectory(dataDir, logger);
       logger.info({ instance_id: instanceId, ...edgeStatus(state) }, 'edge starting');
       relay = createRelayClient({

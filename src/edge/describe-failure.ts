@@ -1,3 +1,4 @@
+import { PolicyTestsFailedError } from '../decision';
 import { CedarEngineError, PolicyImageError, PolicyValidationError } from '../policy';
 import type { Logger } from '../observability';
 import { ControlPlaneError } from './control-plane-client';
@@ -12,6 +13,9 @@ export function describeFailure(err: unknown, logger: Logger): { code: string; m
   // replaced) are refusals of the image too: the last good image stays active.
   if (err instanceof PolicyImageError || err instanceof PolicyValidationError || err instanceof CedarEngineError) {
     return { code: 'invalid_image', message: `policy image refused, last good image kept: ${err.message}` };
+  }
+  if (err instanceof PolicyTestsFailedError) {
+    return { code: 'policy_tests_failed', message: `policy image refused, last good image kept: ${err.message}` };
   }
   if (err instanceof ControlPlaneError) return { code: err.code, message: err.message };
   logger.error({ err }, 'sync failed');

@@ -10,3 +10,4 @@ export type { Timers } from './timers';
 export { startEdgeFromConfig } from './start-edge';
 export { createDecisionRoutes } from './edge-app';
 export type { DecisionRoute, DecisionInput, DecisionReply } from './decision-support';
+export { loadPinnedSigningKeys } from './pinned-signing-keys';

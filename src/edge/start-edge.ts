@@ -4,6 +4,7 @@ import { readDemoTenantFile, type Config, type DemoTenant } from '../config';
 import { close, listen } from '../http';
 import type { Logger } from '../observability';
 import { createEdge, type Edge } from './create-edge';
+import { loadPinnedSigningKeys } from './pinned-signing-keys';
 
 /**
  * The edge's connection credentials: `EDGE_CONNECTION_ID`/`EDGE_CONNECTION_SECRET`, or
@@ -22,7 +23,8 @@ export function edgeCredentials(config: Config): { connectionId: string; connect
 }
 
 /**
- * Builds an edge from the configuration (data in `<dataDir>/edge`), listens on `EDGE_PORT`
+ * Builds an edge from the configuration (data in `<dataDir>/edge`, pinned signing keys from
+ * `EDGE_POLICY_SIGNING_KEYS` when set), listens on `EDGE_PORT`
  * and only then starts it. The order matters: a second edge started on the same data
  * directory has the same instance id, and once it dialled the relay it would replace the
  * live edge's session; binding the port first makes it fail (EADDRINUSE) before that.
@@ -33,6 +35,7 @@ export async function startEdgeFromConfig(
   logger: Logger,
   options: { version?: string } = {},
 ): Promise<{ edge: Edge; server: Server; stop(): Promise<void> }> {
+  const keysFile = config.edge.policySigningKeysFile;
   const edge = createEdge({
     relayUrl: config.controlPlane.url,
     ...edgeCredentials(config),
@@ -48,6 +51,7 @@ export async function startEdgeFromConfig(
       clockToleranceSec: config.apps.clockTolerance,
     },
     publicUrl: config.edge.url,
+    ...(keysFile === undefined ? {} : { policySigningKeys: loadPinnedSigningKeys(keysFile) }),
     logger,
     ...(options.version ? { version: options.version } : {}),
   });

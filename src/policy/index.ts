@@ -15,3 +15,18 @@ export {
   PolicyEvaluationError,
 } from './policy-errors';
 export type { EntityJson as CedarEntity, CedarValueJson } from '@cedar-policy/cedar-wasm/nodejs';
+export { parsePolicyTests, POLICY_TEST_LIMITS } from './policy-tests';
+export type { PolicyTestCase, PolicyTestSuite } from './policy-tests';
+export {
+  signImageDigest,
+  verifyImageSignature,
+  signingKeyId,
+  publicPart,
+  publicSigningKeySchema,
+  privateSigningKeySchema,
+  signingKeySetSchema,
+  signatureSchema,
+  PolicySignatureError,
+  SIGNING_KEY_LIMITS,
+} from './image-signature';
+export type { PublicSigningKey, PrivateSigningKey } from './image-signature';

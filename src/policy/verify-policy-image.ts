@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { POLICY_NAME_PATTERN, POLICY_NAME_RULE } from '../decision-protocol';
 import { PolicyImageError, PolicyImageTooLargeError } from './policy-errors';
 import { MANIFEST_FILE, POLICY_EXTENSION, SCHEMA_FILE, computeImageDigest, createPolicyImage, type PolicyImage } from './policy-image';
+import { isPolicyTestPath, parsePolicyTests } from './policy-tests';
 
 /**
  * Limits on an image from outside the process. Cedar parses and validates roughly
@@ -47,9 +48,9 @@ export function parseManifest(text: string): PolicyManifest {
   return parsed.data;
 }
 
-/** True for the paths an image may hold: the manifest, the schema and `*.cedar` files. */
+/** True for the paths an image may hold: the manifest, the schema, `*.cedar` files and `tests/*.json`. */
 export function isPolicyImagePath(path: string): boolean {
-  return path === MANIFEST_FILE || path === SCHEMA_FILE || path.endsWith(POLICY_EXTENSION);
+  return path === MANIFEST_FILE || path === SCHEMA_FILE || path.endsWith(POLICY_EXTENSION) || isPolicyTestPath(path);
 }
 
 function checkPath(path: string): void {
@@ -58,14 +59,15 @@ function checkPath(path: string): void {
     throw new PolicyImageError(`file path ${shown} is not a safe relative path`);
   }
   if (!isPolicyImagePath(path)) {
-    throw new PolicyImageError(`file ${shown} is not allowed (only ${MANIFEST_FILE}, ${SCHEMA_FILE}, *${POLICY_EXTENSION})`);
+    throw new PolicyImageError(`file ${shown} is not allowed (only ${MANIFEST_FILE}, ${SCHEMA_FILE}, *${POLICY_EXTENSION}, tests/*.json)`);
   }
 }
 
 /**
  * Checks an image received from outside (registry push, edge download, disk cache):
- * shape, name, file count, paths (relative, no `..`), sizes, required files, manifest,
- * and finally that the digest matches the content. Returns a frozen copy; throws
+ * shape, name, file count, paths (relative, no `..`), sizes (test files count too),
+ * required files, manifest, test files (shape and case count), and finally that the
+ * digest matches the content. Returns a frozen copy; throws
  * {@link PolicyImageError} with a clear message otherwise. Cedar checks come later,
  * in `compilePolicyImage`.
  */
@@ -97,6 +99,7 @@ export function verifyPolicyImage(input: unknown): PolicyImage {
   if (manifest.name !== undefined && manifest.name !== name) {
     throw new PolicyImageError(`image name "${name}" does not match ${MANIFEST_FILE} name "${manifest.name}"`);
   }
+  parsePolicyTests(files);
   const expected = computeImageDigest(name, files);
   // Digests are public, but comparing them in constant time costs nothing.
   if (!timingSafeEqual(Buffer.from(expected), Buffer.from(digest))) {

@@ -56,6 +56,34 @@ describe('admin policy API', () => {
     expect(fx.store.images.taggedDigest(fx.demo.tenant_id, 'rbac')).toBe(rbac.digest);
   });
 
+  it('refuses an image whose own tests fail: 400 policy_tests_failed listing the failing cases, nothing stored', async () => {
+    // Viewers may now PUT and POST: the shipped case "a viewer may not PUT" catches it.
+    const viewersWrite = rbac.files['rbac.cedar']!.replace('principal in Outpost::Role::"editor"', 'principal in Outpost::Role::"viewer"');
+    expect(viewersWrite).not.toBe(rbac.files['rbac.cedar']);
+    const before = fx.store.images.versions(fx.demo.tenant_id, 'rbac');
+    const res = await push('rbac', { files: { ...rbac.files, 'rbac.cedar': viewersWrite } });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      code: 'policy_tests_failed',
+      message: '1 of 8 tests of policy image "rbac" failed: tests/rbac.json "a viewer may not PUT": expected deny, got allow',
+      problems: ['tests/rbac.json "a viewer may not PUT": expected deny, got allow'],
+    });
+    expect(fx.store.images.versions(fx.demo.tenant_id, 'rbac')).toEqual(before);
+    expect(fx.store.images.taggedDigest(fx.demo.tenant_id, 'rbac')).toBe(rbac.digest);
+    // The same change with its test updated is accepted.
+    const tests = rbac.files['tests/rbac.json']!.replace(/("a viewer may not PUT"[\s\S]*?"decision": )"deny"/, '$1"allow"');
+    expect(tests).not.toBe(rbac.files['tests/rbac.json']);
+    expect((await push('rbac', { files: { ...rbac.files, 'rbac.cedar': viewersWrite, 'tests/rbac.json': tests } })).status).toBe(201);
+  });
+
+  it('refuses malformed test files with 400 invalid_policy naming the file', async () => {
+    const res = await push('rbac', { files: { ...rbac.files, 'tests/broken.json': '[{"name": "x"}]' } });
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('invalid_policy');
+    expect(res.body.message).toMatch(/^tests\/broken\.json: /);
+    expect(fx.store.images.taggedDigest(fx.demo.tenant_id, 'rbac')).toBe(rbac.digest);
+  });
+
   it.each([
     ['a wrong digest', () => ({ name: 'rbac', digest: `sha256:${'0'.repeat(64)}`, files: rbac.files }), /digest mismatch/],
     ['an image named differently from the URL', () => ({ name: 'rebac', digest: rbac.digest, files: rbac.files }), /does not match/],

@@ -23,7 +23,7 @@ describe('openControlPlaneStore', () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(store.db.pragma('foreign_keys', { simple: true })).toBe(1);
-    expect(store.db.pragma('user_version', { simple: true })).toBe(1);
+    expect(store.db.pragma('user_version', { simple: true })).toBe(2);
     store.close();
   });
 
@@ -104,6 +104,22 @@ describe('openControlPlaneStore', () => {
     expect(store.verifyConnection(conn.connectionId, other.connectionSecret)).toBeUndefined();
     expect(store.verifyConnection('unknown', conn.connectionSecret)).toBeUndefined();
     expect(store.verifyConnection(conn.connectionId, '')).toBeUndefined();
+    store.close();
+  });
+
+  it('upgrades a version-1 database to signed images (migration 2), keeping its data', () => {
+    const first = openControlPlaneStore(file);
+    const a = newTenant(first);
+    // What a version-1 build left: no signing tables, user_version 1.
+    first.db.exec('DROP TABLE policy_signatures; DROP TABLE signing_keys;');
+    first.db.pragma('user_version = 1');
+    first.close();
+    const store = openControlPlaneStore(file);
+    expect(store.db.pragma('user_version', { simple: true })).toBe(2);
+    expect(store.tenants.exists(a.tenantId)).toBe(true);
+    const jwk = { kty: 'OKP', crv: 'Ed25519', x: 'A'.repeat(43) } as const;
+    expect(store.signingKeys.add(a.tenantId, 'kid-1', jwk)).toEqual({ created: true });
+    expect(store.signingKeys.list(a.tenantId)).toEqual([{ kid: 'kid-1', jwk, createdAt: expect.any(Number) }]);
     store.close();
   });
 

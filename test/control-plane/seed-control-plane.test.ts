@@ -54,7 +54,7 @@ describe('seedControlPlane', () => {
     expect(store.verifyTenantKey(demo!.tenant_id, 'admin', demo!.admin_api_key)).toBe(true);
     expect(store.verifyConnection(demo!.connection_id, demo!.connection_secret)?.tenantId).toBe(demo!.tenant_id);
     for (const name of ['rbac', 'rebac', 'todo']) {
-      expect(store.images.tagged(demo!.tenant_id, name)?.digest).toBe(readPolicyFolder(join(policiesDir, name)).digest);
+      expect(store.images.tagged(demo!.tenant_id, name)?.image.digest).toBe(readPolicyFolder(join(policiesDir, name)).digest);
     }
     expect(store.directory.snapshot(demo!.tenant_id)).toEqual({ ...seedDirectory, revision: 1 });
   });

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
 import type { Edge } from '../../src/edge';
-import { createPolicyImage } from '../../src/policy';
+import { createPolicyImage, preparsedCount } from '../../src/policy';
 import { HOUR, makeEdge, removeDir, tempDir } from './edge-kit';
 import { rbacImage, startFakeControlPlane, userId, type FakeControlPlane } from './fake-control-plane';
 
@@ -71,6 +71,29 @@ describe('policy discovery', () => {
     expect(edge.status().policy_digest).toBe(image.digest);
     const rick = userId(cp.directory, 'rick');
     await expect(allowed(edge, rick, 'DELETE')).resolves.toBe(true);
+  });
+
+  it('refuses an image that fails its own tests: never active, never persisted, compilation released', async () => {
+    await edge.runCommand('discovery');
+    await edge.runCommand('sync_edge_directory');
+    const compiled = preparsedCount();
+    // A valid policy that breaks the shipped case "a viewer may not PUT".
+    const viewersWrite = image.files['rbac.cedar']!.replace('principal in Outpost::Role::"editor"', 'principal in Outpost::Role::"viewer"');
+    expect(viewersWrite).not.toBe(image.files['rbac.cedar']);
+    cp.image = createPolicyImage('rbac', { ...image.files, 'rbac.cedar': viewersWrite });
+    const outcome = await edge.runCommand('discovery');
+    expect(outcome).toEqual({
+      ok: false,
+      error: {
+        code: 'policy_tests_failed',
+        message:
+          'policy image refused, last good image kept: 1 of 8 tests of policy image "rbac" failed: tests/rbac.json "a viewer may not PUT": expected deny, got allow',
+      },
+    });
+    expect(edge.status().policy_digest).toBe(image.digest);
+    expect(persisted('policy-image.json')).toEqual(image);
+    expect(preparsedCount()).toBe(compiled);
+    await expect(allowed(edge, userId(cp.directory, 'beth'), 'PUT')).resolves.toBe(false);
   });
 
   it('swaps to a changed valid image, and reports a missing image as no_image', async () => {

@@ -157,6 +157,28 @@ describe('relay commands end to end (IdP → RBAC app → edge ← relay)', () =
     expect((await policySyncs()).failed).toBe(2);
   });
 
+  it('an image that fails its own tests (stored past the push check): exec 502 names the failing case, last good image kept', async () => {
+    expect(stack.edge.edge.status().policy_digest).toBe(rbac.digest);
+    // Straight into the registry, skipping the admin API's test run: viewers may now PUT,
+    // which the shipped case "a viewer may not PUT" catches at the edge.
+    const viewersWrite = rbac.files['rbac.cedar']!.replace('principal in Outpost::Role::"editor"', 'principal in Outpost::Role::"viewer"');
+    stack.store.images.push(stack.demo.tenantId, createPolicyImage('rbac', { ...rbac.files, 'rbac.cedar': viewersWrite }));
+    const refused = await run('discovery');
+    expect(replyOf(refused)).toEqual({
+      status: 502,
+      body: {
+        code: 'edge_error',
+        message:
+          'policy image refused, last good image kept: 1 of 8 tests of policy image "rbac" failed: tests/rbac.json "a viewer may not PUT": expected deny, got allow',
+      },
+    });
+    expect(stack.edge.edge.status().policy_digest).toBe(rbac.digest);
+    const [registration] = await registrations(stack.relayUrl, stack.demo);
+    expect(registration?.info.policy_digest).toBe(rbac.digest);
+    expect((await callResource(stack.appUrl, 'PUT', 'mega-seed', tokens.beth)).status).toBe(403);
+    expect((await policySyncs()).failed).toBe(1);
+  });
+
   it('concurrent discovery execs coalesce: five answers, at most two downloads', async () => {
     // The edge serves "editors may DELETE"; pushing the seed image back gives it one to download.
     await mortyAdminAtEdge();

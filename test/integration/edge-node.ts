@@ -9,6 +9,7 @@ import { pino } from 'pino';
 import { createEdge, type Edge } from '../../src/edge';
 import { baseUrl, close, listen } from '../../src/http';
 import type { Logger } from '../../src/observability';
+import type { PublicSigningKey } from '../../src/policy';
 import { nextLog, type LogLine } from './stack-client';
 
 const HOUR = 3_600_000;
@@ -44,6 +45,8 @@ export interface StartEdgeOptions {
   readonly port?: number;
   /** Wait until the relay confirmed the registration and both first syncs succeeded (default true). */
   readonly waitUntilSynced?: boolean;
+  /** Pinned image-signing keys (`EDGE_POLICY_SIGNING_KEYS`); none by default. */
+  readonly policySigningKeys?: readonly PublicSigningKey[];
 }
 
 /** A pino logger whose lines become `log` events (the edge's own messages are the signals). */
@@ -69,6 +72,7 @@ export async function startEdgeNode(options: StartEdgeOptions): Promise<EdgeHand
     version: '1.2.3-test',
     hostname: options.hostname,
     relay: { backoff: { baseMs: 20, capMs: 200 } },
+    ...(options.policySigningKeys ? { policySigningKeys: options.policySigningKeys } : {}),
   });
   const waitUntilSynced = options.waitUntilSynced ?? true;
   const registered = waitUntilSynced ? nextLog(logs, 'registered with the relay') : undefined;

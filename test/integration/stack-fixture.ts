@@ -21,12 +21,15 @@ import { baseUrl, close, listen } from '../../src/http';
 import { silentLogger } from '../../src/observability';
 import { startTestIdp, type TestIdp } from '../helpers/idp';
 import { createControlPlaneNode, type RequestHook } from './control-plane-node';
-import { startEdgeNode, type EdgeCredentials, type EdgeHandle } from './edge-node';
+import { startEdgeNode, type EdgeCredentials, type EdgeHandle, type StartEdgeOptions } from './edge-node';
 import { tenantFromDemo, type TenantCredentials } from './stack-client';
 
 export { EXEC_TIMEOUT_MS } from './control-plane-node';
 export type { RequestHook } from './control-plane-node';
 export type { EdgeHandle } from './edge-node';
+
+/** What an extra edge may pin. */
+export type EdgeOptions = Pick<StartEdgeOptions, 'policySigningKeys'>;
 
 /** The running chain and the levers the integration tests pull. */
 export interface Stack {
@@ -50,8 +53,8 @@ export interface Stack {
   stopControlPlane(): Promise<void>;
   /** Cuts every relay WebSocket at the TCP level, as a killed edge process would. */
   dropRelayConnections(): void;
-  /** Another edge (e.g. another tenant's), with a fresh data directory; stopped by `close()`. */
-  startEdge(credentials: EdgeCredentials): Promise<EdgeHandle>;
+  /** Another edge (e.g. another tenant's, or one pinning signing keys), with a fresh data directory; stopped by `close()`. */
+  startEdge(credentials: EdgeCredentials, options?: EdgeOptions): Promise<EdgeHandle>;
   /** Stops the primary edge and starts a new one on its data directory and port. */
   restartEdge(options?: { waitUntilSynced?: boolean }): Promise<EdgeHandle>;
   close(): Promise<void>;
@@ -89,9 +92,10 @@ export async function startStack(): Promise<Stack> {
     };
 
     cleanup.unshift(async () => void (await Promise.allSettled([...edges].map((e) => e.stop()))));
-    async function startEdge(credentials: EdgeCredentials, reuse?: { dataDir: string; port: number }, waitUntilSynced = true) {
+    async function startEdge(credentials: EdgeCredentials, reuse?: { dataDir: string; port: number }, waitUntilSynced = true, options: EdgeOptions = {}) {
       edgeCount += 1;
       const edge = await startEdgeNode({
+        ...options,
         relayUrl: cp.url,
         credentials,
         dataDir: reuse?.dataDir ?? join(root, `edge-${edgeCount}`),
@@ -135,7 +139,7 @@ export async function startStack(): Promise<Stack> {
       startControlPlane: () => cp.start(),
       stopControlPlane: () => cp.stop(),
       dropRelayConnections: () => cp.dropRelayConnections(),
-      startEdge: (credentials) => startEdge(credentials),
+      startEdge: (credentials, options) => startEdge(credentials, undefined, true, options),
       async restartEdge(options = {}) {
         const { dataDir, port, credentials } = primary;
         await primary.stop();

@@ -1,0 +1,54 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import { HttpError, NotFoundError, parseBody, parseParam } from '../http';
+import { publicPart, publicSigningKeySchema, signingKeyId, SIGNING_KEY_LIMITS } from '../policy';
+import type { ControlPlaneStore } from './control-plane-store';
+import { authenticatedTenant } from './require-tenant-key';
+
+/** A key id: an RFC 7638 SHA-256 thumbprint, base64url. */
+const KID = /^[A-Za-z0-9_-]{43}$/;
+
+/** `POST` body: one public key. A private key (`d`) is refused, never stored. */
+export const addSigningKeyBodySchema = z.strictObject({ jwk: publicSigningKeySchema });
+
+/** One registered key as the API shows it. */
+export const signingKeyShape = z.strictObject({ kid: z.string(), jwk: publicSigningKeySchema, created_at: z.string() });
+
+/**
+ * The tenant's image-signing keys (admin key). Once a tenant has a key, every push must be
+ * signed by one of its keys; removing the last key lifts that requirement.
+ *
+ *   curl -X POST {relay_url}/api/v2/admin/signing-keys -H 'content-type: application/json' \
+ *     -H 'service-tenant-id: <TENANT_ID>' -H 'Authorization: basic <ADMIN_API_KEY>' \
+ *     -d '{"jwk":{"kty":"OKP","crv":"Ed25519","x":"…"}}'
+ */
+export function adminSigningKeyRoutes(store: ControlPlaneStore): Router {
+  const router = Router();
+
+  router.post('/', async (req, res) => {
+    const tenantId = authenticatedTenant(res.locals);
+    const { jwk } = parseBody(addSigningKeyBodySchema, req.body);
+    // Stored without any `kid` the caller sent: the id is the key's own thumbprint.
+    const stored = publicPart(jwk);
+    const kid = await signingKeyId(stored);
+    const added = store.signingKeys.add(tenantId, kid, stored);
+    if (added.quotaExceeded) {
+      throw new HttpError(409, 'quota_exceeded', `this tenant already has ${SIGNING_KEY_LIMITS.maxKeys} signing keys`);
+    }
+    res.status(added.created ? 201 : 200).json({ kid });
+  });
+
+  router.get('/', (_req, res) => {
+    const keys = store.signingKeys.list(authenticatedTenant(res.locals));
+    res.json({ keys: keys.map((k) => ({ kid: k.kid, jwk: k.jwk, created_at: new Date(k.createdAt).toISOString() })) });
+  });
+
+  router.delete('/:kid', (req, res) => {
+    const tenantId = authenticatedTenant(res.locals);
+    const kid = parseParam(req.params.kid, KID, 'key id');
+    if (!store.signingKeys.remove(tenantId, kid)) throw new NotFoundError('no signing key with that id', 'unknown_key');
+    res.status(204).end();
+  });
+
+  return router;
+}

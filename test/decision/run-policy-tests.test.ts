@@ -1,0 +1,70 @@
+import { join } from 'node:path';
+import { PolicyTestsFailedError, assertPolicyTestsPass, runPolicyTests } from '../../src/decision';
+import { compilePolicyImage, createPolicyImage, readPolicyFolder, type CompiledPolicy, type PolicyImage } from '../../src/policy';
+import { policiesDir } from '../authorizer/citadel';
+import { FIXTURE_DIRECTORY, rbacCase, testFile } from '../helpers/policy-tests';
+
+const rbac = readPolicyFolder(join(policiesDir, 'rbac'));
+// The rbac policy without its shipped tests, plus the given test files.
+const stock = Object.fromEntries(Object.entries(rbac.files).filter(([path]) => !path.startsWith('tests/')));
+const imageWith = (...files: [string, string][]): PolicyImage => createPolicyImage('rbac', { ...stock, ...Object.fromEntries(files) });
+
+describe('runPolicyTests', () => {
+  let compiled: CompiledPolicy;
+  beforeAll(() => {
+    compiled = compilePolicyImage(rbac);
+  });
+  afterAll(() => compiled.release());
+
+  it('decides each case from its own directory fixture, through the local authorizer', async () => {
+    // The same question, two fixtures: vic is a viewer in one and an admin in the other.
+    const promoted = { ...FIXTURE_DIRECTORY, users: FIXTURE_DIRECTORY.users.map((u) => (u.id === 'vic' ? { ...u, roles: ['admin'] } : u)) };
+    const image = imageWith([
+      'tests/a.json',
+      testFile(rbacCase('viewer DELETE', 'vic', 'DELETE', 'deny'), { ...rbacCase('admin DELETE', 'vic', 'DELETE', 'allow'), directory: promoted }),
+    ]);
+    expect(await runPolicyTests(image, compiled)).toEqual([
+      { file: 'tests/a.json', name: 'viewer DELETE', expected: 'deny', actual: 'deny', passed: true },
+      { file: 'tests/a.json', name: 'admin DELETE', expected: 'allow', actual: 'allow', passed: true },
+    ]);
+  });
+
+  it('reports a case whose decision differs as failed, with both decisions', async () => {
+    const image = imageWith(['tests/a.json', testFile(rbacCase('viewer PUT', 'vic', 'PUT', 'allow'), rbacCase('stranger GET', 'nobody', 'GET', 'allow'))]);
+    expect(await runPolicyTests(image, compiled)).toEqual([
+      { file: 'tests/a.json', name: 'viewer PUT', expected: 'allow', actual: 'deny', passed: false },
+      { file: 'tests/a.json', name: 'stranger GET', expected: 'allow', actual: 'deny', passed: false },
+    ]);
+    const err = await assertPolicyTestsPass(image, compiled).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(PolicyTestsFailedError);
+    expect((err as PolicyTestsFailedError).failures).toEqual([
+      'tests/a.json "viewer PUT": expected allow, got deny',
+      'tests/a.json "stranger GET": expected allow, got deny',
+    ]);
+    expect((err as Error).message).toBe(
+      '2 of 2 tests of policy image "rbac" failed: tests/a.json "viewer PUT": expected allow, got deny; tests/a.json "stranger GET": expected allow, got deny',
+    );
+  });
+
+  it('names the first five failures in the message and counts the rest', async () => {
+    const cases = Array.from({ length: 7 }, (_, i) => rbacCase(`case ${i}`, 'vic', 'DELETE', 'allow'));
+    const image = imageWith(['tests/a.json', testFile(...cases)]);
+    await expect(assertPolicyTestsPass(image, compiled)).rejects.toThrow(/^7 of 7 tests .*"case 4": expected allow, got deny; and 2 more$/);
+  });
+
+  it('passes an image whose cases all hold, and one without tests', async () => {
+    await expect(assertPolicyTestsPass(rbac, compiled)).resolves.toBeUndefined();
+    expect(await runPolicyTests(imageWith(), compiled)).toEqual([]);
+  });
+
+  it('fails a case the decision path cannot answer, with the reason', async () => {
+    const released = compilePolicyImage(createPolicyImage('rbac', { ...rbac.files, 'rbac.cedar': `${rbac.files['rbac.cedar']}\n// released\n` }));
+    released.release();
+    const image = imageWith(['tests/a.json', testFile(rbacCase('viewer GET', 'vic', 'GET', 'allow'))]);
+    const [result] = await runPolicyTests(image, released);
+    expect(result).toMatchObject({ name: 'viewer GET', actual: 'error', passed: false, error: expect.stringMatching(/could not be evaluated: .*released/) });
+  });
+});
