@@ -1,18 +1,21 @@
 // Control plane, relay and edge authorizer on loopback:  npm run bench:relay
 //
 // Processes: the control plane + relay (lib/control-plane-server, started with
-// --expose-gc so its memory can be measured after a full GC), a real edge plus a bare
-// Express JSON endpoint (lib/edge-server), and for the fan-out part 1,000 fake edges
-// (lib/fake-edges). This process makes the operators' HTTP calls and runs autocannon.
+// --expose-gc so its memory can be measured after a full GC), a real edge plus the same
+// decision routes behind Express and bare JSON endpoints (lib/edge-server), and for the
+// fan-out part 1,000 fake edges (lib/fake-edges). This process makes the operators' HTTP
+// calls and runs autocannon.
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config';
 import { loadDirectorySeed } from '../../src/directory';
 import { forkBenchChild, type BenchChild } from './lib/child-harness';
 import { closeCalls, isRequestBody, waitForRegistration } from './lib/control-plane-calls';
+import { evaluationBody, evaluationsBody } from './lib/authzen-bodies';
+import { measureHandlerCosts } from './lib/handler-costs';
 import type { ControlPlaneInfo } from './lib/control-plane-server';
 import type { EdgeInfo } from './lib/edge-server';
 import type { FakeEdgesInfo } from './lib/fake-edges';
-import { alternate, printMedians, sequentialLatency, type LoadTarget } from './lib/load';
+import { alternate, printMedians, runLoad, sequentialLatency, type LoadTarget } from './lib/load';
 import { measureExecRoundTrips, measureFanOut, measurePropagation, type RelayBenchSetup } from './lib/relay-measurements';
 import type { LatencySummary } from './lib/stats';
 import { fmt, machineLine, printTable, verdict } from './lib/table';
@@ -24,7 +27,9 @@ const IN_FLIGHT = 16;
 const WARMUP_EXECS = 200;
 const CLIENTS = 50;
 const SEQUENTIAL_REQUESTS = 2_000;
-const GOALS = { changedDiscoveryP99Ms: 50, commandsPerSecond: 500, bytesPerEdge: 50 * 1024, decisionP99Ms: 2 };
+const OPEN_LOOP_RATE = 1_000;
+const BATCH = 25;
+const GOALS = { changedDiscoveryP99Ms: 50, commandsPerSecond: 500, bytesPerEdge: 50 * 1024, ofBareNode: 0.85, openLoopP99Ms: 5 };
 
 type Memory = { rss: number; heapUsed: number; external: number; gc: boolean };
 const row = (name: string, s: LatencySummary) => [name, String(s.count), s.p50, s.p99, s.mean, s.max];
@@ -91,27 +96,65 @@ async function main(): Promise<void> {
       2,
     );
 
-    console.log(`\nEdge decision API at ${CLIENTS} concurrent clients (autocannon), against a bare Express JSON endpoint in the same process:`);
-    const body = isRequestBody(morty.id, 'rbac.DELETE', 'mega-seed');
-    const post = (label: string, url: string): LoadTarget => ({ label, url: `${url}/api/v2/authz/is`, method: 'POST', headers: { 'content-type': 'application/json' }, body });
-    const targets = [post('edge /api/v2/authz/is', edge.edgeUrl), post('bare Express JSON', edge.bareUrl)];
-    const saturated = await alternate(targets, { connections: CLIENTS, durationSeconds: 5, rounds: 2, warmupSeconds: 2 });
-    printMedians(saturated);
-    const ratio = saturated.medianRps('edge /api/v2/authz/is') / saturated.medianRps('bare Express JSON');
-    console.log(`\nedge/bare throughput ratio: ${fmt(ratio, 2)}`);
-    console.log(`\nUnloaded service time: 1 client, ${SEQUENTIAL_REQUESTS} requests back to back on one keep-alive connection:`);
-    const unloaded = [await sequentialLatency(targets[0] as LoadTarget, SEQUENTIAL_REQUESTS), await sequentialLatency(targets[1] as LoadTarget, SEQUENTIAL_REQUESTS)];
-    printTable(LATENCY_HEADERS, unloaded.map((s, i) => row((targets[i] as LoadTarget).label, s)), 3);
-    const edgeSaturatedP99 = saturated.medianP99('edge /api/v2/authz/is');
-    summary.push([`edge decision p99, ${CLIENTS} clients, saturated (bare: ${fmt(saturated.medianP99('bare Express JSON'), 0)} ms)`, `${fmt(edgeSaturatedP99, 0)} ms`, '< 2 ms', verdict(edgeSaturatedP99 < GOALS.decisionP99Ms)]);
-    const edgeUnloaded = unloaded[0] as LatencySummary;
-    summary.push([`edge decision p99, 1 client (bare: ${fmt(unloaded[1]?.p99 ?? NaN, 2)} ms)`, `${fmt(edgeUnloaded.p99, 2)} ms`, '< 2 ms', verdict(edgeUnloaded.p99 < GOALS.decisionP99Ms)]);
+    await measureSidecar(edge, morty.id, summary);
+    console.log('\nWhat one `is` decision costs in-process, piece by piece (mean µs over 200,000 runs each):');
+    const costs = measureHandlerCosts({ policiesDir: config.policiesDir, directory: loadDirectorySeed(config.directorySeedFile).directory, principal: morty.id, body: isRequestBody(morty.id, 'rbac.DELETE', 'mega-seed') });
+    printTable(['piece', 'µs'], Object.entries(costs).map(([piece, us]) => [piece, us]), 2);
   } finally {
     for (const child of children.reverse()) await child.stop();
     closeCalls();
   }
   console.log('\nGoals:');
   printTable(['measure', 'figure', 'goal', 'verdict'], summary);
+}
+
+/**
+ * The sidecar's decision API: closed-loop throughput against the same routes behind
+ * Express and bare JSON endpoints (the evidence for serving decisions on node:http),
+ * latency at a fixed open-loop rate, and a batch of evaluations against as many calls.
+ */
+async function measureSidecar(edge: EdgeInfo, principal: string, summary: (string | number)[][]): Promise<void> {
+  const json = { 'content-type': 'application/json' };
+  const post = (label: string, url: string, body: string): LoadTarget => ({ label, url, method: 'POST', headers: json, body });
+  const is = isRequestBody(principal, 'rbac.DELETE', 'mega-seed');
+  const targets = [
+    post('edge /api/v2/authz/is (node:http)', `${edge.edgeUrl}/api/v2/authz/is`, is),
+    post('edge /access/v1/evaluation (node:http)', `${edge.edgeUrl}/access/v1/evaluation`, evaluationBody(principal, 'DELETE', 'mega-seed')),
+    post('same is route behind Express', `${edge.expressEdgeUrl}/api/v2/authz/is`, is),
+    post('bare node:http JSON', `${edge.bareNodeUrl}/api/v2/authz/is`, is),
+    post('bare Express JSON', `${edge.bareUrl}/api/v2/authz/is`, is),
+  ];
+  console.log(`\nSidecar decision API, closed loop: ${CLIENTS} connections (autocannon), the same \`is\` body everywhere:`);
+  const closed = await alternate(targets, { connections: CLIENTS, durationSeconds: 5, rounds: 3, warmupSeconds: 2 });
+  printMedians(closed);
+  const bareNode = closed.medianRps('bare node:http JSON');
+  console.log('\nRatio to the bare node:http JSON endpoint:');
+  printTable(['target', 'ratio'], targets.filter((t) => t.label !== 'bare node:http JSON').map((t) => [t.label, fmt(closed.medianRps(t.label) / bareNode, 2)]));
+  const ratio = closed.medianRps(targets[0]!.label) / bareNode;
+  summary.push(['sidecar is ÷ bare node:http JSON, closed loop', fmt(ratio, 2), `≥ ${GOALS.ofBareNode}`, verdict(ratio >= GOALS.ofBareNode)]);
+
+  console.log(`\nOpen loop: ${OPEN_LOOP_RATE} decisions/s offered for 10 s over 10 connections:`);
+  const open = [];
+  for (const target of [targets[0]!, targets[3]!]) open.push(await runLoad(target, { connections: 10, durationSeconds: 10, overallRate: OPEN_LOOP_RATE }));
+  printTable(['target', 'answered/s', 'p50 ms', 'p99 ms', 'failures'], open.map((r) => [r.label, r.rps, r.p50, r.p99, String(r.failures)]));
+  summary.push([`sidecar is p99 at ${OPEN_LOOP_RATE}/s open loop (bare node:http: ${open[1]!.p99} ms)`, `${open[0]!.p99} ms`, `< ${GOALS.openLoopP99Ms} ms`, verdict(open[0]!.p99 < GOALS.openLoopP99Ms)]);
+
+  console.log(`\nA batch of ${BATCH} evaluations in one /access/v1/evaluations call against ${BATCH} /access/v1/evaluation calls, 1 client, back to back:`);
+  const single = post('1 evaluation', `${edge.edgeUrl}/access/v1/evaluation`, evaluationBody(principal, 'DELETE', 'mega-seed'));
+  const batch = post(`batch of ${BATCH}`, `${edge.edgeUrl}/access/v1/evaluations`, evaluationsBody(principal, BATCH));
+  const [one, many] = [await sequentialLatency(single, SEQUENTIAL_REQUESTS), await sequentialLatency(batch, SEQUENTIAL_REQUESTS / 4)];
+  printTable(
+    ['way', `ms for ${BATCH} decisions (p50)`, 'decisions/s, 1 client'],
+    [
+      [`${BATCH} calls`, one.p50 * BATCH, 1000 / one.p50],
+      ['1 batch call', many.p50, (1000 / many.p50) * BATCH],
+    ],
+    3,
+  );
+
+  console.log(`\nUnloaded service time: 1 client, ${SEQUENTIAL_REQUESTS} requests back to back on one keep-alive connection:`);
+  const unloaded = [await sequentialLatency(targets[0]!, SEQUENTIAL_REQUESTS), await sequentialLatency(targets[3]!, SEQUENTIAL_REQUESTS)];
+  printTable(LATENCY_HEADERS, unloaded.map((l, i) => row([targets[0]!, targets[3]!][i]!.label, l)), 3);
 }
 
 main().catch((err: unknown) => {

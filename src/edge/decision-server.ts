@@ -8,9 +8,10 @@ const JSON_TYPE = /^application\/json\s*(;\s*charset=utf-8\s*)?$/i;
 /** Headers on every decision answer: JSON, never sniffed, never cached. */
 const BASE_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' };
 
-function send(res: ServerResponse, status: number, headers: Readonly<Record<string, string>>, body: unknown): void {
+/** One `writeHead` with every header (no earlier `setHeader`: Node then takes its fast path) and one `end`. */
+function send(res: ServerResponse, status: number, id: string, headers: Readonly<Record<string, string>>, body: unknown): void {
   const payload = JSON.stringify(body);
-  res.writeHead(status, { ...BASE_HEADERS, 'content-length': String(Buffer.byteLength(payload)), ...headers });
+  res.writeHead(status, { ...BASE_HEADERS, 'content-length': String(Buffer.byteLength(payload)), 'x-request-id': id, ...headers });
   res.end(payload);
 }
 
@@ -44,7 +45,6 @@ function singleHeader(req: IncomingMessage, name: string): string | undefined {
 
 async function serve(route: DecisionRoute, req: IncomingMessage, res: ServerResponse, logger: Logger): Promise<void> {
   const id = requestIdFor(req);
-  res.setHeader('x-request-id', id);
   try {
     const text = await readBody(req, route.limitBytes);
     // An empty body is the route's schema's business (400 naming what is missing).
@@ -58,13 +58,13 @@ async function serve(route: DecisionRoute, req: IncomingMessage, res: ServerResp
       throw new HttpError(400, 'bad_request', 'the request body is not valid JSON');
     }
     const reply = await route.handle({ body, header: (name) => singleHeader(req, name), id });
-    send(res, 200, reply.headers, reply.body);
+    send(res, 200, id, reply.headers, reply.body);
   } catch (err) {
     const known = err instanceof HttpError ? err : undefined;
     if (!known) logger.error({ req_id: id, err }, 'unhandled error');
     else logger.info({ req_id: id, method: 'POST', path: route.path, status: known.status, code: known.code, ...(known.detail ? { detail: known.detail } : {}) }, 'request refused');
     if (res.headersSent) return;
-    send(res, known?.status ?? 500, known?.headers ?? {}, known?.toBody() ?? { code: 'server_error', message: 'internal error' });
+    send(res, known?.status ?? 500, id, known?.headers ?? {}, known?.toBody() ?? { code: 'server_error', message: 'internal error' });
     // An oversized body is not read to its end: the connection goes once the answer is out.
     if (known?.status === 413) res.once('finish', () => req.socket.destroySoon());
   }
