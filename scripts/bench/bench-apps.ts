@@ -25,7 +25,7 @@ import { closeCalls, waitForRegistration } from './lib/control-plane-calls';
 import type { ControlPlaneInfo } from './lib/control-plane-server';
 import { measureDecisionLatency } from './lib/decision-latency';
 import type { EdgeInfo } from './lib/edge-server';
-import { alternate, printMedians, type AlternatedResults, type LoadTarget } from './lib/load';
+import { alternate, cpuPerRequest, printMedians, type AlternatedResults, type LoadTarget } from './lib/load';
 import { fmt, machineLine, printTable, verdict } from './lib/table';
 
 const CONNECTIONS = 10;
@@ -103,6 +103,15 @@ async function main(): Promise<void> {
     printMedians(results);
     console.log('\nLayer by layer (ratios of medians; the last row is the default stack):');
     printLayers(results);
+    console.log(`\nServer CPU time per request (the apps child's own clock, ${CONNECTIONS} connections, median of 3 runs of 3 s):`);
+    const cpu = await cpuPerRequest(targets, apps, { connections: CONNECTIONS, durationSeconds: 3, rounds: 3 });
+    printTable(
+      ['target', 'CPU µs per request', 'bare ÷ this', 'same stack, no auth ÷ this'],
+      targets.map((t) => {
+        const us = cpu.get(t.label) ?? Number.NaN;
+        return [t.label, us, fmt((cpu.get('bare') ?? Number.NaN) / us, 2), fmt((cpu.get('same stack, no auth') ?? Number.NaN) / us, 2)];
+      }),
+    );
     const others = ['rbac local', 'rbac edge'].map((label) => [label, fmt(results.medianRps(label) / results.medianRps('bare'), 2)]);
     console.log('\nThe other authorizers, ratio to bare:');
     printTable(['target', 'ratio to bare'], others);

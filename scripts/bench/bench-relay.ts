@@ -15,7 +15,7 @@ import { measureHandlerCosts } from './lib/handler-costs';
 import type { ControlPlaneInfo } from './lib/control-plane-server';
 import type { EdgeInfo } from './lib/edge-server';
 import type { FakeEdgesInfo } from './lib/fake-edges';
-import { alternate, printMedians, runLoad, sequentialLatency, type LoadTarget } from './lib/load';
+import { alternate, cpuPerRequest, printMedians, runLoad, sequentialLatency, type LoadTarget } from './lib/load';
 import { measureExecRoundTrips, measureFanOut, measurePropagation, type RelayBenchSetup } from './lib/relay-measurements';
 import type { LatencySummary } from './lib/stats';
 import { fmt, machineLine, printTable, verdict } from './lib/table';
@@ -96,7 +96,7 @@ async function main(): Promise<void> {
       2,
     );
 
-    await measureSidecar(edge, morty.id, summary);
+    await measureSidecar(edge, edgeChild, morty.id, summary);
     console.log('\nWhat one `is` decision costs in-process, piece by piece (mean µs over 200,000 runs each):');
     const costs = measureHandlerCosts({ policiesDir: config.policiesDir, directory: loadDirectorySeed(config.directorySeedFile).directory, principal: morty.id, body: isRequestBody(morty.id, 'rbac.DELETE', 'mega-seed') });
     printTable(['piece', 'µs'], Object.entries(costs).map(([piece, us]) => [piece, us]), 2);
@@ -113,7 +113,7 @@ async function main(): Promise<void> {
  * Express and bare JSON endpoints (the evidence for serving decisions on node:http),
  * latency at a fixed open-loop rate, and a batch of evaluations against as many calls.
  */
-async function measureSidecar(edge: EdgeInfo, principal: string, summary: (string | number)[][]): Promise<void> {
+async function measureSidecar(edge: EdgeInfo, edgeChild: BenchChild, principal: string, summary: (string | number)[][]): Promise<void> {
   const json = { 'content-type': 'application/json' };
   const post = (label: string, url: string, body: string): LoadTarget => ({ label, url, method: 'POST', headers: json, body });
   const is = isRequestBody(principal, 'rbac.DELETE', 'mega-seed');
@@ -132,6 +132,11 @@ async function measureSidecar(edge: EdgeInfo, principal: string, summary: (strin
   printTable(['target', 'ratio'], targets.filter((t) => t.label !== 'bare node:http JSON').map((t) => [t.label, fmt(closed.medianRps(t.label) / bareNode, 2)]));
   const ratio = closed.medianRps(targets[0]!.label) / bareNode;
   summary.push(['sidecar is ÷ bare node:http JSON, closed loop', fmt(ratio, 2), `≥ ${GOALS.ofBareNode}`, verdict(ratio >= GOALS.ofBareNode)]);
+
+  console.log(`\nServer CPU time per request (the edge child's own clock, ${CLIENTS} connections, median of 3 runs of 3 s):`);
+  const cpu = await cpuPerRequest(targets, edgeChild, { connections: CLIENTS, durationSeconds: 3, rounds: 3 });
+  const bareCpu = cpu.get('bare node:http JSON') ?? Number.NaN;
+  printTable(['target', 'CPU µs per request', 'bare node:http ÷ this'], targets.map((t) => [t.label, cpu.get(t.label) ?? Number.NaN, fmt(bareCpu / (cpu.get(t.label) ?? Number.NaN), 2)]));
 
   console.log(`\nOpen loop: ${OPEN_LOOP_RATE} decisions/s offered for 10 s over 10 connections:`);
   const open = [];

@@ -26,7 +26,8 @@ export function serveParent(handlers: ChildHandlers, cleanup: () => Promise<void
       cleanup().finally(() => process.exit(0));
       return;
     }
-    const handler = handlers[message.name];
+    // Every child reports the CPU time it has used (µs, user + system), for per-request costs.
+    const handler = message.name === 'cpu' ? () => cpuMicros() : handlers[message.name];
     Promise.resolve()
       .then(() => {
         if (!handler) throw new Error(`unknown call ${message.name}`);
@@ -38,6 +39,11 @@ export function serveParent(handlers: ChildHandlers, cleanup: () => Promise<void
       );
   });
   send({ kind: 'ready' });
+}
+
+function cpuMicros(): number {
+  const { user, system } = process.cpuUsage();
+  return user + system;
 }
 
 /**

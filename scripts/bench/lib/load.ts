@@ -133,3 +133,26 @@ export async function sequentialLatency(target: LoadTarget, requests: number): P
     agent.destroy();
   }
 }
+
+/**
+ * CPU time the server process spends per request, per target: the child's CPU clock read
+ * before and after each run, divided by the requests completed; the median over `rounds`
+ * alternated runs. Unlike requests per second, this barely moves when other processes
+ * compete for the machine's cores, so ratios of it are the steadier figure on shared hosts.
+ */
+export async function cpuPerRequest(
+  targets: readonly LoadTarget[],
+  server: { call<T>(name: string): Promise<T> },
+  options: LoadOptions & { readonly rounds: number },
+): Promise<Map<string, number>> {
+  const samples = new Map<string, number[]>(targets.map((t) => [t.label, []]));
+  for (let round = 0; round < options.rounds; round += 1) {
+    for (const target of targets.map((_t, i) => targets[(i + round) % targets.length] as LoadTarget)) {
+      const before = await server.call<number>('cpu');
+      const result = await runLoad(target, options);
+      const after = await server.call<number>('cpu');
+      samples.get(target.label)?.push((after - before) / Math.max(1, result.rps * options.durationSeconds));
+    }
+  }
+  return new Map([...samples].map(([label, values]) => [label, median(values)]));
+}
