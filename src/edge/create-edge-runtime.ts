@@ -1,5 +1,7 @@
 import { hostname as osHostname } from 'node:os';
+import { join } from 'node:path';
 import { createLocalAuthorizer, type LocalAuthorizer } from '../decision';
+import { acquireFileLock, type HeldLock } from '../files';
 import type { Logger } from '../observability';
 import type { CommandName, EdgeStatus } from '../relay-protocol';
 import { createCoalescingJob } from './coalescing-job';
@@ -51,7 +53,10 @@ export interface EdgeRuntime {
   readonly authorizer: LocalAuthorizer;
   readonly metrics: EdgeMetrics;
   readonly freshness: Freshness;
-  /** Loads persisted state, starts both timers and dials the relay. Never fails for a missing control plane. */
+  /**
+   * Locks the data directory (`edge.lock`: one edge per directory), loads persisted state,
+   * starts both timers and dials the relay. Never fails for a missing control plane.
+   */
   start(): Promise<void>;
   close(): Promise<void>;
   /**
@@ -95,6 +100,7 @@ export function createEdgeRuntime(deps: EdgeRuntimeDeps): EdgeRuntime {
   const directoryJob = counted('directory', () => directorySync.run());
 
   let relay: ReturnType<typeof createRelayClient> | undefined;
+  let dataDirLock: HeldLock | undefined;
   const afterTimerRun = (job: SyncJob) => (result: { ok: true } | { ok: false; error: unknown }) => {
     if (!result.ok) logger.warn({ job, ...describeFailure(result.error, logger) }, 'scheduled sync failed');
     relay?.sendStatus();
@@ -135,6 +141,13 @@ export function createEdgeRuntime(deps: EdgeRuntimeDeps): EdgeRuntime {
     metrics,
     freshness,
     async start() {
+      // Two edges on one data directory would share an instance id, and the second to dial
+      // would take the first one's relay session: the second refuses to start instead.
+      try {
+        dataDirLock ??= acquireFileLock(join(dataDir, 'edge.lock'));
+      } catch (err) {
+        throw new Error(`another edge is using ${dataDir} (${(err as Error).message}); give each edge its own data directory`);
+      }
       state.policy ??= await loadPersistedPolicy(dataDir, logger, keys);
       state.directory ??= loadPersistedDirectory(dataDir, logger);
       logger.info({ instance_id: instanceId, ...edgeStatus(state) }, 'edge starting');
@@ -166,6 +179,8 @@ export function createEdgeRuntime(deps: EdgeRuntimeDeps): EdgeRuntime {
       // Frees the image in Cedar's memory, which outlives this edge in an embedded process.
       state.policy?.compiled.release();
       state.policy = undefined;
+      dataDirLock?.release();
+      dataDirLock = undefined;
     },
     async settle(timeoutMs) {
       let handle: unknown;

@@ -3,4 +3,5 @@
 export { writeFileAtomic } from './write-file-atomic';
 export { readJsonFile, FileContentError } from './read-json-file';
 export { openPrivateFile, preparePrivateDatabase } from './open-private-file';
-export { withFileLock } from './with-file-lock';
+export { withFileLock, acquireFileLock } from './with-file-lock';
+export type { HeldLock } from './with-file-lock';

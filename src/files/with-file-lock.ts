@@ -79,3 +79,30 @@ export async function withFileLock<T>(lockFile: string, fn: () => T | Promise<T>
     rmSync(lockFile, { force: true });
   }
 }
+
+/** A lock held until `release()`, from {@link acquireFileLock}. */
+export interface HeldLock {
+  release(): void;
+}
+
+/**
+ * Takes the same kind of lock file as {@link withFileLock}, but without waiting and for as
+ * long as the caller likes: for "one process per data directory" rules. A lock whose
+ * holder died is cleared and taken; a live holder (another process, or this one) makes it
+ * throw at once, naming the file and the holder's pid.
+ */
+export function acquireFileLock(lockFile: string): HeldLock {
+  mkdirSync(dirname(lockFile), { recursive: true, mode: 0o700 });
+  // Twice: the first attempt may only clear a stale lock left by a crashed holder.
+  if (!tryAcquire(lockFile) && !tryAcquire(lockFile)) {
+    const holder = lockHolder(lockFile);
+    throw new Error(`${lockFile}: held by process ${holder ?? '(unknown)'}, which is still running`);
+  }
+  let held = true;
+  return {
+    release() {
+      if (held) rmSync(lockFile, { force: true });
+      held = false;
+    },
+  };
+}

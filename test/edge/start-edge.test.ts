@@ -77,6 +77,37 @@ describe('startEdgeFromConfig and the relay', () => {
   });
 });
 
+describe('one edge per data directory', () => {
+  it('refuses a second edge on the same data directory (another port), which never dials; the first keeps its session', async () => {
+    const kit = await startRelayKit();
+    let upgrades = 0;
+    kit.server.on('upgrade', () => (upgrades += 1));
+    const creds = { EDGE_CONNECTION_ID: kit.a.connectionId, EDGE_CONNECTION_SECRET: kit.a.secret };
+    const first = await startEdgeFromConfig(loadConfig({ ...env(), ...creds, RELAY_URL: kit.url }), silentLogger());
+    try {
+      await waitFor(() => first.edge.relayConnected);
+      // Stopped at once should it start anyway, so a missing guard fails this test rather than hangs it.
+      const refusal = await startEdgeFromConfig(loadConfig({ ...env(), ...creds, RELAY_URL: kit.url, EDGE_PORT: '0' }), silentLogger()).then(
+        async (second) => {
+          await second.stop();
+          return new Error('a second edge started on the same data directory');
+        },
+        (err: Error) => err,
+      );
+      expect(refusal.message).toMatch(/another edge is using .*edge \(.*edge\.lock: held by process \d+, which is still running\)/);
+      const res = await kit.call(EXEC_PATH, { body: { id: first.edge.instanceId, command: { discovery: {} } } });
+      expect(res.status).toBe(502); // the first edge answered: no image for this tenant yet
+      expect(upgrades).toBe(1);
+    } finally {
+      await first.stop();
+    }
+    // Released on stop: the directory can be used again.
+    const again = await startEdgeFromConfig(loadConfig({ ...env(), ...creds, RELAY_URL: kit.url }), silentLogger());
+    await again.stop();
+    await kit.stop();
+  });
+});
+
 async function waitFor(check: () => boolean): Promise<void> {
   for (let i = 0; i < 2000 && !check(); i += 1) await new Promise((resolve) => setImmediate(resolve));
   if (!check()) throw new Error('condition not reached');

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { withFileLock } from '../../src/files';
+import { acquireFileLock, withFileLock } from '../../src/files';
 
 describe('withFileLock', () => {
   let dir: string;
@@ -50,5 +50,33 @@ describe('withFileLock', () => {
     writeFileSync(lock, `${dead}\n`);
     await expect(withFileLock(lock, () => 'ran', { timeoutMs: 1000, pollMs: 1 })).resolves.toBe('ran');
     expect(existsSync(lock)).toBe(false);
+  });
+});
+
+describe('acquireFileLock', () => {
+  let dir: string;
+  let lock: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'outpost-held-lock-'));
+    lock = join(dir, 'edge.lock');
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('refuses a second holder at once, naming the live holder, until released', () => {
+    const held = acquireFileLock(lock);
+    expect(readFileSync(lock, 'utf8')).toBe(`${process.pid}\n`);
+    expect(() => acquireFileLock(lock)).toThrow(`${lock}: held by process ${process.pid}, which is still running`);
+    held.release();
+    held.release(); // idempotent
+    expect(existsSync(lock)).toBe(false);
+    acquireFileLock(lock).release();
+  });
+
+  it('takes over a lock whose holder died', () => {
+    const dead = spawnSync(process.execPath, ['-e', '']).pid as number;
+    writeFileSync(lock, `${dead}\n`);
+    const held = acquireFileLock(lock);
+    expect(readFileSync(lock, 'utf8')).toBe(`${process.pid}\n`);
+    held.release();
   });
 });
