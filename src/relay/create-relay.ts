@@ -10,6 +10,7 @@ import type { EdgeSession } from './edge-session';
 import { closeAllSockets } from './close-sockets';
 import { createUpgradeHandler } from './handle-upgrade';
 import { startHeartbeat } from './heartbeat';
+import type { DesiredStateLookup } from './edge-drift';
 import { createManagementRouter } from './management-router';
 import { openRegistrationStore } from './registration-store';
 import { openRelayDatabase } from './relay-database';
@@ -24,6 +25,8 @@ export interface RelayDeps {
    * `res.locals.tenantId`; the control plane supplies it.
    */
   readonly requireDiscoveryKey: RequestHandler;
+  /** What each edge should run (its policy's `latest`, the central directory revision), for drift. */
+  readonly desiredState: DesiredStateLookup;
   readonly logger: Logger;
   /** How long exec waits for the edge's confirmation before 504. */
   readonly execTimeoutMs: number;
@@ -148,6 +151,13 @@ export function createRelay(deps: RelayDeps): Relay {
       // A socket is the truth about "connected"; the stored flag may lag a failed write.
       isConnected: (tenantId, instanceId) => live.has(liveKey(tenantId, instanceId)),
       exec,
+      desiredState: deps.desiredState,
+      *connectedRegistrations() {
+        for (const session of live.values()) {
+          const registration = registrations.get(session.key!);
+          if (registration) yield registration;
+        }
+      },
     }),
     attach(server) {
       servers.add(server);
