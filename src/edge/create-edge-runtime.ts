@@ -5,6 +5,7 @@ import type { CommandName, EdgeStatus } from '../relay-protocol';
 import { createCoalescingJob } from './coalescing-job';
 import { createControlPlaneClient } from './control-plane-client';
 import { describeFailure } from './describe-failure';
+import { createDecisionSample, type DecisionSample } from './decision-sample';
 import { createEdgeMetrics, type EdgeMetrics, type SyncJob } from './edge-metrics';
 import { edgeStatus, type EdgeState } from './edge-state';
 import { createFreshness, type Freshness } from './freshness';
@@ -50,6 +51,8 @@ export interface EdgeRuntime {
   readonly state: EdgeState;
   readonly authorizer: LocalAuthorizer;
   readonly metrics: EdgeMetrics;
+  /** Recent distinct decisions of this edge (sidecar and embedded alike), sent to the relay for a dry run. */
+  readonly decisionSample: DecisionSample;
   readonly freshness: Freshness;
   /** Loads persisted state, starts both timers and dials the relay. Never fails for a missing control plane. */
   start(): Promise<void>;
@@ -113,9 +116,11 @@ export function createEdgeRuntime(deps: EdgeRuntimeDeps): EdgeRuntime {
     }
   }
 
+  const decisionSample = createDecisionSample();
   const authorizer = createLocalAuthorizer({
     policy: () => state.policy?.compiled,
     directory: () => state.directory,
+    onDecision: decisionSample.record,
     ...(deps.cacheSize === undefined ? {} : { cacheSize: deps.cacheSize }),
   });
   const freshness = createFreshness({
@@ -133,6 +138,7 @@ export function createEdgeRuntime(deps: EdgeRuntimeDeps): EdgeRuntime {
     state,
     authorizer,
     metrics,
+    decisionSample,
     freshness,
     async start() {
       state.policy ??= await loadPersistedPolicy(dataDir, logger, keys);
@@ -146,6 +152,7 @@ export function createEdgeRuntime(deps: EdgeRuntimeDeps): EdgeRuntime {
         version: deps.version ?? 'dev',
         status: () => edgeStatus(state),
         onCommand: runCommand,
+        decisionSample: () => decisionSample.entries(),
         logger,
         timers,
         ...(deps.random ? { random: deps.random } : {}),

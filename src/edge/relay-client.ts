@@ -9,6 +9,7 @@ import {
 import { DEFAULT_BACKOFF, backoffDelay } from './backoff';
 import { basicAuthorization } from './control-plane-client';
 import { relaySocketUrl, type RelayClient, type RelayClientOptions } from './relay-client-contract';
+import { sampleFrames } from './sample-frames';
 import { systemTimers } from './timers';
 
 /**
@@ -74,6 +75,10 @@ export function createRelayClient(options: RelayClientOptions): RelayClient {
       case 'command':
         logger.info({ command: frame.command, request_id: frame.request_id }, 'relay command');
         void runCommand(ws, frame.request_id, frame.command);
+        break;
+      case 'sample_request':
+        logger.info({ request_id: frame.request_id }, 'relay asked for the decision sample');
+        for (const chunk of sampleFrames(frame.request_id, options.decisionSample(), options.status())) send(chunk);
         break;
       case 'error':
         logger.warn({ code: frame.code, detail: frame.message }, 'relay reported an error');

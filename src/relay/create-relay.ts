@@ -14,6 +14,7 @@ import type { DesiredStateLookup } from './edge-drift';
 import { createManagementRouter } from './management-router';
 import { openRegistrationStore } from './registration-store';
 import { openRelayDatabase } from './relay-database';
+import type { DecisionSampleReply } from './pending-samples';
 import { instanceNotConnected, instanceNotFound, relayClosing } from './relay-errors';
 import type { RelayStore } from './relay-store';
 
@@ -49,6 +50,11 @@ export interface Relay {
   attach(server: Server): void;
   /** Sends a command to one of the tenant's instances and waits for its confirmation. Throws HttpErrors. */
   exec(tenantId: string, instanceId: string, command: CommandName): Promise<EdgeStatus>;
+  /**
+   * Asks one of the tenant's instances for its decision sample (docs/api.md, "Dry run"),
+   * with exec's errors: 404 unknown, 409 not connected, 502 edge failure, 504 timeout.
+   */
+  sampleDecisions(tenantId: string, instanceId: string): Promise<DecisionSampleReply>;
   /** Closes every edge socket (1001) and fails pending commands. */
   close(): Promise<void>;
 }
@@ -134,14 +140,19 @@ export function createRelay(deps: RelayDeps): Relay {
     },
   });
 
-  async function exec(tenantId: string, instanceId: string, command: CommandName): Promise<EdgeStatus> {
+  /** The live session of one of the tenant's instances, or the HttpError exec answers with. */
+  function liveSession(tenantId: string, instanceId: string): EdgeSession {
     if (closing) throw relayClosing();
     // Ids are looked up within the caller's tenant: another tenant's instance is simply unknown.
     const registration = registrations.get({ tenantId, instanceId });
     if (!registration) throw instanceNotFound();
     const session = live.get(liveKey(tenantId, instanceId));
     if (!session) throw instanceNotConnected();
-    return session.send(command);
+    return session;
+  }
+
+  async function exec(tenantId: string, instanceId: string, command: CommandName): Promise<EdgeStatus> {
+    return liveSession(tenantId, instanceId).send(command);
   }
 
   return {
@@ -164,6 +175,9 @@ export function createRelay(deps: RelayDeps): Relay {
       server.on('upgrade', onUpgrade);
     },
     exec,
+    async sampleDecisions(tenantId, instanceId) {
+      return liveSession(tenantId, instanceId).sample();
+    },
     async close() {
       closing = true;
       heartbeat.stop();
