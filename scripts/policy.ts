@@ -1,7 +1,8 @@
-// Runs a policy folder's own tests locally, pushes a policy folder to the control plane's
+// Runs a policy folder's own tests locally, replays an edge's recorded decisions against it, pushes a policy folder to the control plane's
 // registry as an image tagged `latest`, and shows a policy's images (admin API, admin key).
 //
 //   npm run policy -- test policies/rbac            # tests/*.json, a table; exit 1 on failure
+//   npm run policy -- diff policies/rbac --instance <id>   # which of that edge's recorded decisions would flip
 //   npm run policy -- push policies/rbac            # name from the manifest or folder
 //   npm run policy -- push ./my-rbac --name rbac
 //   npm run policy -- show rbac
@@ -16,6 +17,7 @@ import { Command } from 'commander';
 import { loadConfig } from '../src/config';
 import { PolicyImageError, createPolicyImage, readPolicyFolder, signImageDigest, type PolicyImage } from '../src/policy';
 import { callTenantApi } from './lib/call-tenant-api';
+import { diffPolicyFolder } from './lib/diff-policy-folder';
 import { runScript } from './lib/run-script';
 import { ScriptError } from './lib/script-error';
 import { readPrivateKey, readPublicKeys, writeKeyPair } from './lib/signing-key-files';
@@ -101,6 +103,15 @@ program
   .description("run a policy folder's tests (tests/*.json) through the edge's decision path and print a table")
   .argument('<folder>', 'policy folder (manifest.json, schema.cedarschema, *.cedar, tests/*.json)')
   .action((folder: string) => runScript('policy test', () => testPolicyFolder(folder)));
+program
+  .command('diff')
+  .description("replay an edge's recently recorded decisions against a policy folder (nothing is pushed) and print which would flip")
+  .argument('<folder>', 'policy folder (manifest.json, schema.cedarschema, *.cedar, tests/*.json)')
+  .requiredOption('--instance <id>', 'the edge whose decisions to replay (npm run find-instance -- <connection id>)')
+  .option('--name <name>', 'policy name (default: the manifest name, else the folder name)')
+  .action((folder: string, options: { instance: string; name?: string }) =>
+    runScript('policy diff', async () => void (await diffPolicyFolder(folder, options, credentials()))),
+  );
 program
   .command('push')
   .description('validate a policy folder at the control plane and store it as an image tagged latest')

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { runPolicyTests, type PolicyTestResult } from '../../src/decision';
 import { PolicyImageError, PolicyValidationError, compilePolicyImage, readPolicyFolder } from '../../src/policy';
+import { formatTable } from './format-table';
 import { ScriptError } from './script-error';
 
 const HEADER = ['result', 'expected', 'actual', 'case'] as const;
@@ -17,13 +18,7 @@ export function formatTestTable(results: readonly PolicyTestResult[]): string {
     r.actual,
     `${r.file}: ${r.name}${r.error === undefined ? '' : ` (${r.error})`}`,
   ]);
-  const widths = HEADER.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] as string).length)));
-  const line = (cells: readonly string[]) =>
-    cells
-      .map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i] as number)))
-      .join('  ')
-      .trimEnd();
-  return [line(HEADER), ...rows.map(line)].join('\n');
+  return formatTable(HEADER, rows);
 }
 
 /**

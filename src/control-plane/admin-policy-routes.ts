@@ -1,21 +1,52 @@
 import { Router } from 'express';
-import { HttpError, NotFoundError, parseBody, parseParam } from '../http';
+import { ConflictError, HttpError, NotFoundError, parseBody, parseParam } from '../http';
 import { POLICY_NAME_PATTERN } from '../decision-protocol';
+import type { DecisionSampleReply } from '../relay';
 import type { ControlPlaneStore } from './control-plane-store';
+import { dryRunBodySchema, replaySample } from './dry-run';
 import { LATEST_TAG, MAX_IMAGES_PER_TENANT } from './policy-image-repository';
 import { authenticatedTenant } from './require-tenant-key';
 import { pushBodySchema, validatePushedImage } from './validate-pushed-image';
 
+/** Asks a tenant's edge for its decision sample over the relay (exec's errors: 404, 409, 502, 504). */
+export type DecisionSampler = (tenantId: string, instanceId: string) => Promise<DecisionSampleReply>;
+
 /**
- * The policy registry's admin API (admin key):
+ * The policy registry's admin API (admin key), and with a `sampler` (the relay) the dry
+ * run of a candidate against one edge's recorded decisions:
  *
  *   curl -X POST {relay_url}/api/v2/admin/policies/rbac -H 'content-type: application/json' \
  *     -H 'service-tenant-id: <TENANT_ID>' -H 'Authorization: basic <ADMIN_API_KEY>' \
  *     -d '{"files":{"manifest.json":"…","schema.cedarschema":"…","rbac.cedar":"…"}}'
  *   curl {relay_url}/api/v2/admin/policies/rbac -H 'service-tenant-id: …' -H 'Authorization: basic …'
  */
-export function adminPolicyRoutes(store: ControlPlaneStore): Router {
+export function adminPolicyRoutes(store: ControlPlaneStore, sampler?: DecisionSampler): Router {
   const router = Router();
+
+  if (sampler) {
+    // Validated like a push (signature aside: nothing is stored), then replayed; docs/api.md, "Dry run".
+    router.post('/:name/dry-run', async (req, res) => {
+      const tenantId = authenticatedTenant(res.locals);
+      const name = parseParam(req.params.name, POLICY_NAME_PATTERN, 'policy name');
+      const { files, instance_id: instanceId } = parseBody(dryRunBodySchema, req.body);
+      const { image } = await validatePushedImage(name, { files }, []);
+      const sample = await sampler(tenantId, instanceId);
+      if (sample.status.policy_name !== name) {
+        throw new ConflictError(`instance ${instanceId} serves policy ${sample.status.policy_name}, not ${name}`, 'policy_mismatch');
+      }
+      const directory = store.directory.snapshot(tenantId);
+      if (directory === undefined) throw new ConflictError('this tenant has no central directory to decide with', 'no_directory');
+      const replay = replaySample(image, directory, sample.entries);
+      res.set('Cache-Control', 'no-store').json({
+        name,
+        instance_id: instanceId,
+        candidate_digest: image.digest,
+        edge_policy_digest: sample.status.policy_digest,
+        directory_revision: directory.revision,
+        ...replay,
+      });
+    });
+  }
 
   router.post('/:name', async (req, res) => {
     const tenantId = authenticatedTenant(res.locals);

@@ -2,7 +2,9 @@ import { z } from 'zod';
 import { directoryChangeSchema, directoryDataSchema } from '../directory';
 import { apiErrors, buildOpenApiDocument, type ApiRoute } from '../http';
 import { RELAY_ROUTES } from '../relay';
+import { sampledDecisionSchema } from '../relay-protocol';
 import { addSigningKeyBodySchema, signingKeyShape } from './admin-signing-key-routes';
+import { dryRunBodySchema } from './dry-run';
 import { pushBodySchema } from './validate-pushed-image';
 
 const ADMIN = '/api/v2/admin';
@@ -11,6 +13,29 @@ const EDGE_ERRORS = { 401: 'missing or wrong edge connection credentials' };
 
 const revision = z.strictObject({ revision: z.number().int() });
 const directoryWithRevision = directoryDataSchema.extend({ revision: z.number().int().min(0) });
+const outcome = z.enum(['allow', 'deny']);
+const dryRunAnswer = z.strictObject({
+  name: z.string(),
+  instance_id: z.string(),
+  candidate_digest: z.string(),
+  edge_policy_digest: z.string().nullable(),
+  directory_revision: z.number().int().describe('the central directory revision the candidate decided with'),
+  sampled: z.number().int(),
+  unchanged: z.number().int(),
+  failed: z.number().int(),
+  flips: z.strictObject({ allow_to_deny: z.number().int(), deny_to_allow: z.number().int() }),
+  changes: z.array(
+    z.strictObject({
+      principal: z.string(),
+      action: z.string(),
+      resource: sampledDecisionSchema.shape.resource,
+      recorded: outcome,
+      candidate: outcome,
+      policy_digest: z.string(),
+      directory_revision: z.number().int(),
+    }),
+  ),
+});
 const policyImage = z.object({ name: z.string(), digest: z.string(), files: z.record(z.string(), z.string()), signature: z.string().optional() });
 
 /** One directory change route: `{revision}` on success, the documented 4xx otherwise. */
@@ -39,6 +64,26 @@ export const CONTROL_PLANE_ROUTES: readonly ApiRoute[] = [
         ...ADMIN_ERRORS,
         409: 'image quota exceeded',
         413: 'image too large',
+      }),
+    },
+  },
+  {
+    method: 'post',
+    path: `${ADMIN}/policies/{name}/dry-run`,
+    summary: "Validate a candidate like a push (nothing stored) and replay one edge's recorded decisions against it: which would flip",
+    requestBody: { content: { 'application/json': dryRunBodySchema } },
+    responses: {
+      200: { description: 'the flips, counted and listed', schema: dryRunAnswer },
+      ...apiErrors({
+        400: "malformed body, invalid name, invalid policy, or the candidate's own tests fail",
+        ...ADMIN_ERRORS,
+        404: 'no such instance for this tenant',
+        409: 'the instance is not connected, serves another policy, or the tenant has no directory',
+        413: 'image too large',
+        429: 'too many samples waiting on the instance',
+        502: 'the edge failed to send its sample, or sent more than the bounds',
+        503: 'the relay is shutting down',
+        504: 'no sample within the exec timeout',
       }),
     },
   },

@@ -4,7 +4,7 @@ import { CONTROL_PLANE_OPENAPI } from './control-plane-openapi';
 import type { Logger } from '../observability';
 import { POLICY_IMAGE_LIMITS } from '../policy';
 import { adminDirectoryRoutes } from './admin-directory-routes';
-import { adminPolicyRoutes } from './admin-policy-routes';
+import { adminPolicyRoutes, type DecisionSampler } from './admin-policy-routes';
 import { adminSigningKeyRoutes } from './admin-signing-key-routes';
 import type { ControlPlaneStore } from './control-plane-store';
 import { edgeRoutes } from './edge-routes';
@@ -23,6 +23,8 @@ export interface ControlPlaneAppDeps {
   readonly logger: Logger;
   /** Extra routers (the relay's management API), mounted before the final 404. */
   readonly routers?: readonly Router[];
+  /** The relay's decision samples; with it the admin API serves the dry run of a candidate image. */
+  readonly sampleDecisions?: DecisionSampler;
 }
 
 /**
@@ -44,7 +46,7 @@ export function createControlPlaneApp(deps: ControlPlaneAppDeps): Express {
   // Credentials first, body second: an unauthenticated caller gets 401 and never makes the
   // server read or parse a body; each route group parses with its own size limit.
   const admin = requireTenantKey(deps.store, 'admin');
-  app.use('/api/v2/admin/policies', admin, express.json({ limit: BODY_LIMITS.policyImage }), adminPolicyRoutes(deps.store));
+  app.use('/api/v2/admin/policies', admin, express.json({ limit: BODY_LIMITS.policyImage }), adminPolicyRoutes(deps.store, deps.sampleDecisions));
   app.use('/api/v2/admin/directory', admin, express.json({ limit: BODY_LIMITS.other }), adminDirectoryRoutes(deps.store));
   app.use('/api/v2/admin/signing-keys', admin, express.json({ limit: BODY_LIMITS.other }), adminSigningKeyRoutes(deps.store));
   app.use('/api/v2/edge', requireConnection(deps.store), edgeRoutes(deps.store));

@@ -1,14 +1,31 @@
-import { createRelay, type Relay, type RelayDeps } from '../relay';
+import { createRelay, type DesiredEdgeState, type Relay, type RelayDeps } from '../relay';
 import type { ControlPlaneStore } from './control-plane-store';
 import { requireTenantKey } from './require-tenant-key';
 
 /**
+ * What an edge of this connection should run: the `latest` image of the policy the
+ * connection serves and the tenant's central directory revision (null where none exists).
+ */
+function desiredState(store: ControlPlaneStore, tenantId: string, connectionId: string): DesiredEdgeState {
+  const policyName = store.tenants.connectionPolicy(connectionId);
+  return {
+    policyDigest: (policyName === undefined ? undefined : store.images.taggedDigest(tenantId, policyName)) ?? null,
+    directoryRevision: store.directory.revision(tenantId) ?? null,
+  };
+}
+
+/**
  * The relay wired to the control plane: registrations in the control plane's database,
  * edges authenticated by their connection credentials, the management API behind the
- * tenant's Discovery API key. The relay itself knows none of these; it is handed them.
+ * tenant's Discovery API key, drift measured against the registry and the central
+ * directory. The relay itself knows none of these; it is handed them.
  */
 export function createControlPlaneRelay(
-  deps: Omit<RelayDeps, 'store' | 'requireDiscoveryKey'> & { readonly store: ControlPlaneStore },
+  deps: Omit<RelayDeps, 'store' | 'requireDiscoveryKey' | 'desiredState'> & { readonly store: ControlPlaneStore },
 ): Relay {
-  return createRelay({ ...deps, requireDiscoveryKey: requireTenantKey(deps.store, 'discovery') });
+  return createRelay({
+    ...deps,
+    requireDiscoveryKey: requireTenantKey(deps.store, 'discovery'),
+    desiredState: (tenantId, connectionId) => desiredState(deps.store, tenantId, connectionId),
+  });
 }

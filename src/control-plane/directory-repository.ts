@@ -15,6 +15,8 @@ export interface DirectoryRepository {
   /** Sets a tenant's first directory (revision 1, empty log). */
   initialize(tenantId: string, data: Omit<DirectoryData, 'revision'>): void;
   snapshot(tenantId: string): DirectoryData | undefined;
+  /** The current revision alone (no data parsed), or undefined when the tenant has no directory. */
+  revision(tenantId: string): number | undefined;
   /**
    * Checks the change against the current data, applies it with the next revision and
    * appends it to the log, all in one immediate transaction, so concurrent writers (even
@@ -34,6 +36,7 @@ interface DirectoryRow {
 export function createDirectoryRepository(db: Database, changeLogLimit: number): DirectoryRepository {
   const insert = db.prepare('INSERT INTO directories (tenant_id, revision, log_floor, data) VALUES (?, 1, 1, ?)');
   const select = db.prepare('SELECT revision, log_floor, data FROM directories WHERE tenant_id = ?');
+  const selectRevision = db.prepare('SELECT revision FROM directories WHERE tenant_id = ?').pluck();
   const update = db.prepare('UPDATE directories SET revision = ?, log_floor = ?, data = ? WHERE tenant_id = ?');
   const insertChange = db.prepare('INSERT INTO directory_changes (tenant_id, rev, change) VALUES (?, ?, ?)');
   const trim = db.prepare('DELETE FROM directory_changes WHERE tenant_id = ? AND rev <= ?');
@@ -76,6 +79,7 @@ export function createDirectoryRepository(db: Database, changeLogLimit: number):
       insert.run(tenantId, JSON.stringify({ roles: data.roles, users: data.users, resources: data.resources }));
     },
     snapshot: read,
+    revision: (tenantId) => selectRevision.get(tenantId) as number | undefined,
     change: (tenantId, input) => change.immediate(tenantId, input),
     changesSince: (tenantId, since) => changesSince(tenantId, since),
   };

@@ -36,7 +36,7 @@ async function main(): Promise<void> {
     execTimeoutMs: config.controlPlane.execTimeout * 1000,
     heartbeatMs: config.controlPlane.heartbeat * 1000,
   });
-  const app = createControlPlaneApp({ store, logger, routers: [relay.managementRouter] });
+  const app = createControlPlaneApp({ store, logger, routers: [relay.managementRouter], sampleDecisions: relay.sampleDecisions });
   const server = await listen(app, config.controlPlane.port, config.host);
   relay.attach(server);
   logger.info({ url: baseUrl(server) }, 'control plane and relay listening');

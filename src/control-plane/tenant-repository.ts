@@ -43,6 +43,8 @@ export interface TenantRepository {
   rotateKey(tenantId: string, kind: TenantKeyKind): string;
   verifyKey(tenantId: string, kind: TenantKeyKind, key: string): boolean;
   verifyConnection(connectionId: string, secret: string): EdgeConnection | undefined;
+  /** The policy name a connection serves, or undefined for an unknown connection. */
+  connectionPolicy(connectionId: string): string | undefined;
 }
 
 interface TenantRow {
@@ -57,6 +59,7 @@ export function createTenantRepository(db: Database, now: () => number): TenantR
     'INSERT INTO tenants (id, name, discovery_key_hash, admin_key_hash, created_at) VALUES (?, ?, ?, ?, ?)',
   );
   const selectExists = db.prepare('SELECT 1 FROM tenants WHERE id = ?').pluck();
+  const selectConnectionPolicy = db.prepare('SELECT policy_name FROM connections WHERE connection_id = ?').pluck();
   const selectTenants = db.prepare('SELECT id, name, created_at FROM tenants ORDER BY created_at, id');
   const selectConnections = db.prepare(
     'SELECT connection_id, policy_name FROM connections WHERE tenant_id = ? ORDER BY created_at, connection_id',
@@ -119,6 +122,9 @@ export function createTenantRepository(db: Database, now: () => number): TenantR
         | undefined;
       if (!secretMatches(secret, row?.secret_hash)) return undefined;
       return { tenantId: row!.tenant_id, connectionId, policyName: row!.policy_name };
+    },
+    connectionPolicy(connectionId) {
+      return selectConnectionPolicy.get(connectionId) as string | undefined;
     },
   };
 }

@@ -31,6 +31,12 @@ export interface LocalAuthorizerOptions {
   readonly directory: () => DirectoryData | undefined;
   /** Decision cache entries (LRU); 0 disables the cache. Default 10,000. */
   readonly cacheSize?: number;
+  /**
+   * Sees every decision made (not the failures), with the request's cache key, which
+   * identifies the request exactly: an edge records a sample of its decisions this way.
+   * Runs on the hot path, so it must be cheap and must not throw.
+   */
+  readonly onDecision?: (request: AuthorizationRequest, key: string, decision: LocalDecision) => void;
 }
 
 type Cached = Omit<LocalDecision, 'policyPath' | 'cached'>;
@@ -96,6 +102,13 @@ export function createLocalAuthorizer(options: LocalAuthorizerOptions): LocalAut
     return state.entities;
   }
 
+  const onDecision = options.onDecision;
+  /** Hands a decision to `onDecision`, when there is one, and returns it. */
+  function made(request: AuthorizationRequest, key: string, decision: LocalDecision): LocalDecision {
+    if (onDecision !== undefined) onDecision(request, key, decision);
+    return decision;
+  }
+
   function decide(request: AuthorizationRequest): LocalDecision {
     const policy = options.policy();
     const directory = options.directory();
@@ -107,12 +120,12 @@ export function createLocalAuthorizer(options: LocalAuthorizerOptions): LocalAut
     const hit = cache.get(key);
     if (hit) {
       hits++;
-      return withPath(hit, request.policyPath, true);
+      return made(request, key, withPath(hit, request.policyPath, true));
     }
     misses++;
     const entities = entitiesFor(state);
     const slice = entities.principalSlice(request.principal);
-    if (!slice) return withPath(outcome(false, [], policy, directory), request.policyPath, false);
+    if (!slice) return made(request, key, withPath(outcome(false, [], policy, directory), request.policyPath, false));
     let answer;
     try {
       answer = policy.isAuthorized({
@@ -128,7 +141,7 @@ export function createLocalAuthorizer(options: LocalAuthorizerOptions): LocalAut
     const allowed = answer.allowed && answer.errors.length === 0;
     const decision = outcome(allowed, allowed ? answer.reasons : [], policy, directory);
     cache.set(key, decision);
-    return withPath(decision, request.policyPath, false);
+    return made(request, key, withPath(decision, request.policyPath, false));
   }
 
   return {

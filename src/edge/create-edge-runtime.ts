@@ -7,6 +7,7 @@ import type { CommandName, EdgeStatus } from '../relay-protocol';
 import { createCoalescingJob } from './coalescing-job';
 import { createControlPlaneClient } from './control-plane-client';
 import { describeFailure } from './describe-failure';
+import { createDecisionSample, type DecisionSample } from './decision-sample';
 import { createEdgeMetrics, type EdgeMetrics, type SyncJob } from './edge-metrics';
 import { edgeStatus, type EdgeState } from './edge-state';
 import { createFreshness, type Freshness } from './freshness';
@@ -52,6 +53,8 @@ export interface EdgeRuntime {
   readonly state: EdgeState;
   readonly authorizer: LocalAuthorizer;
   readonly metrics: EdgeMetrics;
+  /** Recent distinct decisions of this edge (sidecar and embedded alike), sent to the relay for a dry run. */
+  readonly decisionSample: DecisionSample;
   readonly freshness: Freshness;
   /**
    * Locks the data directory (`edge.lock`: one edge per directory), loads persisted state,
@@ -119,9 +122,11 @@ export function createEdgeRuntime(deps: EdgeRuntimeDeps): EdgeRuntime {
     }
   }
 
+  const decisionSample = createDecisionSample();
   const authorizer = createLocalAuthorizer({
     policy: () => state.policy?.compiled,
     directory: () => state.directory,
+    onDecision: decisionSample.record,
     ...(deps.cacheSize === undefined ? {} : { cacheSize: deps.cacheSize }),
   });
   const freshness = createFreshness({
@@ -139,6 +144,7 @@ export function createEdgeRuntime(deps: EdgeRuntimeDeps): EdgeRuntime {
     state,
     authorizer,
     metrics,
+    decisionSample,
     freshness,
     async start() {
       // Two edges on one data directory would share an instance id, and the second to dial
@@ -159,6 +165,7 @@ export function createEdgeRuntime(deps: EdgeRuntimeDeps): EdgeRuntime {
         version: deps.version ?? 'dev',
         status: () => edgeStatus(state),
         onCommand: runCommand,
+        decisionSample: () => decisionSample.entries(),
         logger,
         timers,
         ...(deps.random ? { random: deps.random } : {}),

@@ -1,3 +1,4 @@
+import { prometheusLabel as label } from '../observability';
 import type { EdgeState } from './edge-state';
 
 /** Which job a sync belonged to, and how it ended. */
@@ -9,11 +10,6 @@ export interface EdgeMetrics {
   decision(allowed: boolean): void;
   sync(job: SyncJob, result: SyncResult): void;
   render(): string;
-}
-
-/** Label values are escaped as the exposition format requires: `\`, `"` and newlines. */
-function label(value: string): string {
-  return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 }
 
 /**

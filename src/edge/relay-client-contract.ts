@@ -1,5 +1,5 @@
 import type { Logger } from '../observability';
-import { RELAY_PATH, type CommandName, type EdgeStatus } from '../relay-protocol';
+import { RELAY_PATH, type CommandName, type EdgeStatus, type SampledDecision } from '../relay-protocol';
 import type { EdgeCredentials } from './control-plane-client';
 import type { Timers } from './timers';
 
@@ -17,6 +17,8 @@ export interface RelayClientOptions {
   readonly version: string;
   readonly status: () => EdgeStatus;
   readonly onCommand: (command: CommandName) => Promise<CommandOutcome>;
+  /** The decision sample a `sample_request` asks for (docs/api.md, "Dry run"). */
+  readonly decisionSample: () => readonly SampledDecision[];
   readonly logger: Logger;
   readonly timers?: Timers;
   readonly random?: () => number;

@@ -9,6 +9,7 @@ import {
 import { DEFAULT_BACKOFF, backoffDelay } from './backoff';
 import { basicAuthorization } from './control-plane-client';
 import { relaySocketUrl, type RelayClient, type RelayClientOptions } from './relay-client-contract';
+import { sampleFrames } from './sample-frames';
 import { systemTimers } from './timers';
 
 /**
@@ -60,6 +61,23 @@ export function createRelayClient(options: RelayClientOptions): RelayClient {
     }
   }
 
+  /**
+   * Answers a `sample_request` with the sample's frames. A failure reading it is answered
+   * like a failed command (exec's 502) instead of being thrown out of the socket's handler,
+   * where it would take the process (an app, for an embedded edge) down.
+   */
+  function sendSample(requestId: string): void {
+    let frames;
+    try {
+      frames = sampleFrames(requestId, options.decisionSample(), options.status());
+    } catch (err) {
+      logger.error({ err, request_id: requestId }, 'decision sample failed');
+      send({ type: 'command_result', request_id: requestId, ok: false, error: { code: 'sample_failed', message: 'the edge could not read its decision sample (see the edge log)' } });
+      return;
+    }
+    for (const frame of frames) send(frame);
+  }
+
   function onMessage(ws: WebSocket, data: WebSocket.RawData, isBinary: boolean): void {
     armSilenceTimer(ws);
     const frame = isBinary ? undefined : parseFrame(relayMessageSchema, data);
@@ -74,6 +92,10 @@ export function createRelayClient(options: RelayClientOptions): RelayClient {
       case 'command':
         logger.info({ command: frame.command, request_id: frame.request_id }, 'relay command');
         void runCommand(ws, frame.request_id, frame.command);
+        break;
+      case 'sample_request':
+        logger.info({ request_id: frame.request_id }, 'relay asked for the decision sample');
+        sendSample(frame.request_id);
         break;
       case 'error':
         logger.warn({ code: frame.code, detail: frame.message }, 'relay reported an error');

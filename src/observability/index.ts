@@ -1,2 +1,3 @@
 export { createLogger, silentLogger, LOG_BUFFER_FLUSH_BYTES, LOG_BUFFER_MAX_BYTES } from './logger';
 export type { Logger } from './logger';
+export { prometheusLabel } from './prometheus-label';

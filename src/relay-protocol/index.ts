@@ -6,5 +6,7 @@ export {
   relayMessageSchema,
   parseFrame,
   INSTANCE_ID_PATTERN,
+  DECISION_SAMPLE_LIMITS,
+  sampledDecisionSchema,
 } from './messages';
-export type { CommandName, EdgeMessage, RelayMessage, EdgeStatus } from './messages';
+export type { CommandName, EdgeMessage, RelayMessage, EdgeStatus, SampledDecision } from './messages';

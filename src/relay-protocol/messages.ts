@@ -45,6 +45,41 @@ export const edgeStatusSchema = z.object({
   directory_revision: z.number().int().min(0),
 });
 
+/**
+ * Bounds of a decision sample (docs/api.md, "Dry run"): the entries an edge keeps and may
+ * send for one `sample_request`, the frames it may split them into, and each entry's
+ * text. An entry the edge recorded beyond these bounds is left out of what it sends.
+ */
+export const DECISION_SAMPLE_LIMITS = Object.freeze({
+  maxEntries: 1000,
+  maxChunks: 64,
+  maxTextLength: 256,
+  maxAttributes: 16,
+});
+
+const sampleText = z.string().min(1).max(DECISION_SAMPLE_LIMITS.maxTextLength);
+
+/**
+ * One recorded decision: the request as the edge decided it (the principal as its
+ * directory id, never a token), the decision, and the image digest and directory
+ * revision it was made with.
+ */
+export const sampledDecisionSchema = z.strictObject({
+  principal: sampleText,
+  action: sampleText,
+  resource: z.strictObject({
+    type: sampleText,
+    id: sampleText,
+    attributes: z
+      .record(z.string().max(64), z.union([z.string().max(DECISION_SAMPLE_LIMITS.maxTextLength), z.number(), z.boolean()]))
+      .refine((a) => Object.keys(a).length <= DECISION_SAMPLE_LIMITS.maxAttributes, `at most ${DECISION_SAMPLE_LIMITS.maxAttributes} attributes`)
+      .optional(),
+  }),
+  decision: z.enum(['allow', 'deny']),
+  policy_digest: sha256Digest,
+  directory_revision: z.number().int().min(0),
+});
+
 /** Frames the edge sends. */
 export const edgeMessageSchema = z.discriminatedUnion('type', [
   z.object({
@@ -57,6 +92,18 @@ export const edgeMessageSchema = z.discriminatedUnion('type', [
   }),
   /** Sent after every timer-driven sync, so registrations stay current. */
   z.object({ type: z.literal('status'), status: edgeStatusSchema }),
+  /**
+   * Part of the answer to a `sample_request`: the entries in order; `done` on the last
+   * frame, which also carries the edge's status. A failure is a `command_result` with
+   * `ok: false` and the request's id.
+   */
+  z.object({
+    type: z.literal('sample_chunk'),
+    request_id: requestId,
+    entries: z.array(sampledDecisionSchema).max(DECISION_SAMPLE_LIMITS.maxEntries),
+    done: z.boolean(),
+    status: edgeStatusSchema,
+  }),
   // zod needs one variant per `type`, so the two outcomes nest under `ok`.
   z.discriminatedUnion('ok', [
     z.object({
@@ -78,6 +125,8 @@ export const edgeMessageSchema = z.discriminatedUnion('type', [
 export const relayMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('registered'), instance_id: z.string() }),
   z.object({ type: z.literal('command'), request_id: requestId, command: z.enum(COMMANDS) }),
+  /** Send the decision sample now, as `sample_chunk` frames. */
+  z.object({ type: z.literal('sample_request'), request_id: requestId }),
   /** Stable error codes: `bad_frame`, `not_registered`, `already_registered`, `unknown_request`. */
   z.object({ type: z.literal('error'), code: z.string(), message: z.string() }),
 ]);
@@ -85,6 +134,7 @@ export const relayMessageSchema = z.discriminatedUnion('type', [
 export type EdgeStatus = z.infer<typeof edgeStatusSchema>;
 export type EdgeMessage = z.infer<typeof edgeMessageSchema>;
 export type RelayMessage = z.infer<typeof relayMessageSchema>;
+export type SampledDecision = z.infer<typeof sampledDecisionSchema>;
 
 /** Parses one received frame; `undefined` when it is not JSON or not a known message. */
 export function parseFrame<T>(schema: z.ZodType<T>, data: unknown): T | undefined {

@@ -10,9 +10,11 @@ import type { EdgeSession } from './edge-session';
 import { closeAllSockets } from './close-sockets';
 import { createUpgradeHandler } from './handle-upgrade';
 import { startHeartbeat } from './heartbeat';
+import type { DesiredStateLookup } from './edge-drift';
 import { createManagementRouter } from './management-router';
 import { openRegistrationStore } from './registration-store';
 import { openRelayDatabase } from './relay-database';
+import type { DecisionSampleReply } from './pending-samples';
 import { instanceNotConnected, instanceNotFound, relayClosing } from './relay-errors';
 import type { RelayStore } from './relay-store';
 
@@ -24,6 +26,8 @@ export interface RelayDeps {
    * `res.locals.tenantId`; the control plane supplies it.
    */
   readonly requireDiscoveryKey: RequestHandler;
+  /** What each edge should run (its policy's `latest`, the central directory revision), for drift. */
+  readonly desiredState: DesiredStateLookup;
   readonly logger: Logger;
   /** How long exec waits for the edge's confirmation before 504. */
   readonly execTimeoutMs: number;
@@ -46,6 +50,11 @@ export interface Relay {
   attach(server: Server): void;
   /** Sends a command to one of the tenant's instances and waits for its confirmation. Throws HttpErrors. */
   exec(tenantId: string, instanceId: string, command: CommandName): Promise<EdgeStatus>;
+  /**
+   * Asks one of the tenant's instances for its decision sample (docs/api.md, "Dry run"),
+   * with exec's errors: 404 unknown, 409 not connected, 502 edge failure, 504 timeout.
+   */
+  sampleDecisions(tenantId: string, instanceId: string): Promise<DecisionSampleReply>;
   /** Closes every edge socket (1001) and fails pending commands. */
   close(): Promise<void>;
 }
@@ -131,14 +140,19 @@ export function createRelay(deps: RelayDeps): Relay {
     },
   });
 
-  async function exec(tenantId: string, instanceId: string, command: CommandName): Promise<EdgeStatus> {
+  /** The live session of one of the tenant's instances, or the HttpError exec answers with. */
+  function liveSession(tenantId: string, instanceId: string): EdgeSession {
     if (closing) throw relayClosing();
     // Ids are looked up within the caller's tenant: another tenant's instance is simply unknown.
     const registration = registrations.get({ tenantId, instanceId });
     if (!registration) throw instanceNotFound();
     const session = live.get(liveKey(tenantId, instanceId));
     if (!session) throw instanceNotConnected();
-    return session.send(command);
+    return session;
+  }
+
+  async function exec(tenantId: string, instanceId: string, command: CommandName): Promise<EdgeStatus> {
+    return liveSession(tenantId, instanceId).send(command);
   }
 
   return {
@@ -148,12 +162,22 @@ export function createRelay(deps: RelayDeps): Relay {
       // A socket is the truth about "connected"; the stored flag may lag a failed write.
       isConnected: (tenantId, instanceId) => live.has(liveKey(tenantId, instanceId)),
       exec,
+      desiredState: deps.desiredState,
+      *connectedRegistrations() {
+        for (const session of live.values()) {
+          const registration = registrations.get(session.key!);
+          if (registration) yield registration;
+        }
+      },
     }),
     attach(server) {
       servers.add(server);
       server.on('upgrade', onUpgrade);
     },
     exec,
+    async sampleDecisions(tenantId, instanceId) {
+      return liveSession(tenantId, instanceId).sample();
+    },
     async close() {
       closing = true;
       heartbeat.stop();

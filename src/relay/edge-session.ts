@@ -7,6 +7,7 @@ import { createFrameBucket } from './frame-rate';
 import { parseEdgeFrame } from './parse-edge-frame';
 import { registerEdge } from './register-edge';
 import { createPendingCommands } from './pending-commands';
+import { createPendingSamples, type DecisionSampleReply } from './pending-samples';
 import { edgeError, instanceDisconnected } from './relay-errors';
 import type { InstanceKey } from './registration';
 import type { RegistrationStore } from './registration-store';
@@ -23,6 +24,8 @@ export interface EdgeSession {
   readonly key: InstanceKey | undefined;
   /** Sends a command and resolves with the edge's status once it confirms. */
   send(command: CommandName): Promise<EdgeStatus>;
+  /** Asks for the edge's decision sample and resolves once its last chunk arrived. */
+  sample(): Promise<DecisionSampleReply>;
   close(code: number, reason: string): void;
 }
 
@@ -52,6 +55,7 @@ export interface EdgeSessionDeps {
 export function startEdgeSession(ws: WebSocket, connection: EdgeConnection, deps: EdgeSessionDeps): EdgeSession {
   const log = deps.logger.child({ connection_id: connection.connectionId });
   const pending = createPendingCommands({ timeoutMs: deps.execTimeoutMs, max: deps.maxPending });
+  const samples = createPendingSamples({ timeoutMs: deps.execTimeoutMs });
   let instanceId: string | undefined;
   let key: InstanceKey | undefined;
   let badFrames = 0;
@@ -73,6 +77,12 @@ export function startEdgeSession(ws: WebSocket, connection: EdgeConnection, deps
       if (ws.readyState !== ws.OPEN) return Promise.reject(instanceDisconnected());
       const { requestId, result } = pending.add();
       reply({ type: 'command', request_id: requestId, command });
+      return result;
+    },
+    sample() {
+      if (ws.readyState !== ws.OPEN) return Promise.reject(instanceDisconnected());
+      const { requestId, result } = samples.add();
+      reply({ type: 'sample_request', request_id: requestId });
       return result;
     },
     close,
@@ -102,10 +112,20 @@ export function startEdgeSession(ws: WebSocket, connection: EdgeConnection, deps
       case 'status':
         deps.store('status', id.instanceId, () => deps.registrations.updateStatus(id, message.status, deps.now()));
         return;
+      case 'sample_chunk':
+        if (!samples.receive(message)) {
+          reply({ type: 'error', code: 'unknown_request', message: 'no sample is waiting for this request id' });
+          return;
+        }
+        // Asked for, and bounded by the sample limits, like command results.
+        frames.refund();
+        if (message.done) deps.store('status', id.instanceId, () => deps.registrations.updateStatus(id, message.status, deps.now()));
+        return;
       case 'command_result': {
+        // A failed sample is reported the way a failed command is, under its request id.
         const known = message.ok
           ? pending.resolve(message.request_id, message.status)
-          : pending.reject(message.request_id, edgeError(message.error.message));
+          : pending.reject(message.request_id, edgeError(message.error.message)) || samples.reject(message.request_id, edgeError(message.error.message));
         if (!known) {
           // A result for a command never sent (or already timed out) changes nothing.
           reply({ type: 'error', code: 'unknown_request', message: 'no command is waiting for this request id' });
@@ -159,6 +179,7 @@ export function startEdgeSession(ws: WebSocket, connection: EdgeConnection, deps
   ws.once('close', (code: number) => {
     clearTimeout(registerTimer);
     pending.rejectAll(instanceDisconnected());
+    samples.rejectAll(instanceDisconnected());
     log.info({ instance_id: instanceId, code }, 'edge disconnected');
     deps.onClosed(session);
   });

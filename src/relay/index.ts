@@ -1,6 +1,10 @@
 export { createRelay } from './create-relay';
 export type { Relay, RelayDeps } from './create-relay';
-export { INSTANCE_REGISTRATIONS_PATH, EXEC_PATH, REGISTRATIONS_PAGE } from './management-router';
+export { INSTANCE_REGISTRATIONS_PATH, EXEC_PATH, METRICS_PATH, REGISTRATIONS_PAGE } from './management-router';
+export { MAX_DRIFT_METRIC_TENANTS } from './drift-metrics';
+export { MAX_PENDING_SAMPLES } from './pending-samples';
+export type { DecisionSampleReply } from './pending-samples';
+export type { DesiredEdgeState, DesiredStateLookup } from './edge-drift';
 export { CLOSE_CODES } from './close-codes';
 export { FRAME_RATE } from './frame-rate';
 export { MAX_BAD_FRAMES } from './edge-session';

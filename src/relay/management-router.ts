@@ -3,6 +3,8 @@ import type { RequestHandler, Router } from 'express';
 import { BadRequestError, ConflictError, HttpError } from '../http';
 import { INSTANCE_ID_PATTERN } from '../relay-protocol';
 import type { CommandName, EdgeStatus } from '../relay-protocol';
+import { renderDriftMetrics } from './drift-metrics';
+import { edgeDrift, memoizeDesiredState, type DesiredStateLookup } from './edge-drift';
 import { parseExecRequest } from './parse-exec-request';
 import { instanceNotFound } from './relay-errors';
 import type { Registration } from './registration';
@@ -12,6 +14,8 @@ import type { RegistrationStore } from './registration-store';
 export const INSTANCE_REGISTRATIONS_PATH = '/api/v2/management/control_plane/instance_registrations';
 /** docs/service-interface.md §4.2. */
 export const EXEC_PATH = '/api/v2/management/control_plane/exec';
+/** The relay's drift gauges (Prometheus text), unauthenticated like the edge's `/metrics`. */
+export const METRICS_PATH = '/metrics';
 /** Registrations per page of `instance_registrations`: the default and the most a caller may ask for. */
 export const REGISTRATIONS_PAGE = Object.freeze({ defaultSize: 100, maxSize: 1000 });
 
@@ -26,6 +30,10 @@ export interface ManagementRouterDeps {
   /** Whether this relay holds a live socket for the instance. */
   readonly isConnected: (tenantId: string, instanceId: string) => boolean;
   readonly exec: (tenantId: string, instanceId: string, command: CommandName) => Promise<EdgeStatus>;
+  /** What each edge should run: its policy's `latest` digest and the central directory revision. */
+  readonly desiredState: DesiredStateLookup;
+  /** The registrations of the edges this relay holds a live socket for. */
+  readonly connectedRegistrations: () => Iterable<Registration>;
 }
 
 /** `page_size` (1…max, default 100) and `page_token` (opaque: the last id of the previous page). */
@@ -44,8 +52,12 @@ function parsePage(query: Record<string, unknown>): { limit: number; after: stri
   return { limit, after };
 }
 
-/** One element of the `result` array (docs/service-interface.md §2.5); `info` carries more, as docs/api.md lists. */
-function toView(r: Registration, connected: boolean) {
+/**
+ * One element of the `result` array (docs/service-interface.md §2.5); `info` carries more,
+ * as docs/api.md lists, the drift fields last (additive: the contract's fields never change).
+ */
+function toView(r: Registration, connected: boolean, desiredState: DesiredStateLookup) {
+  const drift = edgeDrift(r, desiredState(r.tenantId, r.connectionId));
   return {
     id: r.instanceId,
     info: {
@@ -58,13 +70,17 @@ function toView(r: Registration, connected: boolean) {
       connected,
       connected_at: new Date(r.connectedAt).toISOString(),
       last_seen: new Date(r.lastSeen).toISOString(),
+      latest_policy_digest: drift.latestPolicyDigest,
+      policy_drift: drift.policyDrift,
+      central_directory_revision: drift.centralDirectoryRevision,
+      directory_lag: drift.directoryLag,
     },
   };
 }
 
 /**
- * The relay management API, with path-absolute routes to mount on the control plane app.
- * Both routes sit behind the tenant's Discovery API key (docs/service-interface.md §5) and
+ * The relay management API, with path-absolute routes to mount on the control plane app,
+ * plus `GET /metrics` (drift gauges per tenant, no credentials). The management routes sit behind the tenant's Discovery API key (docs/service-interface.md §5) and
  * only ever see the caller's own tenant; the tenant id comes from `requireTenantKey`, never
  * from the body.
  */
@@ -78,11 +94,18 @@ export function createManagementRouter(deps: ManagementRouterDeps): Router {
     // One row more than asked says whether another page exists, without a count query.
     const rows = deps.registrations.listForTenant(tenantId, { limit: limit + 1, ...(after === undefined ? {} : { after }) });
     const page = rows.slice(0, limit);
+    const desired = memoizeDesiredState(deps.desiredState);
     const body: { result: ReturnType<typeof toView>[]; next_page_token?: string } = {
-      result: page.map((r) => toView(r, deps.isConnected(tenantId, r.instanceId))),
+      result: page.map((r) => toView(r, deps.isConnected(tenantId, r.instanceId), desired)),
     };
     if (rows.length > limit) body.next_page_token = Buffer.from(page[page.length - 1]!.instanceId).toString('base64url');
     res.set('Cache-Control', 'no-store').json(body);
+  });
+
+  router.get(METRICS_PATH, function driftMetrics(_req, res) {
+    const desired = memoizeDesiredState(deps.desiredState);
+    const edges = [...deps.connectedRegistrations()].map((r) => ({ tenantId: r.tenantId, drift: edgeDrift(r, desired(r.tenantId, r.connectionId)) }));
+    res.set('Cache-Control', 'no-store').type('text/plain; version=0.0.4; charset=utf-8').send(renderDriftMetrics(edges));
   });
 
   // Releases an instance id so another edge connection of the tenant may register it.

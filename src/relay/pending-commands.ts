@@ -2,19 +2,19 @@ import { randomUUID } from 'node:crypto';
 import type { EdgeStatus } from '../relay-protocol';
 import { edgeTimeout, tooManyPending } from './relay-errors';
 
-interface Waiter {
-  resolve(status: EdgeStatus): void;
+interface Waiter<T> {
+  resolve(result: T): void;
   reject(err: Error): void;
   timer: NodeJS.Timeout;
 }
 
-/** Commands sent to one edge that wait for their `command_result`, keyed by request id. */
-export interface PendingCommands {
+/** Requests sent to one edge that wait for their answer (a command's status by default), keyed by request id. */
+export interface PendingCommands<T = EdgeStatus> {
   readonly size: number;
   /** Reserves a request id and a promise that settles on the result or the timeout. */
-  add(): { requestId: string; result: Promise<EdgeStatus> };
-  /** Settles one command; false when the id is unknown (already timed out, or never sent). */
-  resolve(requestId: string, status: EdgeStatus): boolean;
+  add(): { requestId: string; result: Promise<T> };
+  /** Settles one request; false when the id is unknown (already timed out, or never sent). */
+  resolve(requestId: string, result: T): boolean;
   reject(requestId: string, err: Error): boolean;
   /** Fails every waiting command, e.g. because the socket closed. */
   rejectAll(err: Error): void;
@@ -24,10 +24,10 @@ export interface PendingCommands {
  * A bounded map of waiting commands. Request ids let several commands to one edge be in
  * flight at once; the bound keeps a slow or silent edge from holding unlimited memory.
  */
-export function createPendingCommands(options: { timeoutMs: number; max: number }): PendingCommands {
-  const waiting = new Map<string, Waiter>();
+export function createPendingCommands<T = EdgeStatus>(options: { timeoutMs: number; max: number }): PendingCommands<T> {
+  const waiting = new Map<string, Waiter<T>>();
 
-  function take(requestId: string): Waiter | undefined {
+  function take(requestId: string): Waiter<T> | undefined {
     const waiter = waiting.get(requestId);
     if (!waiter) return undefined;
     waiting.delete(requestId);
@@ -42,15 +42,15 @@ export function createPendingCommands(options: { timeoutMs: number; max: number 
     add() {
       if (waiting.size >= options.max) throw tooManyPending();
       const requestId = randomUUID();
-      const result = new Promise<EdgeStatus>((resolve, reject) => {
+      const result = new Promise<T>((resolve, reject) => {
         const timer = setTimeout(() => take(requestId)?.reject(edgeTimeout(options.timeoutMs)), options.timeoutMs);
         waiting.set(requestId, { resolve, reject, timer });
       });
       return { requestId, result };
     },
-    resolve(requestId, status) {
+    resolve(requestId, result) {
       const waiter = take(requestId);
-      waiter?.resolve(status);
+      waiter?.resolve(result);
       return waiter !== undefined;
     },
     reject(requestId, err) {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { apiErrors, type ApiRoute } from '../http';
 import { COMMANDS } from '../relay-protocol';
-import { EXEC_PATH, INSTANCE_REGISTRATIONS_PATH } from './management-router';
+import { EXEC_PATH, INSTANCE_REGISTRATIONS_PATH, METRICS_PATH } from './management-router';
 
 /** The exec body (docs/service-interface.md §2.3), as `parseExecRequest` checks it. */
 const execBody = z.object({
@@ -21,6 +21,10 @@ const registration = z.object({
     connected: z.boolean(),
     connected_at: z.string(),
     last_seen: z.string(),
+    latest_policy_digest: z.string().nullable().describe("the `latest` digest of the connection's policy"),
+    policy_drift: z.boolean().describe('policy_digest is not latest_policy_digest'),
+    central_directory_revision: z.number().int().nullable(),
+    directory_lag: z.number().int().min(0).describe('revisions the edge is behind the central directory'),
   }),
 });
 
@@ -59,6 +63,12 @@ export const RELAY_ROUTES: readonly ApiRoute[] = [
       },
       ...apiErrors({ 400: 'bad page_size or page_token', ...UNAUTHORIZED }),
     },
+  },
+  {
+    method: 'get',
+    path: METRICS_PATH,
+    summary: 'Prometheus gauges of connected edges and their drift, per tenant (at most 100 tenants)',
+    responses: { 200: { description: 'text exposition format', contentType: 'text/plain' } },
   },
   {
     method: 'delete',

@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import type { WebSocket } from 'ws';
 import { backoffDelay, type Edge } from '../../src/edge';
 import { createPolicyImage } from '../../src/policy';
+import { USERS } from '../apps/app-fixture';
 import { HOUR, makeEdge, removeDir, tempDir } from './edge-kit';
 import { rbacImage, startFakeControlPlane, type FakeControlPlane } from './fake-control-plane';
 import type { ManualTimers } from './manual-timers';
@@ -66,6 +67,32 @@ describe('relay client', () => {
     await expect(cp.relay.nextFrame('status')).resolves.toEqual({
       type: 'status',
       status: { policy_name: 'rbac', policy_digest: changed.digest, directory_revision: 1 },
+    });
+  });
+
+  it('answers sample_request with its recorded decisions, and a failure to read them as a failed result', async () => {
+    await startAndRegister();
+    await edge.settle(5_000);
+    const rick = USERS.rick.id;
+    await edge.authorizer.authorize({ principal: rick, action: 'DELETE', resource: { type: 'Resource', id: 'mega-seed' }, policyPath: 'rbac.DELETE' });
+    cp.relay.send({ type: 'sample_request', request_id: 'sample-1' });
+    await expect(cp.relay.nextFrame('sample_chunk')).resolves.toEqual({
+      type: 'sample_chunk',
+      request_id: 'sample-1',
+      entries: [{ principal: rick, action: 'DELETE', resource: { type: 'Resource', id: 'mega-seed' }, decision: 'allow', policy_digest: rbacImage().digest, directory_revision: 1 }],
+      done: true,
+      status: edge.status(),
+    });
+
+    jest.spyOn(edge.decisionSample, 'entries').mockImplementation(() => {
+      throw new Error('broken');
+    });
+    cp.relay.send({ type: 'sample_request', request_id: 'sample-2' });
+    await expect(cp.relay.nextFrame('command_result')).resolves.toEqual({
+      type: 'command_result',
+      request_id: 'sample-2',
+      ok: false,
+      error: { code: 'sample_failed', message: 'the edge could not read its decision sample (see the edge log)' },
     });
   });
 

@@ -123,6 +123,10 @@ describe('relay commands end to end (IdP → RBAC app → edge ← relay)', () =
           connected: true,
           connected_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
           last_seen: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+          latest_policy_digest: expected.digest,
+          policy_drift: false,
+          central_directory_revision: 2,
+          directory_lag: 0,
         },
       },
     ]);

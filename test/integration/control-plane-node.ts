@@ -74,7 +74,7 @@ export function createControlPlaneNode(dataDir: string): ControlPlaneNode {
       const store = openControlPlaneStore(controlPlaneDbPath(dataDir));
       try {
         const relay = createControlPlaneRelay({ store, logger: silentLogger(), execTimeoutMs: EXEC_TIMEOUT_MS, heartbeatMs: HEARTBEAT_MS });
-        const app = createControlPlaneApp({ store, logger: silentLogger(), routers: [relay.managementRouter] });
+        const app = createControlPlaneApp({ store, logger: silentLogger(), routers: [relay.managementRouter], sampleDecisions: relay.sampleDecisions });
         const server = await listen(withHook(app), port, '127.0.0.1');
         const upgrades = new Set<Duplex>();
         server.on('upgrade', (_req: IncomingMessage, socket: Duplex) => {

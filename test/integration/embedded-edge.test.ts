@@ -88,6 +88,18 @@ describe('the embedded edge inside the RBAC app', () => {
     expect(await statusOf(app.url, 'morty')).toBe(403);
   });
 
+  it('records its decisions for a dry run, like the sidecar', async () => {
+    const app = await startRbacApp();
+    const id = await appInstanceId();
+    expect(await statusOf(app.url, 'summer')).toBe(403);
+    expect(await statusOf(app.url, 'rick')).toBe(200);
+    const rbac = readPolicyFolder(join(stack.config.policiesDir, 'rbac'));
+    const files = { ...rbac.files, 'editors-delete.cedar': 'permit (principal in Outpost::Role::"editor", action == Outpost::Action::"DELETE", resource is Outpost::Resource);\n' };
+    const dryRun = await admin(stack.relayUrl, stack.demo, 'POST', '/api/v2/admin/policies/rbac/dry-run', { files, instance_id: id });
+    expect(dryRun.status).toBe(200);
+    expect(dryRun.body).toMatchObject({ sampled: 2, flips: { allow_to_deny: 0, deny_to_allow: 1 }, changes: [{ principal: USERS.summer.id, action: 'DELETE', recorded: 'deny', candidate: 'allow' }] });
+  });
+
   it("changes the app's own answers by the time each command's exec returns", async () => {
     const app = await startRbacApp();
     const id = await appInstanceId();

@@ -38,6 +38,10 @@ export interface RegistrationView {
     readonly connected: boolean;
     readonly connected_at: string;
     readonly last_seen: string;
+    readonly latest_policy_digest: string | null;
+    readonly policy_drift: boolean;
+    readonly central_directory_revision: number | null;
+    readonly directory_lag: number;
   };
 }
 

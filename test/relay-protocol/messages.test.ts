@@ -31,6 +31,16 @@ describe('relay wire protocol', () => {
     expect(parseFrame(edgeMessageSchema, frame)).toBeUndefined();
   });
 
+  it('checks decision samples: sample_request, and chunks of strict entries (no member beyond the request, e.g. a token)', () => {
+    expect(parseFrame(relayMessageSchema, JSON.stringify({ type: 'sample_request', request_id: 's1' }))).toEqual({ type: 'sample_request', request_id: 's1' });
+    const entry = { principal: 'u1', action: 'GET', resource: { type: 'Resource', id: 'r' }, decision: 'allow', policy_digest: status.policy_digest, directory_revision: 3 };
+    const chunk = { type: 'sample_chunk', request_id: 's1', entries: [entry], done: true, status };
+    expect(parseFrame(edgeMessageSchema, JSON.stringify(chunk))).toEqual(chunk);
+    expect(parseFrame(edgeMessageSchema, JSON.stringify({ ...chunk, entries: [{ ...entry, token: 'eyJ…' }] }))).toBeUndefined();
+    expect(parseFrame(edgeMessageSchema, JSON.stringify({ ...chunk, entries: [{ ...entry, decision: 'maybe' }] }))).toBeUndefined();
+    expect(parseFrame(edgeMessageSchema, JSON.stringify({ ...chunk, entries: [{ ...entry, principal: 'x'.repeat(257) }] }))).toBeUndefined();
+  });
+
   it('checks relay frames: commands are one of the two known names', () => {
     expect(parseFrame(relayMessageSchema, JSON.stringify({ type: 'command', request_id: 'a', command: 'discovery' }))).toBeDefined();
     expect(parseFrame(relayMessageSchema, JSON.stringify({ type: 'command', request_id: 'a', command: 'reboot' }))).toBeUndefined();

@@ -38,6 +38,11 @@ describe('GET /api/v2/management/control_plane/instance_registrations', () => {
             connected: true,
             connected_at: new Date(START).toISOString(),
             last_seen: new Date(START).toISOString(),
+            // Nothing pushed and no directory for this tenant: the edge's digest is not latest.
+            latest_policy_digest: null,
+            policy_drift: true,
+            central_directory_revision: null,
+            directory_lag: 0,
           },
         },
       ],

@@ -70,7 +70,12 @@ export async function startRelayKit(options: KitOptions = {}): Promise<RelayKit>
   let relay = build();
   // The real control-plane app; the relay's router is looked up per request so restartRelay() can swap it.
   const routers = express.Router().use((req, res, next) => relay.managementRouter(req, res, next));
-  const app = createControlPlaneApp({ store, logger: silentLogger(), routers: [routers] });
+  const app = createControlPlaneApp({
+    store,
+    logger: silentLogger(),
+    routers: [routers],
+    sampleDecisions: (tenantId, instanceId) => relay.sampleDecisions(tenantId, instanceId),
+  });
   const server = await listen(app, 0, '127.0.0.1');
   relay.attach(server);
   const url = baseUrl(server);
