@@ -8,3 +8,8 @@ export { requireTenantKey } from './require-tenant-key';
 export { createControlPlaneApp } from './create-control-plane-app';
 export { createControlPlaneRelay } from './create-control-plane-relay';
 export { controlPlaneDbPath } from './control-plane-db-path';
+export { seedDemoAccounts, ensureDemoAccounts, DEMO_MEMBERS } from './seed-demo-accounts';
+export { MembershipError, MAX_MEMBERS_PER_TENANT } from './membership-repository';
+export type { Account, Member, MembershipRepository } from './membership-repository';
+export { ACCOUNT_KINDS, MEMBER_ROLES, USER_ID_PATTERN } from './account';
+export type { AccountKind, MemberRole } from './account';

@@ -7,15 +7,16 @@ import { demoTenantPath, loadConfig } from '../config';
 import { loadDirectorySeed } from '../directory';
 import { baseUrl, close, listen, shutdownOnSignal } from '../http';
 import { createLogger } from '../observability';
-import { SERVER_BUSY_TIMEOUT_MS, controlPlaneDbPath, createControlPlaneApp, createControlPlaneRelay, openControlPlaneStore, seedControlPlane, ensureDemoAppConnections } from '.';
+import { SERVER_BUSY_TIMEOUT_MS, controlPlaneDbPath, createControlPlaneApp, createControlPlaneRelay, openControlPlaneStore, seedControlPlane, ensureDemoAppConnections, ensureDemoAccounts } from '.';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger('control-plane', config.logLevel);
   const store = openControlPlaneStore(controlPlaneDbPath(config.dataDir), { busyTimeoutMs: SERVER_BUSY_TIMEOUT_MS });
+  const directorySeed = loadDirectorySeed(config.directorySeedFile).directory;
   const demo = seedControlPlane(store, {
     policiesDir: config.policiesDir,
-    directorySeed: loadDirectorySeed(config.directorySeedFile).directory,
+    directorySeed,
     dataDir: config.dataDir,
     urls: { auth_url: config.idp.url, relay_url: config.controlPlane.url, app_url: config.apps.rbacUrl },
   });
@@ -28,6 +29,9 @@ async function main(): Promise<void> {
     if (process.stdout.isTTY) console.log(`DEMO tenant credentials (demo only):\n${JSON.stringify(demo, null, 2)}`);
   } else if (ensureDemoAppConnections(store, config.dataDir)) {
     logger.warn({ file: demoTenantPath(config.dataDir) }, "added the sample apps' embedded-edge connections to the DEMO tenant");
+  }
+  if (!demo && ensureDemoAccounts(store, config.dataDir, directorySeed)) {
+    logger.warn('added the DEMO organization members and the demo users\' personal accounts');
   }
 
   const relay = createControlPlaneRelay({

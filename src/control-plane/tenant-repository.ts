@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
+import type { AccountKind } from './account';
 import { generateSecret, hashSecret, secretMatches } from './secrets';
 
 /** Which tenant key: the Discovery API key (relay management) or the admin key (pushes, directory writes). */
@@ -16,6 +17,7 @@ export interface EdgeConnection {
 export interface TenantSummary {
   readonly id: string;
   readonly name: string;
+  readonly kind: AccountKind;
   readonly createdAt: number;
   readonly connections: readonly { readonly connectionId: string; readonly policyName: string }[];
 }
@@ -48,6 +50,7 @@ export interface TenantRepository {
 interface TenantRow {
   id: string;
   name: string;
+  kind: AccountKind;
   created_at: number;
 }
 
@@ -57,7 +60,7 @@ export function createTenantRepository(db: Database, now: () => number): TenantR
     'INSERT INTO tenants (id, name, discovery_key_hash, admin_key_hash, created_at) VALUES (?, ?, ?, ?, ?)',
   );
   const selectExists = db.prepare('SELECT 1 FROM tenants WHERE id = ?').pluck();
-  const selectTenants = db.prepare('SELECT id, name, created_at FROM tenants ORDER BY created_at, id');
+  const selectTenants = db.prepare('SELECT id, name, kind, created_at FROM tenants ORDER BY created_at, id');
   const selectConnections = db.prepare(
     'SELECT connection_id, policy_name FROM connections WHERE tenant_id = ? ORDER BY created_at, connection_id',
   );
@@ -91,6 +94,7 @@ export function createTenantRepository(db: Database, now: () => number): TenantR
       return (selectTenants.all() as TenantRow[]).map((t) => ({
         id: t.id,
         name: t.name,
+        kind: t.kind,
         createdAt: t.created_at,
         connections: (selectConnections.all(t.id) as { connection_id: string; policy_name: string }[]).map((c) => ({
           connectionId: c.connection_id,
