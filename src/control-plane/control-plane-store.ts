@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { preparePrivateDatabase } from '../files';
+import { createAuditRepository, type AuditRepository } from './audit-repository';
 import { createDirectoryRepository, type DirectoryRepository } from './directory-repository';
 import { createMembershipRepository, type MembershipRepository } from './membership-repository';
 import { migrateSchema } from './migrate-schema';
@@ -38,6 +39,8 @@ export interface ControlPlaneStore {
   readonly tenants: TenantRepository;
   /** Each tenant's kind (personal or organization) and members with their roles. */
   readonly members: MembershipRepository;
+  /** Each tenant's log of changes made through the console. */
+  readonly audit: AuditRepository;
   readonly images: PolicyImageRepository;
   /** Each tenant's registered image-signing public keys. */
   readonly signingKeys: SigningKeyRepository;
@@ -75,6 +78,7 @@ export function openControlPlaneStore(file: string, options: ControlPlaneStoreOp
     db,
     tenants,
     members: createMembershipRepository(db, now),
+    audit: createAuditRepository(db, now),
     images: createPolicyImageRepository(db, now),
     signingKeys: createSigningKeyRepository(db, now),
     directory: createDirectoryRepository(db, options.changeLogLimit ?? DEFAULT_CHANGE_LOG_LIMIT),

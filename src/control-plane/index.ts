@@ -13,3 +13,6 @@ export { MembershipError, MAX_MEMBERS_PER_TENANT } from './membership-repository
 export type { Account, Member, MembershipRepository } from './membership-repository';
 export { ACCOUNT_KINDS, MEMBER_ROLES, USER_ID_PATTERN } from './account';
 export type { AccountKind, MemberRole } from './account';
+export { createConsoleRouter, CONSOLE_API_PATH } from './console-routes';
+export type { ConsoleDeps } from './console-routes';
+export type { ConsoleAuthOptions } from './require-console-user';

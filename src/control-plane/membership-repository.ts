@@ -48,7 +48,7 @@ export interface MembershipRepository {
   members(tenantId: string): Member[];
   /** The user's role in the tenant; undefined when not a member (or no such tenant). */
   role(tenantId: string, userId: string): MemberRole | undefined;
-  /** Every tenant the user is a member of, oldest first. */
+  /** Every tenant the user is a member of: personal accounts first, then organizations by name (case-insensitive). */
   accountsOf(userId: string): Account[];
   /** Adds a member or changes a member's role. Returns true when something changed. */
   setMember(tenantId: string, userId: string, role: MemberRole): boolean;
@@ -70,7 +70,7 @@ export function createMembershipRepository(db: Database, now: () => number): Mem
   const selectRole = db.prepare('SELECT role FROM tenant_members WHERE tenant_id = ? AND user_id = ?').pluck();
   const selectAccounts = db.prepare(
     `SELECT t.id, t.name, t.kind, m.role FROM tenant_members m JOIN tenants t ON t.id = m.tenant_id
-     WHERE m.user_id = ? ORDER BY t.created_at, t.id`,
+     WHERE m.user_id = ? ORDER BY t.kind = 'organization', t.name COLLATE NOCASE, t.id`,
   );
   const upsertMember = db.prepare(
     `INSERT INTO tenant_members (tenant_id, user_id, role, created_at) VALUES (?, ?, ?, ?)

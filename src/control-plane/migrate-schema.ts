@@ -71,7 +71,8 @@ const MIGRATIONS: readonly string[] = [
   );
   `,
   // 3: accounts and the console. A tenant is a personal account or an organization (older
-  // tenants become organizations); its members are IdP user ids with a role.
+  // tenants become organizations); its members are IdP user ids with a role; every change
+  // made through the console is written to the tenant's audit log.
   `
   ALTER TABLE tenants ADD COLUMN kind TEXT NOT NULL DEFAULT 'organization' CHECK (kind IN ('personal', 'organization'));
   CREATE TABLE tenant_members (
@@ -82,6 +83,16 @@ const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (tenant_id, user_id)
   );
   CREATE INDEX tenant_members_by_user ON tenant_members(user_id);
+  CREATE TABLE audit_log (
+    id        INTEGER PRIMARY KEY AUTOINCREMENT,
+    tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+    actor     TEXT NOT NULL,
+    action    TEXT NOT NULL,
+    target    TEXT,
+    outcome   TEXT NOT NULL,
+    at        INTEGER NOT NULL
+  );
+  CREATE INDEX audit_log_by_tenant ON audit_log(tenant_id, id);
   `,
 ];
 

@@ -10,7 +10,7 @@ import type { EdgeSession } from './edge-session';
 import { closeAllSockets } from './close-sockets';
 import { createUpgradeHandler } from './handle-upgrade';
 import { startHeartbeat } from './heartbeat';
-import { createManagementRouter } from './management-router';
+import { createManagementRouter, registrationsPage, type RegistrationsPage } from './management-router';
 import { openRegistrationStore } from './registration-store';
 import { openRelayDatabase } from './relay-database';
 import { instanceNotConnected, instanceNotFound, relayClosing } from './relay-errors';
@@ -46,6 +46,8 @@ export interface Relay {
   attach(server: Server): void;
   /** Sends a command to one of the tenant's instances and waits for its confirmation. Throws HttpErrors. */
   exec(tenantId: string, instanceId: string, command: CommandName): Promise<EdgeStatus>;
+  /** One page of the tenant's registrations (`page_size`, `page_token` in `query`), as §4.3 answers. Throws 400 for bad paging. */
+  registrations(tenantId: string, query: Record<string, unknown>): RegistrationsPage;
   /** Closes every edge socket (1001) and fails pending commands. */
   close(): Promise<void>;
 }
@@ -141,19 +143,17 @@ export function createRelay(deps: RelayDeps): Relay {
     return session.send(command);
   }
 
+  // A socket is the truth about "connected"; the stored flag may lag a failed write.
+  const isConnected = (tenantId: string, instanceId: string) => live.has(liveKey(tenantId, instanceId));
+
   return {
-    managementRouter: createManagementRouter({
-      requireDiscoveryKey: deps.requireDiscoveryKey,
-      registrations,
-      // A socket is the truth about "connected"; the stored flag may lag a failed write.
-      isConnected: (tenantId, instanceId) => live.has(liveKey(tenantId, instanceId)),
-      exec,
-    }),
+    managementRouter: createManagementRouter({ requireDiscoveryKey: deps.requireDiscoveryKey, registrations, isConnected, exec }),
     attach(server) {
       servers.add(server);
       server.on('upgrade', onUpgrade);
     },
     exec,
+    registrations: (tenantId, query) => registrationsPage({ registrations, isConnected }, tenantId, query),
     async close() {
       closing = true;
       heartbeat.stop();

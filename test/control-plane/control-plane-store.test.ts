@@ -111,7 +111,7 @@ describe('openControlPlaneStore', () => {
     const first = openControlPlaneStore(file);
     const a = newTenant(first);
     // What a version-1 build left: no signing tables (nor later ones), user_version 1.
-    first.db.exec('DROP TABLE policy_signatures; DROP TABLE signing_keys; DROP TABLE tenant_members; ALTER TABLE tenants DROP COLUMN kind;');
+    first.db.exec('DROP TABLE policy_signatures; DROP TABLE signing_keys; DROP TABLE audit_log; DROP TABLE tenant_members; ALTER TABLE tenants DROP COLUMN kind;');
     first.db.pragma('user_version = 1');
     first.close();
     const store = openControlPlaneStore(file);
@@ -127,7 +127,7 @@ describe('openControlPlaneStore', () => {
     const first = openControlPlaneStore(file);
     const a = newTenant(first);
     // What a version-2 build left: no kind column, no members table, user_version 2.
-    first.db.exec('DROP TABLE tenant_members; ALTER TABLE tenants DROP COLUMN kind;');
+    first.db.exec('DROP TABLE audit_log; DROP TABLE tenant_members; ALTER TABLE tenants DROP COLUMN kind;');
     first.db.pragma('user_version = 2');
     first.close();
     const store = openControlPlaneStore(file);

@@ -53,9 +53,12 @@ describe('membership repository', () => {
     expect(store.members.role(org, 'beth')).toBe('viewer');
     expect(store.members.role(org, 'morty')).toBeUndefined();
     const mine = tenant({ name: 'Rick (personal)', kind: 'personal', owner: 'rick' });
+    const beta = tenant({ name: 'Beta', owner: 'rick' });
+    // Personal account first, then organizations by name, whatever the order of creation.
     expect(store.members.accountsOf('rick')).toEqual([
-      { tenantId: org, name: 'acme', kind: 'organization', role: 'owner' },
       { tenantId: mine, name: 'Rick (personal)', kind: 'personal', role: 'owner' },
+      { tenantId: org, name: 'acme', kind: 'organization', role: 'owner' },
+      { tenantId: beta, name: 'Beta', kind: 'organization', role: 'owner' },
     ]);
     expect(store.members.accountsOf('nobody')).toEqual([]);
   });

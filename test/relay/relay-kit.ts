@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import express from 'express';
-import { createControlPlaneApp, createControlPlaneRelay, openControlPlaneStore } from '../../src/control-plane';
+import { createConsoleRouter, createControlPlaneApp, createControlPlaneRelay, openControlPlaneStore } from '../../src/control-plane';
 import type { ControlPlaneStore } from '../../src/control-plane';
 import { baseUrl, close, listen } from '../../src/http';
 import { silentLogger } from '../../src/observability';
@@ -70,7 +70,9 @@ export async function startRelayKit(options: KitOptions = {}): Promise<RelayKit>
   let relay = build();
   // The real control-plane app; the relay's router is looked up per request so restartRelay() can swap it.
   const routers = express.Router().use((req, res, next) => relay.managementRouter(req, res, next));
-  const app = createControlPlaneApp({ store, logger: silentLogger(), routers: [routers] });
+  // The console API as main.ts mounts it; no IdP here, so only its refusals of tokenless calls are reachable.
+  const consoleRouter = createConsoleRouter({ store, relay, auth: { issuer: 'http://idp.invalid', jwksUri: 'http://idp.invalid/.well-known/jwks.json' } });
+  const app = createControlPlaneApp({ store, logger: silentLogger(), routers: [routers, consoleRouter] });
   const server = await listen(app, 0, '127.0.0.1');
   relay.attach(server);
   const url = baseUrl(server);
