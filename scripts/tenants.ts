@@ -6,15 +6,25 @@
 //   npm run tenants -- create acme
 //   npm run tenants -- add-connection <tenant-id> --policy rbac
 //   npm run tenants -- rotate-key <tenant-id> discovery|admin
+//   npm run tenants -- set-kind <tenant-id> personal|organization
+//   npm run tenants -- members <tenant-id>
+//   npm run tenants -- add-member <tenant-id> <user-id> --role owner|admin|viewer
+//   npm run tenants -- remove-member <tenant-id> <user-id>
 import { existsSync } from 'node:fs';
-import { Argument, Command } from 'commander';
+import { Argument, Command, Option } from 'commander';
 import { loadConfig } from '../src/config';
 import {
+  ACCOUNT_KINDS,
+  MEMBER_ROLES,
+  MembershipError,
+  USER_ID_PATTERN,
   UnknownTenantError,
   controlPlaneDbPath,
   createTenant,
   openControlPlaneStore,
+  type AccountKind,
   type ControlPlaneStore,
+  type MemberRole,
   type TenantKeyKind,
 } from '../src/control-plane';
 import { loadDirectorySeed } from '../src/directory';
@@ -34,7 +44,7 @@ function withStore<T>(work: (store: ControlPlaneStore, config: ReturnType<typeof
   try {
     return work(store, config);
   } catch (err) {
-    if (err instanceof UnknownTenantError) throw new ScriptError(err.message);
+    if (err instanceof UnknownTenantError || err instanceof MembershipError) throw new ScriptError(err.message);
     throw err;
   } finally {
     store.close();
@@ -46,17 +56,28 @@ function list(): void {
     const tenants = store.tenants.list();
     if (tenants.length === 0) console.log('no tenants');
     for (const t of tenants) {
-      console.log(`${t.id}  ${t.name}  (created ${new Date(t.createdAt).toISOString()})`);
+      console.log(`${t.id}  ${t.name}  ${t.kind}  (created ${new Date(t.createdAt).toISOString()})`);
       for (const c of t.connections) console.log(`  connection ${c.connectionId}  policy ${c.policyName}`);
     }
   });
 }
 
-function create(name: string): void {
+function checkUserId(userId: string): void {
+  if (!USER_ID_PATTERN.test(userId)) throw new ScriptError(`invalid user id ${JSON.stringify(userId)}: 1-128 printable characters, no spaces`);
+}
+
+function create(name: string, options: { kind: AccountKind; owner?: string }): void {
+  if (options.owner !== undefined) checkUserId(options.owner);
+  if (options.kind === 'personal' && options.owner === undefined) throw new ScriptError('a personal account needs --owner <user-id>');
   withStore((store, config) => {
     // A new tenant gets the seed's roles (so grants work) but no users or resources.
     const { roles } = loadDirectorySeed(config.directorySeedFile).directory;
-    const keys = createTenant(store, { name, directory: { roles, users: [], resources: [] } });
+    const keys = createTenant(store, {
+      name,
+      directory: { roles, users: [], resources: [] },
+      kind: options.kind,
+      ...(options.owner === undefined ? {} : { owner: options.owner }),
+    });
     console.log(`tenant_id=${keys.tenantId}\ndiscovery_api_key=${keys.discoveryApiKey}\nadmin_api_key=${keys.adminApiKey}\n${SECRET_NOTE}`);
     console.log('Next: push a policy (OUTPOST_TENANT_ID/OUTPOST_ADMIN_API_KEY npm run policy -- push policies/rbac) and add a connection.');
   });
@@ -78,13 +99,47 @@ function rotateKey(tenantId: string, kind: TenantKeyKind): void {
   });
 }
 
+function setKind(tenantId: string, kind: AccountKind): void {
+  withStore((store) => {
+    store.members.setKind(tenantId, kind);
+    console.log(`${tenantId} is now ${kind === 'personal' ? 'a personal account' : 'an organization'}`);
+  });
+}
+
+function listMembers(tenantId: string): void {
+  withStore((store) => {
+    const kind = store.members.kind(tenantId);
+    const members = store.members.members(tenantId);
+    console.log(`${tenantId}  ${kind}`);
+    if (members.length === 0) console.log('  no members');
+    for (const m of members) console.log(`  ${m.userId}  ${m.role}  (since ${new Date(m.createdAt).toISOString()})`);
+  });
+}
+
+function addMember(tenantId: string, userId: string, options: { role: MemberRole }): void {
+  checkUserId(userId);
+  withStore((store) => {
+    const changed = store.members.setMember(tenantId, userId, options.role);
+    console.log(changed ? `${userId} is now ${options.role} of ${tenantId}` : `${userId} already is ${options.role} of ${tenantId}`);
+  });
+}
+
+function removeMember(tenantId: string, userId: string): void {
+  withStore((store) => {
+    if (!store.members.removeMember(tenantId, userId)) throw new ScriptError(`${userId} is not a member of ${tenantId}`);
+    console.log(`${userId} is no longer a member of ${tenantId}`);
+  });
+}
+
 const program = new Command().name('tenants').description("manage tenants in the control plane's database");
 program.command('list').description('list tenants and their connections (no secrets)').action(() => runScript('tenants list', list));
 program
   .command('create')
   .argument('<name>', 'display name')
+  .addOption(new Option('--kind <kind>', 'personal | organization').choices(ACCOUNT_KINDS).default('organization'))
+  .option('--owner <user-id>', 'IdP user id of its first owner (required for a personal account)')
   .description('create a tenant with a Discovery API key and an admin key')
-  .action((name: string) => runScript('tenants create', () => create(name)));
+  .action((name: string, options: { kind: AccountKind; owner?: string }) => runScript('tenants create', () => create(name, options)));
 program
   .command('add-connection')
   .argument('<tenant-id>', 'tenant id')
@@ -97,6 +152,30 @@ program
   .addArgument(new Argument('<kind>', 'discovery | admin').choices(['discovery', 'admin']))
   .description('replace a key; the old one stops working at once')
   .action((tenantId: string, kind: TenantKeyKind) => runScript('tenants rotate-key', () => rotateKey(tenantId, kind)));
+program
+  .command('set-kind')
+  .argument('<tenant-id>', 'tenant id')
+  .addArgument(new Argument('<kind>', 'personal | organization').choices(ACCOUNT_KINDS))
+  .description('make a tenant a personal account (exactly one member, its owner) or an organization')
+  .action((tenantId: string, kind: AccountKind) => runScript('tenants set-kind', () => setKind(tenantId, kind)));
+program
+  .command('members')
+  .argument('<tenant-id>', 'tenant id')
+  .description("list a tenant's members and their roles")
+  .action((tenantId: string) => runScript('tenants members', () => listMembers(tenantId)));
+program
+  .command('add-member')
+  .argument('<tenant-id>', 'tenant id')
+  .argument('<user-id>', "the user's IdP id (sub), as in the directory")
+  .addOption(new Option('--role <role>', 'owner | admin | viewer').choices(MEMBER_ROLES).default('viewer'))
+  .description("add a member, or change a member's role (an organization keeps at least one owner)")
+  .action((tenantId: string, userId: string, options: { role: MemberRole }) => runScript('tenants add-member', () => addMember(tenantId, userId, options)));
+program
+  .command('remove-member')
+  .argument('<tenant-id>', 'tenant id')
+  .argument('<user-id>', "the member's IdP id")
+  .description('remove a member (never the last owner, never a personal account\'s owner)')
+  .action((tenantId: string, userId: string) => runScript('tenants remove-member', () => removeMember(tenantId, userId)));
 program.parseAsync().catch((err: unknown) => {
   console.error(err);
   process.exitCode = 1;

@@ -20,12 +20,22 @@ export interface OAuthClient {
   readonly redirectUris: readonly string[];
   /** Where sign-out may send the browser back to (OIDC RP-Initiated Logout §3). */
   readonly postLogoutRedirectUris: readonly string[];
+  /**
+   * `aud` of the access tokens issued to this client, naming the one API they are for;
+   * default the sample API's (`API_AUDIENCE`).
+   */
+  readonly audience?: string;
 }
 
 /** The todo page's `client_id` at the IdP. */
 export const TODO_CLIENT_ID = 'outpost-todo';
 /** The control-plane console's `client_id` at the IdP. */
 export const CONSOLE_CLIENT_ID = 'outpost-console';
+/**
+ * The control plane's audience: `aud` of the console's access tokens, and the only audience
+ * the console API accepts, so a token for the sample API is refused there (and vice versa).
+ */
+export const CONTROL_PLANE_AUDIENCE = 'urn:outpost:control-plane';
 
 /** Raised with every problem found in the environment at once. */
 export class ConfigError extends Error {
@@ -86,6 +96,7 @@ function toConfig(e: Env, projectRoot: string) {
           clientId: CONSOLE_CLIENT_ID,
           redirectUris: [`${controlPlaneUrl}/console/callback`],
           postLogoutRedirectUris: [`${controlPlaneUrl}/console/`],
+          audience: CONTROL_PLANE_AUDIENCE,
         },
       ] satisfies OAuthClient[],
     },

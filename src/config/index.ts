@@ -1,4 +1,4 @@
-export { loadConfig, ConfigError, TODO_CLIENT_ID } from './config';
+export { loadConfig, ConfigError, TODO_CLIENT_ID, CONSOLE_CLIENT_ID, CONTROL_PLANE_AUDIENCE } from './config';
 export type { Config, OAuthClient } from './config';
 export { findProjectRoot, packageVersion } from './project-root';
 export { renderConfigTable, renderEnvExample, CONFIG_TABLE_MARKERS } from './describe-env';

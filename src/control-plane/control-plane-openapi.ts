@@ -4,6 +4,7 @@ import { apiErrors, buildOpenApiDocument, type ApiRoute } from '../http';
 import { RELAY_ROUTES } from '../relay';
 import { sampledDecisionSchema } from '../relay-protocol';
 import { addSigningKeyBodySchema, signingKeyShape } from './admin-signing-key-routes';
+import { CONSOLE_ROUTES } from './console-openapi';
 import { dryRunBodySchema } from './dry-run';
 import { pushBodySchema } from './validate-pushed-image';
 
@@ -48,7 +49,7 @@ function directoryChange(method: 'put' | 'delete', path: string, summary: string
   };
 }
 
-/** Every route of the control plane: admin API, edge API and the relay's management API. */
+/** Every route of the control plane: admin API, edge API, the relay's management API and the console API. */
 export const CONTROL_PLANE_ROUTES: readonly ApiRoute[] = [
   { method: 'get', path: '/healthz', summary: 'Liveness', responses: { 200: { description: 'alive', schema: z.object({ status: z.literal('ok') }) } } },
   {
@@ -156,10 +157,11 @@ export const CONTROL_PLANE_ROUTES: readonly ApiRoute[] = [
     },
   },
   ...RELAY_ROUTES,
+  ...CONSOLE_ROUTES,
 ];
 
 /** The control plane's OpenAPI 3.1 document, served at `/openapi.json`. */
 export const CONTROL_PLANE_OPENAPI = buildOpenApiDocument(
-  { title: 'Outpost control plane and relay', version: '0.1.0', description: 'Admin API (admin key), edge API (connection credentials), relay management API (Discovery API key).' },
+  { title: 'Outpost control plane and relay', version: '0.1.0', description: 'Admin API (admin key), edge API (connection credentials), relay management API (Discovery API key), console API (the console\'s access token).' },
   CONTROL_PLANE_ROUTES,
 );

@@ -1,6 +1,8 @@
 import Database from 'better-sqlite3';
 import { preparePrivateDatabase } from '../files';
+import { createAuditRepository, type AuditRepository } from './audit-repository';
 import { createDirectoryRepository, type DirectoryRepository } from './directory-repository';
+import { createMembershipRepository, type MembershipRepository } from './membership-repository';
 import { migrateSchema } from './migrate-schema';
 import { createPolicyImageRepository, type PolicyImageRepository } from './policy-image-repository';
 import { createSigningKeyRepository, type SigningKeyRepository } from './signing-key-repository';
@@ -27,7 +29,7 @@ export const SERVER_BUSY_TIMEOUT_MS = 250;
 
 /**
  * The control plane's persistent state in one SQLite file: tenants and their keys, edge
- * connections, the policy registry (with image signatures and signing keys) and each
+ * connections, account kinds and members, the policy registry (with image signatures and signing keys) and each
  * tenant's central directory. Secrets are only
  * stored as SHA-256 hashes.
  */
@@ -35,6 +37,10 @@ export interface ControlPlaneStore {
   /** Shared handle: the relay keeps its own table(s) in the same file. */
   readonly db: Database.Database;
   readonly tenants: TenantRepository;
+  /** Each tenant's kind (personal or organization) and members with their roles. */
+  readonly members: MembershipRepository;
+  /** Each tenant's log of changes made through the console. */
+  readonly audit: AuditRepository;
   readonly images: PolicyImageRepository;
   /** Each tenant's registered image-signing public keys. */
   readonly signingKeys: SigningKeyRepository;
@@ -71,6 +77,8 @@ export function openControlPlaneStore(file: string, options: ControlPlaneStoreOp
   return {
     db,
     tenants,
+    members: createMembershipRepository(db, now),
+    audit: createAuditRepository(db, now),
     images: createPolicyImageRepository(db, now),
     signingKeys: createSigningKeyRepository(db, now),
     directory: createDirectoryRepository(db, options.changeLogLimit ?? DEFAULT_CHANGE_LOG_LIMIT),

@@ -1,5 +1,6 @@
 import type { DirectoryData } from '../directory';
 import type { ControlPlaneStore } from './control-plane-store';
+import type { AccountKind } from './account';
 import type { NewTenantKeys } from './tenant-repository';
 
 /** What a new tenant starts with. */
@@ -7,10 +8,15 @@ export interface CreateTenantOptions {
   readonly name: string;
   /** The tenant's first directory (revision 1); typically the seed's roles and no users. */
   readonly directory: Omit<DirectoryData, 'revision'>;
+  /** Default `organization`; a personal account needs an `owner`. */
+  readonly kind?: AccountKind;
+  /** IdP user id of the first member, made its owner. */
+  readonly owner?: string;
 }
 
 /**
- * Creates a tenant, its two keys and its first directory in one transaction. The keys
+ * Creates a tenant, its two keys, its first directory, its owner and kind in one
+ * transaction (a personal account without an owner is refused, and nothing is made). The keys
  * are returned once in plain text and only their hashes are kept, so the caller must
  * show or save them now.
  */
@@ -18,6 +24,8 @@ export function createTenant(store: ControlPlaneStore, options: CreateTenantOpti
   const run = store.db.transaction(() => {
     const keys = store.tenants.create(options.name);
     store.directory.initialize(keys.tenantId, options.directory);
+    if (options.owner !== undefined) store.members.setMember(keys.tenantId, options.owner, 'owner');
+    if (options.kind !== undefined) store.members.setKind(keys.tenantId, options.kind);
     return keys;
   });
   return run.immediate();

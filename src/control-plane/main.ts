@@ -7,15 +7,16 @@ import { demoTenantPath, loadConfig } from '../config';
 import { loadDirectorySeed } from '../directory';
 import { baseUrl, close, listen, shutdownOnSignal } from '../http';
 import { createLogger } from '../observability';
-import { SERVER_BUSY_TIMEOUT_MS, controlPlaneDbPath, createControlPlaneApp, createControlPlaneRelay, openControlPlaneStore, seedControlPlane, ensureDemoAppConnections } from '.';
+import { SERVER_BUSY_TIMEOUT_MS, controlPlaneDbPath, createControlPlaneApp, createControlPlaneRelay, openControlPlaneStore, seedControlPlane, ensureDemoAppConnections, ensureDemoAccounts, createConsoleRouter } from '.';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger('control-plane', config.logLevel);
   const store = openControlPlaneStore(controlPlaneDbPath(config.dataDir), { busyTimeoutMs: SERVER_BUSY_TIMEOUT_MS });
+  const directorySeed = loadDirectorySeed(config.directorySeedFile).directory;
   const demo = seedControlPlane(store, {
     policiesDir: config.policiesDir,
-    directorySeed: loadDirectorySeed(config.directorySeedFile).directory,
+    directorySeed,
     dataDir: config.dataDir,
     urls: { auth_url: config.idp.url, relay_url: config.controlPlane.url, app_url: config.apps.rbacUrl },
   });
@@ -29,6 +30,9 @@ async function main(): Promise<void> {
   } else if (ensureDemoAppConnections(store, config.dataDir)) {
     logger.warn({ file: demoTenantPath(config.dataDir) }, "added the sample apps' embedded-edge connections to the DEMO tenant");
   }
+  if (!demo && ensureDemoAccounts(store, config.dataDir, directorySeed)) {
+    logger.warn('added the DEMO organization members and the demo users\' personal accounts');
+  }
 
   const relay = createControlPlaneRelay({
     store,
@@ -36,7 +40,8 @@ async function main(): Promise<void> {
     execTimeoutMs: config.controlPlane.execTimeout * 1000,
     heartbeatMs: config.controlPlane.heartbeat * 1000,
   });
-  const app = createControlPlaneApp({ store, logger, routers: [relay.managementRouter], sampleDecisions: relay.sampleDecisions });
+  const consoleRouter = createConsoleRouter({ store, relay, auth: { issuer: config.idp.issuer, jwksUri: `${config.idp.url}/.well-known/jwks.json` } });
+  const app = createControlPlaneApp({ store, logger, routers: [relay.managementRouter, consoleRouter], sampleDecisions: relay.sampleDecisions });
   const server = await listen(app, config.controlPlane.port, config.host);
   relay.attach(server);
   logger.info({ url: baseUrl(server) }, 'control plane and relay listening');

@@ -70,6 +70,30 @@ const MIGRATIONS: readonly string[] = [
     FOREIGN KEY (tenant_id, name, digest) REFERENCES policy_images(tenant_id, name, digest) ON DELETE CASCADE
   );
   `,
+  // 3: accounts and the console. A tenant is a personal account or an organization (older
+  // tenants become organizations); its members are IdP user ids with a role; every change
+  // made through the console is written to the tenant's audit log.
+  `
+  ALTER TABLE tenants ADD COLUMN kind TEXT NOT NULL DEFAULT 'organization' CHECK (kind IN ('personal', 'organization'));
+  CREATE TABLE tenant_members (
+    tenant_id  TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+    user_id    TEXT NOT NULL,
+    role       TEXT NOT NULL CHECK (role IN ('owner', 'admin', 'viewer')),
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (tenant_id, user_id)
+  );
+  CREATE INDEX tenant_members_by_user ON tenant_members(user_id);
+  CREATE TABLE audit_log (
+    id        INTEGER PRIMARY KEY AUTOINCREMENT,
+    tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+    actor     TEXT NOT NULL,
+    action    TEXT NOT NULL,
+    target    TEXT,
+    outcome   TEXT NOT NULL,
+    at        INTEGER NOT NULL
+  );
+  CREATE INDEX audit_log_by_tenant ON audit_log(tenant_id, id);
+  `,
 ];
 
 /** Brings the database up to the newest schema version inside one transaction. */

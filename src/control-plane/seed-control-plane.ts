@@ -4,6 +4,7 @@ import type { DirectoryData } from '../directory';
 import { readPolicyFolder, validatePolicyImage, type PolicyImage } from '../policy';
 import type { ControlPlaneStore } from './control-plane-store';
 import { createTenant } from './create-tenant';
+import { seedDemoAccounts } from './seed-demo-accounts';
 import { readDemoTenantFile, writeDemoTenantFile, type DemoTenant } from '../config';
 
 /** Name of the tenant created on first start. */
@@ -52,7 +53,8 @@ function readSeedImages(policiesDir: string): PolicyImage[] {
 }
 
 /**
- * First start: creates the demo tenant with its keys, one edge connection for the
+ * First start: creates the demo tenant with its keys and members (and each demo user's
+ * personal account), one edge connection for the
  * sidecar (policy `rbac`) and one per sample app's embedded edge, every policy folder as an image and the seeded directory (revision 1), and
  * writes `<dataDir>/demo-tenant.json` (mode 0600). All of it happens in one transaction
  * that also covers the file write, so a failure leaves nothing half-made.
@@ -68,6 +70,7 @@ export function seedControlPlane(store: ControlPlaneStore, options: SeedOptions)
     if (store.tenants.list().length > 0) return undefined;
     const { roles, users, resources } = options.directorySeed;
     const keys = createTenant(store, { name: DEMO_TENANT_NAME, directory: { roles, users, resources } });
+    seedDemoAccounts(store, keys.tenantId, options.directorySeed);
     const connection = store.tenants.addConnection(keys.tenantId, DEMO_POLICY);
     const appConnections = addAppConnections(store, keys.tenantId);
     for (const image of images) store.images.push(keys.tenantId, image);

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
+import type { AccountKind } from './account';
 import { generateSecret, hashSecret, secretMatches } from './secrets';
 
 /** Which tenant key: the Discovery API key (relay management) or the admin key (pushes, directory writes). */
@@ -16,6 +17,7 @@ export interface EdgeConnection {
 export interface TenantSummary {
   readonly id: string;
   readonly name: string;
+  readonly kind: AccountKind;
   readonly createdAt: number;
   readonly connections: readonly { readonly connectionId: string; readonly policyName: string }[];
 }
@@ -37,6 +39,8 @@ export interface NewConnection {
 export interface TenantRepository {
   create(name: string): NewTenantKeys;
   exists(tenantId: string): boolean;
+  /** One tenant with its connections; undefined when unknown. */
+  get(tenantId: string): TenantSummary | undefined;
   list(): TenantSummary[];
   addConnection(tenantId: string, policyName: string): NewConnection;
   /** Replaces a key; the old one stops working at once. */
@@ -50,6 +54,7 @@ export interface TenantRepository {
 interface TenantRow {
   id: string;
   name: string;
+  kind: AccountKind;
   created_at: number;
 }
 
@@ -60,7 +65,8 @@ export function createTenantRepository(db: Database, now: () => number): TenantR
   );
   const selectExists = db.prepare('SELECT 1 FROM tenants WHERE id = ?').pluck();
   const selectConnectionPolicy = db.prepare('SELECT policy_name FROM connections WHERE connection_id = ?').pluck();
-  const selectTenants = db.prepare('SELECT id, name, created_at FROM tenants ORDER BY created_at, id');
+  const selectTenants = db.prepare('SELECT id, name, kind, created_at FROM tenants ORDER BY created_at, id');
+  const selectTenant = db.prepare('SELECT id, name, kind, created_at FROM tenants WHERE id = ?');
   const selectConnections = db.prepare(
     'SELECT connection_id, policy_name FROM connections WHERE tenant_id = ? ORDER BY created_at, connection_id',
   );
@@ -79,6 +85,17 @@ export function createTenantRepository(db: Database, now: () => number): TenantR
     'SELECT tenant_id, secret_hash, policy_name FROM connections WHERE connection_id = ?',
   );
 
+  const summarize = (t: TenantRow): TenantSummary => ({
+    id: t.id,
+    name: t.name,
+    kind: t.kind,
+    createdAt: t.created_at,
+    connections: (selectConnections.all(t.id) as { connection_id: string; policy_name: string }[]).map((c) => ({
+      connectionId: c.connection_id,
+      policyName: c.policy_name,
+    })),
+  });
+
   const requireTenant = (tenantId: string) => {
     if (!selectExists.get(tenantId)) throw new UnknownTenantError(tenantId);
   };
@@ -90,17 +107,11 @@ export function createTenantRepository(db: Database, now: () => number): TenantR
       return keys;
     },
     exists: (tenantId) => selectExists.get(tenantId) !== undefined,
-    list() {
-      return (selectTenants.all() as TenantRow[]).map((t) => ({
-        id: t.id,
-        name: t.name,
-        createdAt: t.created_at,
-        connections: (selectConnections.all(t.id) as { connection_id: string; policy_name: string }[]).map((c) => ({
-          connectionId: c.connection_id,
-          policyName: c.policy_name,
-        })),
-      }));
+    get(tenantId) {
+      const row = selectTenant.get(tenantId) as TenantRow | undefined;
+      return row && summarize(row);
     },
+    list: () => (selectTenants.all() as TenantRow[]).map(summarize),
     addConnection(tenantId, policyName) {
       requireTenant(tenantId);
       const created = { connectionId: randomUUID(), connectionSecret: generateSecret('cs') };

@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
+import type { OAuthClient } from '../config';
 import type { Clock } from './clock';
 import type { KeyStore } from './key-store';
 import { SIGNING_ALG } from './signing-keys';
@@ -16,8 +17,10 @@ export interface TokenResponse {
 
 export interface TokenIssuerOptions {
   readonly issuer: string;
-  /** The sample API's audience: `aud` of access tokens. */
+  /** The sample API's audience: `aud` of access tokens, unless the client names its own. */
   readonly apiAudience: string;
+  /** Registered clients; one with an `audience` gets access tokens for that API instead. */
+  readonly clients?: readonly Pick<OAuthClient, 'clientId' | 'audience'>[];
   /** The demo client: `client_id` of access tokens, `aud` of ID tokens. */
   readonly clientId: string;
   readonly accessTokenTtl: number;
@@ -57,6 +60,9 @@ export function accessTokenHash(accessToken: string): string {
 export function createTokenIssuer(options: TokenIssuerOptions): IssueTokens {
   const { issuer, apiAudience, clientId, accessTokenTtl, idTokenTtl, keys, clock } = options;
   if (accessTokenTtl <= 0 || idTokenTtl <= 0) throw new Error('token lifetimes must be positive');
+  // One audience per client (the console's tokens are for the control plane only), so a
+  // token stolen from one client's API cannot be replayed at another API.
+  const apiOf = new Map((options.clients ?? []).map((c) => [c.clientId, c.audience ?? apiAudience]));
 
   return async function issueTokens(user, grant = {}) {
     const { kid, privateKey } = await keys.signingKey();
@@ -69,7 +75,7 @@ export function createTokenIssuer(options: TokenIssuerOptions): IssueTokens {
       .setProtectedHeader({ alg: SIGNING_ALG, typ: 'at+jwt', kid })
       .setIssuer(issuer)
       .setSubject(user.id)
-      .setAudience(apiAudience)
+      .setAudience(apiOf.get(audience) ?? apiAudience)
       .setIssuedAt(now)
       .setExpirationTime(now + accessTokenTtl)
       .setJti(randomUUID())

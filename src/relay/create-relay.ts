@@ -11,7 +11,7 @@ import { closeAllSockets } from './close-sockets';
 import { createUpgradeHandler } from './handle-upgrade';
 import { startHeartbeat } from './heartbeat';
 import type { DesiredStateLookup } from './edge-drift';
-import { createManagementRouter } from './management-router';
+import { createManagementRouter, registrationsPage, type RegistrationsPage } from './management-router';
 import { openRegistrationStore } from './registration-store';
 import { openRelayDatabase } from './relay-database';
 import type { DecisionSampleReply } from './pending-samples';
@@ -55,6 +55,8 @@ export interface Relay {
    * with exec's errors: 404 unknown, 409 not connected, 502 edge failure, 504 timeout.
    */
   sampleDecisions(tenantId: string, instanceId: string): Promise<DecisionSampleReply>;
+  /** One page of the tenant's registrations (`page_size`, `page_token` in `query`), as §4.3 answers. Throws 400 for bad paging. */
+  registrations(tenantId: string, query: Record<string, unknown>): RegistrationsPage;
   /** Closes every edge socket (1001) and fails pending commands. */
   close(): Promise<void>;
 }
@@ -155,12 +157,14 @@ export function createRelay(deps: RelayDeps): Relay {
     return liveSession(tenantId, instanceId).send(command);
   }
 
+  // A socket is the truth about "connected"; the stored flag may lag a failed write.
+  const isConnected = (tenantId: string, instanceId: string) => live.has(liveKey(tenantId, instanceId));
+
   return {
     managementRouter: createManagementRouter({
       requireDiscoveryKey: deps.requireDiscoveryKey,
       registrations,
-      // A socket is the truth about "connected"; the stored flag may lag a failed write.
-      isConnected: (tenantId, instanceId) => live.has(liveKey(tenantId, instanceId)),
+      isConnected,
       exec,
       desiredState: deps.desiredState,
       *connectedRegistrations() {
@@ -178,6 +182,7 @@ export function createRelay(deps: RelayDeps): Relay {
     async sampleDecisions(tenantId, instanceId) {
       return liveSession(tenantId, instanceId).sample();
     },
+    registrations: (tenantId, query) => registrationsPage({ registrations, isConnected, desiredState: deps.desiredState }, tenantId, query),
     async close() {
       closing = true;
       heartbeat.stop();

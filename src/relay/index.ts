@@ -1,6 +1,7 @@
 export { createRelay } from './create-relay';
 export type { Relay, RelayDeps } from './create-relay';
 export { INSTANCE_REGISTRATIONS_PATH, EXEC_PATH, METRICS_PATH, REGISTRATIONS_PAGE } from './management-router';
+export type { RegistrationsPage } from './management-router';
 export { MAX_DRIFT_METRIC_TENANTS } from './drift-metrics';
 export { MAX_PENDING_SAMPLES } from './pending-samples';
 export type { DecisionSampleReply } from './pending-samples';

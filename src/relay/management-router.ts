@@ -78,6 +78,31 @@ function toView(r: Registration, connected: boolean, desiredState: DesiredStateL
   };
 }
 
+/** A page of registrations: the body of §4.3, and of the console's authorizers view. */
+export interface RegistrationsPage {
+  readonly result: ReturnType<typeof toView>[];
+  readonly next_page_token?: string;
+}
+
+/**
+ * One page of the tenant's registrations for `page_size` / `page_token` in `query`, with
+ * each edge's drift. Throws 400 for bad paging parameters.
+ */
+export function registrationsPage(
+  deps: Pick<ManagementRouterDeps, 'registrations' | 'isConnected' | 'desiredState'>,
+  tenantId: string,
+  query: Record<string, unknown>,
+): RegistrationsPage {
+  const { limit, after } = parsePage(query);
+  // One row more than asked says whether another page exists, without a count query.
+  const rows = deps.registrations.listForTenant(tenantId, { limit: limit + 1, ...(after === undefined ? {} : { after }) });
+  const page = rows.slice(0, limit);
+  const desired = memoizeDesiredState(deps.desiredState);
+  const result = page.map((r) => toView(r, deps.isConnected(tenantId, r.instanceId), desired));
+  if (rows.length <= limit) return { result };
+  return { result, next_page_token: Buffer.from(page[page.length - 1]!.instanceId).toString('base64url') };
+}
+
 /**
  * The relay management API, with path-absolute routes to mount on the control plane app,
  * plus `GET /metrics` (drift gauges per tenant, no credentials). The management routes sit behind the tenant's Discovery API key (docs/service-interface.md §5) and
@@ -89,16 +114,7 @@ export function createManagementRouter(deps: ManagementRouterDeps): Router {
   const discoveryKey = deps.requireDiscoveryKey;
 
   router.get(INSTANCE_REGISTRATIONS_PATH, discoveryKey, function listInstanceRegistrations(req, res) {
-    const tenantId = res.locals.tenantId as string;
-    const { limit, after } = parsePage(req.query as Record<string, unknown>);
-    // One row more than asked says whether another page exists, without a count query.
-    const rows = deps.registrations.listForTenant(tenantId, { limit: limit + 1, ...(after === undefined ? {} : { after }) });
-    const page = rows.slice(0, limit);
-    const desired = memoizeDesiredState(deps.desiredState);
-    const body: { result: ReturnType<typeof toView>[]; next_page_token?: string } = {
-      result: page.map((r) => toView(r, deps.isConnected(tenantId, r.instanceId), desired)),
-    };
-    if (rows.length > limit) body.next_page_token = Buffer.from(page[page.length - 1]!.instanceId).toString('base64url');
+    const body = registrationsPage(deps, res.locals.tenantId as string, req.query as Record<string, unknown>);
     res.set('Cache-Control', 'no-store').json(body);
   });
 

@@ -23,7 +23,7 @@ describe('openControlPlaneStore', () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(store.db.pragma('foreign_keys', { simple: true })).toBe(1);
-    expect(store.db.pragma('user_version', { simple: true })).toBe(2);
+    expect(store.db.pragma('user_version', { simple: true })).toBe(3);
     store.close();
   });
 
@@ -49,7 +49,7 @@ describe('openControlPlaneStore', () => {
 
     const second = openControlPlaneStore(file);
     expect(second.tenants.list()).toEqual([
-      { id: keys.tenantId, name: 'acme', createdAt: 1_700_000_000_000, connections: [{ connectionId: conn.connectionId, policyName: 'rebac' }] },
+      { id: keys.tenantId, name: 'acme', kind: 'organization', createdAt: 1_700_000_000_000, connections: [{ connectionId: conn.connectionId, policyName: 'rebac' }] },
     ]);
     expect(second.verifyTenantKey(keys.tenantId, 'admin', keys.adminApiKey)).toBe(true);
     expect(second.verifyTenantKey(keys.tenantId, 'discovery', keys.discoveryApiKey)).toBe(true);
@@ -110,16 +110,31 @@ describe('openControlPlaneStore', () => {
   it('upgrades a version-1 database to signed images (migration 2), keeping its data', () => {
     const first = openControlPlaneStore(file);
     const a = newTenant(first);
-    // What a version-1 build left: no signing tables, user_version 1.
-    first.db.exec('DROP TABLE policy_signatures; DROP TABLE signing_keys;');
+    // What a version-1 build left: no signing tables (nor later ones), user_version 1.
+    first.db.exec('DROP TABLE policy_signatures; DROP TABLE signing_keys; DROP TABLE audit_log; DROP TABLE tenant_members; ALTER TABLE tenants DROP COLUMN kind;');
     first.db.pragma('user_version = 1');
     first.close();
     const store = openControlPlaneStore(file);
-    expect(store.db.pragma('user_version', { simple: true })).toBe(2);
+    expect(store.db.pragma('user_version', { simple: true })).toBe(3);
     expect(store.tenants.exists(a.tenantId)).toBe(true);
     const jwk = { kty: 'OKP', crv: 'Ed25519', x: 'A'.repeat(43) } as const;
     expect(store.signingKeys.add(a.tenantId, 'kid-1', jwk)).toEqual({ created: true });
     expect(store.signingKeys.list(a.tenantId)).toEqual([{ kid: 'kid-1', jwk, createdAt: expect.any(Number) }]);
+    store.close();
+  });
+
+  it('upgrades a version-2 database to accounts (migration 3): its tenants become organizations without members', () => {
+    const first = openControlPlaneStore(file);
+    const a = newTenant(first);
+    // What a version-2 build left: no kind column, no members table, user_version 2.
+    first.db.exec('DROP TABLE audit_log; DROP TABLE tenant_members; ALTER TABLE tenants DROP COLUMN kind;');
+    first.db.pragma('user_version = 2');
+    first.close();
+    const store = openControlPlaneStore(file);
+    expect(store.db.pragma('user_version', { simple: true })).toBe(3);
+    expect(store.members.kind(a.tenantId)).toBe('organization');
+    expect(store.members.members(a.tenantId)).toEqual([]);
+    expect(store.verifyTenantKey(a.tenantId, 'admin', a.adminApiKey)).toBe(true);
     store.close();
   });
 

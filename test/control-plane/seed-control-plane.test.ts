@@ -2,8 +2,10 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  DEMO_MEMBERS,
   controlPlaneDbPath,
   openControlPlaneStore,
+  ensureDemoAccounts,
   ensureDemoAppConnections,
   seedControlPlane,
   type ControlPlaneStore,
@@ -39,7 +41,7 @@ describe('seedControlPlane', () => {
     expect(json).toEqual(demo);
     expect(json).toMatchObject(URLS);
 
-    const [tenant] = store.tenants.list();
+    const tenant = store.tenants.list().find((t) => t.id === demo!.tenant_id);
     const apps = demo!.app_connections!;
     expect(tenant!.connections).toHaveLength(3);
     expect(tenant!.connections).toEqual(
@@ -69,7 +71,7 @@ describe('seedControlPlane', () => {
     expect(seed()).toBeUndefined();
     expect(readFileSync(file, 'utf8')).toBe(before);
     expect(statSync(file).mtimeMs).toBe(mtime);
-    expect(store.tenants.list()).toHaveLength(1);
+    expect(store.tenants.list()).toHaveLength(1 + seedDirectory.users.length);
     expect(store.verifyTenantKey(demo.tenant_id, 'admin', demo.admin_api_key)).toBe(true);
     expect(store.directory.snapshot(demo.tenant_id)?.revision).toBe(1);
     expect(store.images.versions(demo.tenant_id, 'rbac')).toHaveLength(1);
@@ -86,8 +88,43 @@ describe('seedControlPlane', () => {
     expect(store.verifyConnection(rbac.connection_id, rbac.connection_secret)?.policyName).toBe('rbac');
     expect(ensureDemoAppConnections(store, dir)).toBe(false);
     expect(readDemoTenantFile(dir)).toEqual(upgraded);
-    expect(store.tenants.list()[0]!.connections).toHaveLength(5); // the 3 the seed made, and 2 more
+    expect(store.tenants.list().find((t) => t.id === upgraded.tenant_id)!.connections).toHaveLength(5); // the 3 the seed made, and 2 more
   });
+
+  it('makes the demo tenant an organization (Rick owner, Morty admin, Beth viewer) and gives each demo user a personal account', () => {
+    const demo = seed()!;
+    expectDemoAccounts(demo.tenant_id);
+  });
+
+  it('adds the accounts to a data directory seeded before they existed, once', () => {
+    const demo = seed()!;
+    // What an older build left: no members, no personal accounts.
+    store.db.exec("DELETE FROM tenant_members; DELETE FROM tenants WHERE kind = 'personal'");
+    expect(store.tenants.list()).toHaveLength(1);
+    expect(ensureDemoAccounts(store, dir, seedDirectory)).toBe(true);
+    expectDemoAccounts(demo.tenant_id);
+    expect(ensureDemoAccounts(store, dir, seedDirectory)).toBe(false);
+    expect(store.tenants.list()).toHaveLength(1 + seedDirectory.users.length);
+  });
+
+  it('adds no accounts without a demo tenant file', () => {
+    expect(ensureDemoAccounts(store, dir, seedDirectory)).toBe(false);
+    expect(store.tenants.list()).toHaveLength(0);
+  });
+
+  /** The demo organization's members by e-mail, and one personal account per directory user. */
+  function expectDemoAccounts(demoTenantId: string): void {
+    const emailOf = new Map(seedDirectory.users.map((u) => [u.id, u.email]));
+    const members = store.members.members(demoTenantId).map((m) => [emailOf.get(m.userId), m.role]);
+    expect(Object.fromEntries(members)).toEqual(DEMO_MEMBERS);
+    expect(DEMO_MEMBERS).toEqual({ 'rick@the-citadel.com': 'owner', 'morty@the-citadel.com': 'admin', 'beth@the-smiths.com': 'viewer' });
+    expect(store.members.kind(demoTenantId)).toBe('organization');
+    for (const user of seedDirectory.users) {
+      const personal = store.members.accountsOf(user.id).filter((a) => a.kind === 'personal');
+      expect(personal).toEqual([{ tenantId: expect.any(String), name: `${user.name} (personal)`, kind: 'personal', role: 'owner' }]);
+      expect(store.members.members(personal[0]!.tenantId)).toEqual([{ userId: user.id, role: 'owner', createdAt: expect.any(Number) }]);
+    }
+  }
 
   it('adds no app connections without a demo tenant file', () => {
     expect(ensureDemoAppConnections(store, dir)).toBe(false);

@@ -6,7 +6,15 @@
  */
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { controlPlaneDbPath, createControlPlaneApp, createControlPlaneRelay, openControlPlaneStore, type ControlPlaneStore } from '../../src/control-plane';
+import {
+  controlPlaneDbPath,
+  createConsoleRouter,
+  createControlPlaneApp,
+  createControlPlaneRelay,
+  openControlPlaneStore,
+  type ConsoleAuthOptions,
+  type ControlPlaneStore,
+} from '../../src/control-plane';
 import { baseUrl, close, listen } from '../../src/http';
 import { silentLogger } from '../../src/observability';
 import type { Relay } from '../../src/relay';
@@ -40,8 +48,11 @@ interface Running {
   readonly upgrades: Set<Duplex>;
 }
 
-/** Nothing runs until `start()`; the first start picks a free port, later ones reuse it. */
-export function createControlPlaneNode(dataDir: string): ControlPlaneNode {
+/**
+ * Nothing runs until `start()`; the first start picks a free port, later ones reuse it. With
+ * `consoleAuth` the console API is mounted too, trusting that IdP.
+ */
+export function createControlPlaneNode(dataDir: string, consoleAuth?: ConsoleAuthOptions): ControlPlaneNode {
   let running: Running | undefined;
   let port = 0;
   let url = '';
@@ -74,7 +85,8 @@ export function createControlPlaneNode(dataDir: string): ControlPlaneNode {
       const store = openControlPlaneStore(controlPlaneDbPath(dataDir));
       try {
         const relay = createControlPlaneRelay({ store, logger: silentLogger(), execTimeoutMs: EXEC_TIMEOUT_MS, heartbeatMs: HEARTBEAT_MS });
-        const app = createControlPlaneApp({ store, logger: silentLogger(), routers: [relay.managementRouter], sampleDecisions: relay.sampleDecisions });
+        const consoleRouters = consoleAuth ? [createConsoleRouter({ store, relay, auth: consoleAuth })] : [];
+        const app = createControlPlaneApp({ store, logger: silentLogger(), routers: [relay.managementRouter, ...consoleRouters], sampleDecisions: relay.sampleDecisions });
         const server = await listen(withHook(app), port, '127.0.0.1');
         const upgrades = new Set<Duplex>();
         server.on('upgrade', (_req: IncomingMessage, socket: Duplex) => {

@@ -74,7 +74,7 @@ export async function startStack(): Promise<Stack> {
 
     const cpDir = join(root, 'control-plane');
     mkdirSync(cpDir);
-    const cp = createControlPlaneNode(cpDir);
+    const cp = createControlPlaneNode(cpDir, { issuer: idp.issuer, jwksUri: idp.jwksUri });
     cleanup.unshift(() => cp.stop());
     await cp.start();
     const seeded = seedControlPlane(cp.store, {

@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import express from 'express';
-import { createControlPlaneApp, createControlPlaneRelay, openControlPlaneStore } from '../../src/control-plane';
+import { createConsoleRouter, createControlPlaneApp, createControlPlaneRelay, openControlPlaneStore } from '../../src/control-plane';
 import type { ControlPlaneStore } from '../../src/control-plane';
 import { baseUrl, close, listen } from '../../src/http';
 import { silentLogger } from '../../src/observability';
@@ -70,10 +70,12 @@ export async function startRelayKit(options: KitOptions = {}): Promise<RelayKit>
   let relay = build();
   // The real control-plane app; the relay's router is looked up per request so restartRelay() can swap it.
   const routers = express.Router().use((req, res, next) => relay.managementRouter(req, res, next));
+  // The console API as main.ts mounts it; no IdP here, so only its refusals of tokenless calls are reachable.
+  const consoleRouter = createConsoleRouter({ store, relay, auth: { issuer: 'http://idp.invalid', jwksUri: 'http://idp.invalid/.well-known/jwks.json' } });
   const app = createControlPlaneApp({
     store,
     logger: silentLogger(),
-    routers: [routers],
+    routers: [routers, consoleRouter],
     sampleDecisions: (tenantId, instanceId) => relay.sampleDecisions(tenantId, instanceId),
   });
   const server = await listen(app, 0, '127.0.0.1');

@@ -39,7 +39,8 @@ export function mountOAuthRoutes(app: Express, deps: OAuthRoutesDeps): void {
   app.use(authorizeEndpoint(authorizeDeps));
   app.use(loginForm(authorizeDeps));
   app.use(formTokenEndpoint({ clients, grants, issueTokens, checkPassword, logger, demoClientId: options.clientId }));
-  app.use(userinfoEndpoint({ issuer: options.issuer, apiAudience: options.apiAudience, keys, users }));
+  const audiences = [options.apiAudience, ...options.clients.flatMap((c) => (c.audience === undefined ? [] : [c.audience]))];
+  app.use(userinfoEndpoint({ issuer: options.issuer, audiences, keys, users }));
   app.use(revokeEndpoint({ grants, clients }));
   app.use(endSessionEndpoint({ sessions, clients, secureCookies }));
 }

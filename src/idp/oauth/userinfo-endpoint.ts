@@ -9,7 +9,8 @@ import { USERINFO_PATH } from './oauth-paths';
 /** What userinfo needs: the IdP's own keys and users, and what its access tokens look like. */
 export interface UserinfoDeps {
   readonly issuer: string;
-  readonly apiAudience: string;
+  /** Every audience this IdP issues access tokens for: the sample API's and the clients' own. */
+  readonly audiences: readonly string[];
   readonly keys: KeyStore;
   readonly users: UserStore;
 }
@@ -22,8 +23,8 @@ function challenge(status: 400 | 401, error: 'invalid_request' | 'invalid_token'
 
 /**
  * `GET /userinfo` (OIDC Core §5.3): the claims the access token's scope covers, for the
- * bearer of an access token this IdP issued (RFC 9068: `typ` at+jwt, our issuer, the API
- * audience, pinned algorithm). The token is read from the header only (RFC 6750 §2.1).
+ * bearer of an access token this IdP issued (RFC 9068: `typ` at+jwt, our issuer, one of the
+ * audiences it issues for, pinned algorithm). The token is read from the header only (RFC 6750 §2.1).
  */
 export function userinfoEndpoint(deps: UserinfoDeps): Router {
   const router = Router();
@@ -39,7 +40,7 @@ export function userinfoEndpoint(deps: UserinfoDeps): Router {
       const jwks = createLocalJWKSet({ keys: (await deps.keys.publicKeys()) as unknown as Parameters<typeof createLocalJWKSet>[0]['keys'] });
       ({ payload } = await jwtVerify(match[1], jwks, {
         issuer: deps.issuer,
-        audience: deps.apiAudience,
+        audience: [...deps.audiences],
         algorithms: [SIGNING_ALG],
         typ: 'at+jwt',
         requiredClaims: ['exp', 'sub'],

@@ -1,0 +1,59 @@
+import express, { type Router } from 'express';
+import { z } from 'zod';
+import { HttpError, NotFoundError, parseBody, parseParam } from '../http';
+import { MEMBER_ROLES, USER_ID_PATTERN } from './account';
+import type { ControlPlaneStore } from './control-plane-store';
+import { MembershipError } from './membership-repository';
+import { memberOf, requireMember } from './require-member';
+
+/** `PUT …/members/:userId`: the member's new role. */
+export const consoleMemberSchema = z.strictObject({ role: z.enum(MEMBER_ROLES) });
+
+/** Writes one audit entry: tenant, actor (user id), action, target, outcome (`ok` or an error code). */
+export type Audit = (tenantId: string, actor: string, action: string, target: string | null, outcome?: string) => void;
+
+/** A membership refusal is the caller's conflict with the account's invariants: 409 naming it. */
+function asConflict(err: unknown): unknown {
+  return err instanceof MembershipError ? new HttpError(409, err.problem, err.message) : err;
+}
+
+/**
+ * The console's member management under `…/tenants/:tenantId/members` (docs/api.md, Console
+ * API): owners only. Each change and its audit entry are written in one transaction; a change
+ * the account's invariants refuse is a 409 and writes nothing.
+ */
+export function consoleMemberRoutes(store: ControlPlaneStore, audit: Audit): Router {
+  const router = express.Router({ mergeParams: true });
+  const owner = requireMember(store, 'owner');
+
+  router.put('/:userId', owner, function setMember(req, res) {
+    const { tenantId, userId: actor } = memberOf(res.locals);
+    const userId = parseParam(req.params.userId, USER_ID_PATTERN, 'user id');
+    const { role } = parseBody(consoleMemberSchema, req.body);
+    store.db.transaction(() => {
+      try {
+        if (store.members.setMember(tenantId, userId, role)) audit(tenantId, actor, `member.set.${role}`, userId);
+      } catch (err) {
+        throw asConflict(err);
+      }
+    }).immediate();
+    res.json({ user_id: userId, role });
+  });
+
+  router.delete('/:userId', owner, function removeMember(req, res) {
+    const { tenantId, userId: actor } = memberOf(res.locals);
+    const userId = parseParam(req.params.userId, USER_ID_PATTERN, 'user id');
+    store.db.transaction(() => {
+      let removed: boolean;
+      try {
+        removed = store.members.removeMember(tenantId, userId);
+      } catch (err) {
+        throw asConflict(err);
+      }
+      if (!removed) throw new NotFoundError('no such member', 'member_not_found');
+      audit(tenantId, actor, 'member.remove', userId);
+    }).immediate();
+    res.status(204).end();
+  });
+  return router;
+}

@@ -1,0 +1,137 @@
+import { z } from 'zod';
+import { apiErrors, type ApiRoute } from '../http';
+import { ACCOUNT_KINDS, MEMBER_ROLES } from './account';
+import { consoleMemberSchema } from './console-member-routes';
+import { CONSOLE_API_PATH, consoleCommandSchema } from './console-routes';
+
+const TENANT = `${CONSOLE_API_PATH}/tenants/{tenantId}`;
+const AUTH = { 401: 'no access token, or not one the IdP issued to the console (wrong audience, ID token, expired)' };
+const MEMBER = { ...AUTH, 404: 'no such tenant among your accounts (another tenant looks the same)' };
+const ROLE = (least: string) => ({ ...MEMBER, 403: `your role is below ${least}` });
+
+const role = z.enum(MEMBER_ROLES);
+const kind = z.enum(ACCOUNT_KINDS);
+const registration = z.object({ id: z.string(), info: z.object({ connection_id: z.string(), connected: z.boolean() }).loose() });
+
+/** The console's JSON API (docs/api.md, Console API), for the control plane's document. */
+export const CONSOLE_ROUTES: readonly ApiRoute[] = [
+  {
+    method: 'get',
+    path: `${CONSOLE_API_PATH}/me`,
+    summary: 'The signed-in user and every account they belong to, with their role (the tenant switcher)',
+    responses: {
+      200: {
+        description: 'the user and their accounts',
+        schema: z.strictObject({
+          user: z.strictObject({ id: z.string() }),
+          accounts: z.array(z.strictObject({ tenant_id: z.string(), name: z.string(), kind, role })),
+        }),
+      },
+      ...apiErrors(AUTH),
+    },
+  },
+  {
+    method: 'get',
+    path: TENANT,
+    summary: "A tenant's id, name and kind, the caller's role, and an organization's members",
+    responses: {
+      200: {
+        description: 'the tenant',
+        schema: z.strictObject({
+          id: z.string(),
+          name: z.string(),
+          kind,
+          role,
+          members: z.array(z.strictObject({ user_id: z.string(), role, since: z.string() })).optional(),
+        }),
+      },
+      ...apiErrors(MEMBER),
+    },
+  },
+  {
+    method: 'get',
+    path: `${TENANT}/authorizers`,
+    summary: "The tenant's registered edges, as the relay's instance_registrations lists them (page_size, page_token)",
+    responses: {
+      200: { description: 'one page of registrations', schema: z.strictObject({ result: z.array(registration), next_page_token: z.string().optional() }) },
+      ...apiErrors({ 400: 'bad page_size or page_token', ...MEMBER }),
+    },
+  },
+  {
+    method: 'post',
+    path: `${TENANT}/authorizers/{instanceId}/commands`,
+    summary: 'Send discovery or sync_edge_directory through the relay (admin, owner); answers once the edge confirms',
+    requestBody: { content: { 'application/json': consoleCommandSchema } },
+    responses: {
+      200: { description: 'the edge confirmed', schema: z.strictObject({ result: z.strictObject({}) }) },
+      ...apiErrors({
+        400: 'bad instance id or body',
+        ...ROLE('admin'),
+        404: 'no such tenant among your accounts, or no such instance for it',
+        409: 'registered but not connected, or disconnected while waiting',
+        413: 'body over 4 kB',
+        429: 'too many commands waiting on the instance',
+        502: 'the edge reported a failure',
+        503: 'the relay is shutting down, or storage is unavailable',
+        504: 'no confirmation within the exec timeout',
+      }),
+    },
+  },
+  {
+    method: 'get',
+    path: `${TENANT}/connections`,
+    summary: "The tenant's edge connections, and where its Discovery API key stands (stored as a hash only)",
+    responses: {
+      200: {
+        description: 'the connections',
+        schema: z.strictObject({
+          tenant_id: z.string(),
+          connections: z.array(z.strictObject({ connection_id: z.string(), policy_name: z.string() })),
+          discovery_api_key: z.strictObject({ stored: z.literal('sha256_only'), rotate: z.string() }),
+        }),
+      },
+      ...apiErrors(MEMBER),
+    },
+  },
+  {
+    method: 'post',
+    path: `${TENANT}/discovery-key/rotate`,
+    summary: 'Replace the Discovery API key (admin, owner); the new key is shown this once, the old one stops working',
+    responses: { 200: { description: 'the new key', schema: z.strictObject({ discovery_api_key: z.string() }) }, ...apiErrors(ROLE('admin')) },
+  },
+  {
+    method: 'get',
+    path: `${TENANT}/audit`,
+    summary: "The tenant's audit log, newest first, 100 a page (before=<entry id> for older ones)",
+    responses: {
+      200: {
+        description: 'audit entries',
+        schema: z.strictObject({
+          entries: z.array(
+            z.strictObject({ id: z.number().int(), actor: z.string(), action: z.string(), target: z.string().nullable(), outcome: z.string(), at: z.string() }),
+          ),
+        }),
+      },
+      ...apiErrors({ 400: 'bad before', ...MEMBER }),
+    },
+  },
+  {
+    method: 'put',
+    path: `${TENANT}/members/{userId}`,
+    summary: "Add a member or change a member's role (owner)",
+    requestBody: { content: { 'application/json': consoleMemberSchema } },
+    responses: {
+      200: { description: 'the member', schema: z.strictObject({ user_id: z.string(), role }) },
+      ...apiErrors({ 400: 'bad user id or role', ...ROLE('owner'), 409: 'it would leave no owner, change a personal account, or exceed 1,000 members' }),
+    },
+  },
+  {
+    method: 'delete',
+    path: `${TENANT}/members/{userId}`,
+    summary: 'Remove a member (owner)',
+    responses: {
+      204: { description: 'removed' },
+      ...apiErrors({ 400: 'bad user id', ...ROLE('owner'), 404: 'no such tenant among your accounts, or no such member', 409: 'it would leave no owner, or change a personal account' }),
+    },
+  },
+];

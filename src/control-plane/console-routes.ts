@@ -1,0 +1,124 @@
+import express, { type Router } from 'express';
+import { z } from 'zod';
+import { BadRequestError, HttpError, parseBody, parseParam } from '../http';
+import { COMMANDS, INSTANCE_ID_PATTERN } from '../relay-protocol';
+import type { Relay } from '../relay';
+import type { AuditEntry } from './audit-repository';
+import type { ControlPlaneStore } from './control-plane-store';
+import { consoleMemberRoutes, type Audit } from './console-member-routes';
+import { consoleUser, requireConsoleUser, type ConsoleAuthOptions } from './require-console-user';
+import { memberOf, requireMember } from './require-member';
+
+/** Where the console's JSON API is mounted. */
+export const CONSOLE_API_PATH = '/console/api';
+/** Console request bodies are a few dozen bytes (413 beyond). */
+export const CONSOLE_BODY_LIMIT = '4kb';
+
+/** `POST …/authorizers/:instanceId/commands`: one of the relay's two commands (docs/service-interface.md §1 item 3). */
+export const consoleCommandSchema = z.strictObject({ command: z.enum(COMMANDS) });
+
+/** Dependencies of {@link createConsoleRouter}. */
+export interface ConsoleDeps {
+  readonly store: ControlPlaneStore;
+  /** The relay's exec and registrations: the console takes exactly the path of §4.2 and §4.3. */
+  readonly relay: Pick<Relay, 'exec' | 'registrations'>;
+  readonly auth: ConsoleAuthOptions;
+}
+
+/** An audit entry as the API shows it. */
+function auditView(e: AuditEntry) {
+  return { id: e.id, actor: e.actor, action: e.action, target: e.target, outcome: e.outcome, at: new Date(e.at).toISOString() };
+}
+
+/**
+ * The control-plane console's JSON API (docs/api.md, Console API) under `/console/api`. Every
+ * route needs the console's access token ({@link requireConsoleUser}); every tenant route
+ * checks membership and role on the call itself ({@link requireMember}): viewers read, admins
+ * also send commands and rotate the Discovery API key, owners also manage members. Every
+ * change, refused by the edge or not, is written to the tenant's audit log.
+ */
+export function createConsoleRouter(deps: ConsoleDeps): Router {
+  const { store, relay } = deps;
+  const api = express.Router();
+  const viewer = requireMember(store, 'viewer');
+  const admin = requireMember(store, 'admin');
+  const audit: Audit = (tenantId, actor, action, target, outcome = 'ok') => store.audit.record(tenantId, { actor, action, target, outcome });
+
+  api.get('/me', function me(_req, res) {
+    const userId = consoleUser(res.locals);
+    const accounts = store.members.accountsOf(userId).map((a) => ({ tenant_id: a.tenantId, name: a.name, kind: a.kind, role: a.role }));
+    res.json({ user: { id: userId }, accounts });
+  });
+
+  api.get('/tenants/:tenantId', viewer, function tenant(_req, res) {
+    const { tenantId, role } = memberOf(res.locals);
+    const summary = store.tenants.get(tenantId)!;
+    const members =
+      summary.kind === 'organization'
+        ? { members: store.members.members(tenantId).map((m) => ({ user_id: m.userId, role: m.role, since: new Date(m.createdAt).toISOString() })) }
+        : {};
+    res.json({ id: summary.id, name: summary.name, kind: summary.kind, role, ...members });
+  });
+
+  api.get('/tenants/:tenantId/authorizers', viewer, function authorizers(req, res) {
+    res.json(relay.registrations(memberOf(res.locals).tenantId, req.query as Record<string, unknown>));
+  });
+
+  api.post('/tenants/:tenantId/authorizers/:instanceId/commands', admin, async function command(req, res) {
+    const { tenantId, userId } = memberOf(res.locals);
+    const instanceId = parseParam(req.params.instanceId, INSTANCE_ID_PATTERN, 'instance id');
+    const { command } = parseBody(consoleCommandSchema, req.body);
+    try {
+      await relay.exec(tenantId, instanceId, command);
+    } catch (err) {
+      // A refused command is still an action someone took: logged with its error code.
+      audit(tenantId, userId, `command.${command}`, instanceId, err instanceof HttpError ? err.code : 'server_error');
+      throw err;
+    }
+    audit(tenantId, userId, `command.${command}`, instanceId);
+    res.json({ result: {} });
+  });
+
+  api.get('/tenants/:tenantId/connections', viewer, function connections(_req, res) {
+    const { tenantId } = memberOf(res.locals);
+    const summary = store.tenants.get(tenantId)!;
+    res.json({
+      tenant_id: tenantId,
+      connections: summary.connections.map((c) => ({ connection_id: c.connectionId, policy_name: c.policyName })),
+      // Only the key's SHA-256 is stored: the console can say it exists, never show it.
+      discovery_api_key: { stored: 'sha256_only', rotate: `${CONSOLE_API_PATH}/tenants/${tenantId}/discovery-key/rotate` },
+    });
+  });
+
+  api.post('/tenants/:tenantId/discovery-key/rotate', admin, function rotateDiscoveryKey(_req, res) {
+    const { tenantId, userId } = memberOf(res.locals);
+    const key = store.db.transaction(() => {
+      const rotated = store.tenants.rotateKey(tenantId, 'discovery');
+      audit(tenantId, userId, 'discovery_key.rotate', null);
+      return rotated;
+    }).immediate();
+    res.set('Cache-Control', 'no-store').json({ discovery_api_key: key });
+  });
+
+  api.get('/tenants/:tenantId/audit', viewer, function auditLog(req, res) {
+    const { before } = req.query;
+    if (before !== undefined && (typeof before !== 'string' || !/^[1-9][0-9]{0,15}$/.test(before))) {
+      throw new BadRequestError('before must be an entry id');
+    }
+    const entries = store.audit.list(memberOf(res.locals).tenantId, before === undefined ? undefined : Number(before));
+    res.json({ entries: entries.map(auditView) });
+  });
+
+  api.use('/tenants/:tenantId/members', consoleMemberRoutes(store, audit));
+
+  const router = express.Router();
+  // Credentials first, body second: without the console's token nothing is parsed.
+  router.use(CONSOLE_API_PATH, requireConsoleUser(deps.auth), express.json({ limit: CONSOLE_BODY_LIMIT }), noStore, api);
+  return router;
+}
+
+/** Console answers are per user and some carry a key: never cached. */
+const noStore: express.RequestHandler = (_req, res, next) => {
+  res.set('Cache-Control', 'no-store');
+  next();
+};

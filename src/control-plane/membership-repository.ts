@@ -1,0 +1,165 @@
+import type { Database } from 'better-sqlite3';
+import type { AccountKind, MemberRole } from './account';
+import { UnknownTenantError } from './tenant-repository';
+
+/** Members of one tenant at most; more are refused (README Limits). */
+export const MAX_MEMBERS_PER_TENANT = 1000;
+
+/** One member of a tenant: an IdP user id (`sub`) and a role. */
+export interface Member {
+  readonly userId: string;
+  readonly role: MemberRole;
+  readonly createdAt: number;
+}
+
+/** A tenant as one of its members sees it: for the console's tenant switcher. */
+export interface Account {
+  readonly tenantId: string;
+  readonly name: string;
+  readonly kind: AccountKind;
+  readonly role: MemberRole;
+}
+
+/** Why a membership change was refused: it would break an account's invariant. */
+export type MembershipProblem = 'last_owner' | 'personal_account' | 'too_many_members';
+
+/** A membership change the account's invariants forbid; the message says which. */
+export class MembershipError extends Error {
+  constructor(
+    readonly problem: MembershipProblem,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'MembershipError';
+  }
+}
+
+/**
+ * Tenants' kinds and members. Every change keeps two invariants: an organization that has
+ * members has at least one owner (its last owner can be neither removed nor demoted), and a
+ * personal account has exactly one member, its owner.
+ */
+export interface MembershipRepository {
+  /** Undefined for an unknown tenant. */
+  kind(tenantId: string): AccountKind | undefined;
+  /** Makes a tenant personal (only with exactly one member, an owner) or an organization. */
+  setKind(tenantId: string, kind: AccountKind): void;
+  /** Members in order of joining. */
+  members(tenantId: string): Member[];
+  /** The user's role in the tenant; undefined when not a member (or no such tenant). */
+  role(tenantId: string, userId: string): MemberRole | undefined;
+  /** Every tenant the user is a member of: personal accounts first, then organizations by name (case-insensitive). */
+  accountsOf(userId: string): Account[];
+  /** Adds a member or changes a member's role. Returns true when something changed. */
+  setMember(tenantId: string, userId: string, role: MemberRole): boolean;
+  /** Removes a member. Returns false when the user was not a member. */
+  removeMember(tenantId: string, userId: string): boolean;
+}
+
+interface MemberRow {
+  user_id: string;
+  role: MemberRole;
+  created_at: number;
+}
+
+/** Builds the membership repository over an open, migrated database. */
+export function createMembershipRepository(db: Database, now: () => number): MembershipRepository {
+  const selectKind = db.prepare('SELECT kind FROM tenants WHERE id = ?').pluck();
+  const updateKind = db.prepare('UPDATE tenants SET kind = ? WHERE id = ?');
+  const selectMembers = db.prepare('SELECT user_id, role, created_at FROM tenant_members WHERE tenant_id = ? ORDER BY created_at, user_id');
+  const selectRole = db.prepare('SELECT role FROM tenant_members WHERE tenant_id = ? AND user_id = ?').pluck();
+  const selectAccounts = db.prepare(
+    `SELECT t.id, t.name, t.kind, m.role FROM tenant_members m JOIN tenants t ON t.id = m.tenant_id
+     WHERE m.user_id = ? ORDER BY t.kind = 'organization', t.name COLLATE NOCASE, t.id`,
+  );
+  const upsertMember = db.prepare(
+    `INSERT INTO tenant_members (tenant_id, user_id, role, created_at) VALUES (?, ?, ?, ?)
+     ON CONFLICT (tenant_id, user_id) DO UPDATE SET role = excluded.role`,
+  );
+  const deleteMember = db.prepare('DELETE FROM tenant_members WHERE tenant_id = ? AND user_id = ?');
+
+  const kindOf = (tenantId: string): AccountKind => {
+    const kind = selectKind.get(tenantId) as AccountKind | undefined;
+    if (kind === undefined) throw new UnknownTenantError(tenantId);
+    return kind;
+  };
+  const membersOf = (tenantId: string): Member[] =>
+    (selectMembers.all(tenantId) as MemberRow[]).map((m) => ({ userId: m.user_id, role: m.role, createdAt: m.created_at }));
+
+  /** Checks the tenant's members as they would be after a change; throws what it breaks. */
+  const checkInvariants = (kind: AccountKind, before: readonly Member[], after: readonly Member[]) => {
+    const owners = after.filter((m) => m.role === 'owner').length;
+    if (kind === 'personal' && (after.length !== 1 || owners !== 1)) {
+      throw new MembershipError('personal_account', 'a personal account has exactly one member, its owner');
+    }
+    if (owners === 0 && (after.length > 0 || before.some((m) => m.role === 'owner'))) {
+      throw new MembershipError('last_owner', 'an organization keeps at least one owner');
+    }
+    if (after.length > MAX_MEMBERS_PER_TENANT) {
+      throw new MembershipError('too_many_members', `a tenant has at most ${MAX_MEMBERS_PER_TENANT} members`);
+    }
+  };
+
+  // Each change reads, checks and writes under one write lock, so two concurrent changes
+  // (the console and the CLI) cannot both remove "another" owner.
+  const change = (tenantId: string, next: (members: Member[]) => Member[], write: () => void): boolean => {
+    const run = db.transaction(() => {
+      const kind = kindOf(tenantId);
+      const before = membersOf(tenantId);
+      const after = next(before);
+      if (sameMembers(before, after)) return false;
+      checkInvariants(kind, before, after);
+      write();
+      return true;
+    });
+    return run.immediate();
+  };
+
+  return {
+    kind: (tenantId) => selectKind.get(tenantId) as AccountKind | undefined,
+    setKind(tenantId, kind) {
+      const run = db.transaction(() => {
+        kindOf(tenantId);
+        const members = membersOf(tenantId);
+        checkInvariants(kind, members, members);
+        updateKind.run(kind, tenantId);
+      });
+      run.immediate();
+    },
+    members(tenantId) {
+      kindOf(tenantId);
+      return membersOf(tenantId);
+    },
+    role: (tenantId, userId) => selectRole.get(tenantId, userId) as MemberRole | undefined,
+    accountsOf: (userId) =>
+      (selectAccounts.all(userId) as { id: string; name: string; kind: AccountKind; role: MemberRole }[]).map((a) => ({
+        tenantId: a.id,
+        name: a.name,
+        kind: a.kind,
+        role: a.role,
+      })),
+    setMember(tenantId, userId, role) {
+      const at = now();
+      return change(
+        tenantId,
+        (members) =>
+          members.some((m) => m.userId === userId)
+            ? members.map((m) => (m.userId === userId ? { ...m, role } : m))
+            : [...members, { userId, role, createdAt: at }],
+        () => upsertMember.run(tenantId, userId, role, at),
+      );
+    },
+    removeMember(tenantId, userId) {
+      return change(
+        tenantId,
+        (members) => members.filter((m) => m.userId !== userId),
+        () => deleteMember.run(tenantId, userId),
+      );
+    },
+  };
+}
+
+/** Same users with the same roles. */
+function sameMembers(a: readonly Member[], b: readonly Member[]): boolean {
+  return a.length === b.length && a.every((m) => b.some((n) => n.userId === m.userId && n.role === m.role));
+}

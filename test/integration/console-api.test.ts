@@ -1,0 +1,287 @@
+/**
+ * The console's JSON API (docs/api.md, Console API) on the real chain: a real IdP issuing the
+ * console's tokens (code flow and password grant), the control plane with its relay and a real
+ * edge. Membership and role are checked on every route; a token for another audience is 401.
+ */
+import { decodeJwt } from 'jose';
+import { CONSOLE_CLIENT_ID, CONTROL_PLANE_AUDIENCE } from '../../src/config';
+import { createTenant } from '../../src/control-plane';
+import { CONTROL_PLANE_ROUTES } from '../../src/control-plane/control-plane-openapi';
+import { TOKEN_PATH } from '../../src/idp';
+import { authorizeUrl, pkcePair, postForm, signInThroughPage } from '../idp/oauth-fixture';
+import { DEMO_PASSWORD } from '../helpers/idp';
+import { expectConforms } from '../openapi/conformance';
+import { admin, exec, listRegistrations, type RegistrationView } from './stack-client';
+import { startStack, type Stack } from './stack-fixture';
+
+const RICK = { email: 'rick@the-citadel.com', id: 'c8c8a5d4-3f1e-4b7a-9d1e-0a1b2c3d4e01' };
+const MORTY = { email: 'morty@the-citadel.com', id: 'c8c8a5d4-3f1e-4b7a-9d1e-0a1b2c3d4e02' };
+const SUMMER = { email: 'summer@the-smiths.com', id: 'c8c8a5d4-3f1e-4b7a-9d1e-0a1b2c3d4e03' };
+const BETH = { email: 'beth@the-smiths.com', id: 'c8c8a5d4-3f1e-4b7a-9d1e-0a1b2c3d4e04' };
+
+let stack: Stack;
+const tokens: Record<string, string> = {};
+
+beforeAll(async () => {
+  stack = await startStack();
+  for (const user of [RICK, MORTY, SUMMER, BETH]) tokens[user.email] = await consoleToken(user.email);
+});
+afterAll(async () => {
+  await stack?.close();
+});
+
+/** A console access token from the IdP's form-encoded password grant for the console client. */
+async function consoleToken(email: string): Promise<string> {
+  const res = await postForm(stack.idp.url, TOKEN_PATH, { grant_type: 'password', username: email, password: DEMO_PASSWORD, client_id: CONSOLE_CLIENT_ID });
+  const body = (await res.json()) as { access_token: string };
+  if (res.status !== 200) throw new Error(`console token for ${email}: ${res.status}`);
+  return body.access_token;
+}
+
+/** Calls the console API as `user` (or with a raw Authorization value), checking the answer against the route table. */
+function call(method: string, path: string, as: { email: string } | { authorization: string } | undefined, body?: unknown) {
+  const authorization = as === undefined ? undefined : 'authorization' in as ? as.authorization : `Bearer ${tokens[as.email]}`;
+  return expectConforms(stack.relayUrl, CONTROL_PLANE_ROUTES, {
+    method,
+    path: `/console/api${path}`,
+    headers: { ...(authorization ? { authorization } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+}
+
+const demo = () => `/tenants/${stack.demo.tenantId}`;
+const personalOf = async (user: { email: string }) => {
+  const me = (await call('GET', '/me', user)).body as { accounts: { tenant_id: string; kind: string }[] };
+  return me.accounts.find((a) => a.kind === 'personal')!.tenant_id;
+};
+const forbidden = (least: string, yours: string) => ({ status: 403, body: { code: 'forbidden', message: `this needs the ${least} role; yours is ${yours}` } });
+const notFound = { status: 404, body: { code: 'tenant_not_found', message: 'no such tenant among your accounts' } };
+
+describe('console API sign-in', () => {
+  it("takes the code flow's access token: the console client's tokens carry the control plane's audience", async () => {
+    const { verifier, challenge } = pkcePair();
+    const redirectUri = stack.config.idp.clients.find((c) => c.clientId === CONSOLE_CLIENT_ID)!.redirectUris[0]!;
+    const url = authorizeUrl(stack.idp.url, challenge, { client_id: CONSOLE_CLIENT_ID, redirect_uri: redirectUri });
+    const { callback } = await signInThroughPage(stack.idp.url, url, RICK.email);
+    const res = await postForm(stack.idp.url, TOKEN_PATH, {
+      grant_type: 'authorization_code',
+      code: callback.searchParams.get('code')!,
+      redirect_uri: redirectUri,
+      client_id: CONSOLE_CLIENT_ID,
+      code_verifier: verifier,
+    });
+    expect(res.status).toBe(200);
+    const { access_token: accessToken } = (await res.json()) as { access_token: string };
+    expect(decodeJwt(accessToken)).toMatchObject({ aud: CONTROL_PLANE_AUDIENCE, client_id: CONSOLE_CLIENT_ID, sub: RICK.id });
+    // The IdP's own userinfo takes it too: the console may show the user's name.
+    const info = await fetch(`${stack.idp.url}/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } });
+    expect(await info.json()).toMatchObject({ sub: RICK.id, name: 'Rick Sanchez', email: RICK.email });
+    const me = await call('GET', '/me', { authorization: `Bearer ${accessToken}` });
+    expect(me.status).toBe(200);
+    expect(me.body).toEqual({
+      user: { id: RICK.id },
+      accounts: [
+        { tenant_id: expect.any(String), name: 'Rick Sanchez (personal)', kind: 'personal', role: 'owner' },
+        { tenant_id: stack.demo.tenantId, name: 'demo', kind: 'organization', role: 'owner' },
+      ],
+    });
+  });
+
+  it('refuses a token for the sample API (wrong audience), an ID token and no token, with the {code, message} shape', async () => {
+    const sampleApi = await stack.idp.token(RICK.email);
+    expect(decodeJwt(sampleApi.access_token).aud).toBe(stack.idp.audience);
+    const wrongAudience = await call('GET', '/me', { authorization: `Bearer ${sampleApi.access_token}` });
+    expect(wrongAudience.status).toBe(401);
+    expect(wrongAudience.body).toEqual({ code: 'invalid_token', message: expect.any(String) });
+    const idToken = await call('GET', '/me', { authorization: `Bearer ${sampleApi.id_token}` });
+    expect(idToken).toEqual({ status: 401, body: { code: 'invalid_token', message: expect.any(String) } });
+    const none = await fetch(`${stack.relayUrl}/console/api${demo()}`);
+    expect(none.status).toBe(401);
+    expect(none.headers.get('www-authenticate')).toBe('Bearer realm="outpost-console"');
+    expect(await none.json()).toEqual({ code: 'unauthorized', message: expect.any(String) });
+    // The console's own token is not taken from the query string either.
+    const query = await fetch(`${stack.relayUrl}/console/api/me?access_token=${tokens[RICK.email]}`, { headers: { authorization: `Bearer ${tokens[RICK.email]}` } });
+    expect(query.status).toBe(400);
+  });
+
+  it('lists every account of the user with the role (the tenant switcher)', async () => {
+    const beth = await call('GET', '/me', BETH);
+    expect(beth.body).toEqual({
+      user: { id: BETH.id },
+      accounts: [
+        { tenant_id: expect.any(String), name: 'Beth Smith (personal)', kind: 'personal', role: 'owner' },
+        { tenant_id: stack.demo.tenantId, name: 'demo', kind: 'organization', role: 'viewer' },
+      ],
+    });
+  });
+});
+
+describe('console API tenants', () => {
+  it('shows an organization with its members, and a personal account without', async () => {
+    const org = await call('GET', demo(), MORTY);
+    expect(org).toEqual({
+      status: 200,
+      body: {
+        id: stack.demo.tenantId,
+        name: 'demo',
+        kind: 'organization',
+        role: 'admin',
+        members: [
+          { user_id: RICK.id, role: 'owner', since: expect.any(String) },
+          { user_id: MORTY.id, role: 'admin', since: expect.any(String) },
+          { user_id: BETH.id, role: 'viewer', since: expect.any(String) },
+        ],
+      },
+    });
+    const mine = await personalOf(SUMMER);
+    expect(await call('GET', `/tenants/${mine}`, SUMMER)).toEqual({
+      status: 200,
+      body: { id: mine, name: 'Summer Smith (personal)', kind: 'personal', role: 'owner' },
+    });
+  });
+
+  it("answers 404 for another user's tenant, exactly as for one that does not exist", async () => {
+    const bethsOwn = await personalOf(BETH);
+    expect(await call('GET', `/tenants/${bethsOwn}`, RICK)).toEqual(notFound);
+    expect(await call('GET', `/tenants/${bethsOwn}/connections`, RICK)).toEqual(notFound);
+    expect(await call('POST', `/tenants/${bethsOwn}/discovery-key/rotate`, RICK)).toEqual(notFound);
+    expect(await call('GET', '/tenants/00000000-0000-0000-0000-000000000000', RICK)).toEqual(notFound);
+    // Summer is not a member of the demo organization: it is not hers to see.
+    expect(await call('GET', `${demo()}/authorizers`, SUMMER)).toEqual(notFound);
+  });
+});
+
+describe('console API authorizers', () => {
+  it("lists the tenant's edges as the relay's registrations do", async () => {
+    const listed = await call('GET', `${demo()}/authorizers`, BETH);
+    expect(listed.status).toBe(200);
+    const relay = await listRegistrations(stack.relayUrl, stack.demo);
+    expect(listed.body).toEqual(relay.body);
+    const edge = (listed.body as { result: RegistrationView[] }).result.find((r) => r.id === stack.edge.instanceId)!;
+    expect(edge.info).toMatchObject({ connection_id: stack.demo.connectionId, hostname: expect.stringMatching(/^integration-edge-/), connected: true, policy_name: 'rbac' });
+    expect(await call('GET', `${demo()}/authorizers?page_size=0`, BETH)).toEqual({
+      status: 400,
+      body: { code: 'bad_request', message: 'page_size must be an integer from 1 to 1000' },
+    });
+  });
+
+  it('sends a real command to a real edge for an admin, and refuses a viewer (403) before anything reaches the edge', async () => {
+    const path = `${demo()}/authorizers/${stack.edge.instanceId}/commands`;
+    const grant = await admin(stack.relayUrl, stack.demo, 'PUT', `/api/v2/admin/directory/users/${SUMMER.id}/roles/admin`);
+    const revision = (grant.body as { revision: number }).revision;
+    expect(await call('POST', path, BETH, { command: 'sync_edge_directory' })).toEqual(forbidden('admin', 'viewer'));
+    expect((await registrationOfEdge()).info.directory_revision).toBeLessThan(revision);
+
+    expect(await call('POST', path, MORTY, { command: 'sync_edge_directory' })).toEqual({ status: 200, body: { result: {} } });
+    expect((await registrationOfEdge()).info.directory_revision).toBe(revision);
+    expect(await call('POST', path, RICK, { command: 'discovery' })).toEqual({ status: 200, body: { result: {} } });
+  });
+
+  it("passes the relay's errors on, and checks the body", async () => {
+    const path = (id: string) => `${demo()}/authorizers/${id}/commands`;
+    expect(await call('POST', path('no-such-edge'), MORTY, { command: 'discovery' })).toEqual({
+      status: 404,
+      body: { code: 'instance_not_found', message: expect.any(String) },
+    });
+    const bad = await call('POST', path(stack.edge.instanceId), MORTY, { command: 'reboot' });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual({ code: 'bad_request', message: expect.stringMatching(/^invalid request body: command: /) });
+    expect((await call('POST', path('%20bad'), MORTY, { command: 'discovery' })).body).toEqual({ code: 'bad_request', message: 'invalid instance id' });
+    const huge = await call('POST', path(stack.edge.instanceId), MORTY, { command: 'discovery', pad: 'x'.repeat(4096) });
+    expect(huge).toEqual({ status: 413, body: { code: 'payload_too_large', message: 'the request body is too large' } });
+  });
+});
+
+/** The primary edge's registration as the relay lists it now. */
+async function registrationOfEdge(): Promise<RegistrationView> {
+  const body = (await listRegistrations(stack.relayUrl, stack.demo)).body as { result: RegistrationView[] };
+  return body.result.find((r) => r.id === stack.edge.instanceId)!;
+}
+
+describe('console API connections and the Discovery API key', () => {
+  it("lists the connections and never the key, which only the tenant's admins and owners can rotate", async () => {
+    const listed = await call('GET', `${demo()}/connections`, BETH);
+    expect(listed.status).toBe(200);
+    const body = listed.body as { connections: { connection_id: string }[]; discovery_api_key: unknown };
+    expect(body.connections.map((c) => c.connection_id)).toContain(stack.demo.connectionId);
+    expect(JSON.stringify(body)).not.toContain(stack.demo.discoveryApiKey);
+    expect(await call('POST', `${demo()}/discovery-key/rotate`, BETH)).toEqual(forbidden('admin', 'viewer'));
+    expect((await listRegistrations(stack.relayUrl, stack.demo)).status).toBe(200); // the key still works
+  });
+
+  it('rotates the key for an admin: the new key is shown once and works at the relay, the old one stops', async () => {
+    // An organization of its own, so the demo tenant's key stays as the other tests know it.
+    const acme = createTenant(stack.store, { name: 'acme', directory: { roles: [], users: [], resources: [] }, owner: SUMMER.id }).tenantId;
+    stack.store.members.setMember(acme, MORTY.id, 'admin');
+    const mine = acme;
+    const rotated = await call('POST', `/tenants/${mine}/discovery-key/rotate`, MORTY);
+    expect(rotated.status).toBe(200);
+    const key = (rotated.body as { discovery_api_key: string }).discovery_api_key;
+    expect(key).toMatch(/^dk_/);
+    const tenant = { ...stack.demo, tenantId: mine, discoveryApiKey: key };
+    expect(await listRegistrations(stack.relayUrl, tenant)).toMatchObject({ status: 200, body: { result: [] } });
+    const again = await call('POST', `/tenants/${mine}/discovery-key/rotate`, SUMMER); // the owner may too
+    expect((again.body as { discovery_api_key: string }).discovery_api_key).not.toBe(key);
+    expect((await listRegistrations(stack.relayUrl, tenant)).status).toBe(401);
+  });
+});
+
+describe('console API members and audit', () => {
+  it("lets only owners manage members, and keeps an organization's last owner", async () => {
+    const summer = `${demo()}/members/${SUMMER.id}`;
+    expect(await call('PUT', summer, MORTY, { role: 'viewer' })).toEqual(forbidden('owner', 'admin'));
+    expect(await call('DELETE', `${demo()}/members/${BETH.id}`, BETH)).toEqual(forbidden('owner', 'viewer'));
+    expect(await call('PUT', summer, RICK, { role: 'viewer' })).toEqual({ status: 200, body: { user_id: SUMMER.id, role: 'viewer' } });
+    expect((await call('GET', `${demo()}/audit`, SUMMER)).status).toBe(200); // a member now
+    expect(await call('PUT', summer, RICK, { role: 'boss' })).toMatchObject({ status: 400, body: { code: 'bad_request' } });
+    expect(await call('DELETE', summer, RICK)).toEqual({ status: 204, body: '' });
+    expect(await call('DELETE', summer, RICK)).toEqual({ status: 404, body: { code: 'member_not_found', message: 'no such member' } });
+    expect(await call('PUT', `${demo()}/members/${RICK.id}`, RICK, { role: 'admin' })).toEqual({
+      status: 409,
+      body: { code: 'last_owner', message: 'an organization keeps at least one owner' },
+    });
+    // Both changes are in the log, newest first; the refused ones are not.
+    const log = (await call('GET', `${demo()}/audit`, BETH)).body as { entries: unknown[] };
+    expect(log.entries.slice(0, 2)).toEqual([
+      { id: expect.any(Number), actor: RICK.id, action: 'member.remove', target: SUMMER.id, outcome: 'ok', at: expect.any(String) },
+      { id: expect.any(Number), actor: RICK.id, action: 'member.set.viewer', target: SUMMER.id, outcome: 'ok', at: expect.any(String) },
+    ]);
+    const mine = await personalOf(BETH);
+    expect(await call('PUT', `/tenants/${mine}/members/${RICK.id}`, BETH, { role: 'viewer' })).toEqual({
+      status: 409,
+      body: { code: 'personal_account', message: 'a personal account has exactly one member, its owner' },
+    });
+  });
+
+  it('writes every change to the audit log (who, what, when), newest first, for every member to read', async () => {
+    const mine = await personalOf(MORTY);
+    await call('POST', `/tenants/${mine}/discovery-key/rotate`, MORTY);
+    await call('POST', `/tenants/${mine}/authorizers/gone/commands`, MORTY, { command: 'discovery' });
+    await call('PUT', `/tenants/${mine}/members/${RICK.id}`, MORTY, { role: 'viewer' }); // refused: not written
+    const log = await call('GET', `/tenants/${mine}/audit`, MORTY);
+    expect(log).toEqual({
+      status: 200,
+      body: {
+        entries: [
+          { id: expect.any(Number), actor: MORTY.id, action: 'command.discovery', target: 'gone', outcome: 'instance_not_found', at: expect.any(String) },
+          { id: expect.any(Number), actor: MORTY.id, action: 'discovery_key.rotate', target: null, outcome: 'ok', at: expect.any(String) },
+        ],
+      },
+    });
+    const [newest, older] = (log.body as { entries: { id: number; at: string }[] }).entries;
+    expect(Date.now() - Date.parse(newest!.at)).toBeLessThan(60_000);
+    expect(await call('GET', `/tenants/${mine}/audit?before=${newest!.id}`, MORTY)).toMatchObject({ body: { entries: [{ id: older!.id }] } });
+    expect((await call('GET', `/tenants/${mine}/audit?before=x`, MORTY)).status).toBe(400);
+    expect(await call('GET', `/tenants/${mine}/audit`, RICK)).toEqual(notFound);
+  });
+
+  it('records commands sent through the console in the organization log', async () => {
+    await call('POST', `${demo()}/authorizers/${stack.edge.instanceId}/commands`, RICK, { command: 'discovery' });
+    const log = (await call('GET', `${demo()}/audit`, BETH)).body as { entries: { actor: string; action: string; target: string; outcome: string }[] };
+    expect(log.entries[0]).toMatchObject({ actor: RICK.id, action: 'command.discovery', target: stack.edge.instanceId, outcome: 'ok' });
+  });
+});
+
+it('exec through the relay keeps working with the demo key alongside the console', async () => {
+  expect((await exec(stack.relayUrl, stack.demo, stack.edge.instanceId, 'discovery')).status).toBe(200);
+});
