@@ -12,6 +12,16 @@ import type { Logger } from '../observability';
 import type { EdgeRuntime } from './create-edge-runtime';
 import { readDemand, requireReady, resolveUserId, stateUsedHeaders, type DecisionInput, type DecisionRoute } from './decision-support';
 
+/** One decision-log entry per evaluation (plain loops in this hot path: see decision-server.ts). */
+function logEntries(questions: readonly Evaluation[], decisions: readonly LocalDecision[]) {
+  const entries = [];
+  for (let i = 0; i < decisions.length; i += 1) {
+    const q = questions[i]!;
+    entries.push({ principal: q.subject.id, action: q.action.name, resource: { type: q.resource.type, id: q.resource.id }, decision: decisions[i]!.allowed });
+  }
+  return entries;
+}
+
 /** The only AuthZEN subject type Outpost's directory holds. */
 const USER = 'user';
 
@@ -60,12 +70,7 @@ export function createAuthzenRoutes(deps: { runtime: EdgeRuntime; logger: Logger
     logger.info(
       {
         req_id: input.id,
-        decisions: decisions.map((d, i) => ({
-          principal: questions[i]!.subject.id,
-          action: questions[i]!.action.name,
-          resource: { type: questions[i]!.resource.type, id: questions[i]!.resource.id },
-          decision: d.allowed,
-        })),
+        decisions: logEntries(questions, decisions),
         policy_digest: first?.policyDigest ?? null,
         directory_revision: first?.directoryRevision ?? null,
       },
@@ -95,7 +100,9 @@ export function createAuthzenRoutes(deps: { runtime: EdgeRuntime; logger: Logger
         await runtime.freshness.ensure(readDemand(input, body));
         const decisions = decide(questions, body.options?.evaluations_semantic ?? 'execute_all');
         logDecisions(input, questions, decisions);
-        return { headers: decisions[0] ? stateUsedHeaders(decisions[0]) : {}, body: { evaluations: decisions.map((d) => ({ decision: d.allowed })) } };
+        const evaluations: { decision: boolean }[] = [];
+        for (const d of decisions) evaluations.push({ decision: d.allowed });
+        return { headers: decisions[0] ? stateUsedHeaders(decisions[0]) : {}, body: { evaluations } };
       },
     },
   ];

@@ -47,7 +47,10 @@ export function createIsRoute(deps: { runtime: EdgeRuntime; verifyJwt: VerifyJwt
       if (unknown !== undefined) throw new BadRequestError(`unknown decision "${unknown.slice(0, 64)}"`, 'unknown_decision');
 
       const principal = await resolvePrincipal(body, directory, verifyJwt);
-      const { type, id, ...attributes } = body.resource_context;
+      const { type, id } = body.resource_context;
+      // Copied by a plain loop, not an object rest: see the note in decision-server.ts.
+      const attributes: Record<string, string | number | boolean> = {};
+      for (const name in body.resource_context) if (name !== 'type' && name !== 'id') attributes[name] = body.resource_context[name] as string | number | boolean;
       const decision =
         principal === undefined ? undefined : runtime.authorizer.decideNow({ principal, action, resource: { type, id, attributes }, policyPath: path });
       const allowed = decision?.allowed ?? false;
