@@ -131,12 +131,16 @@ async function measureSidecar(edge: EdgeInfo, edgeChild: BenchChild, principal: 
   console.log('\nRatio to the bare node:http JSON endpoint:');
   printTable(['target', 'ratio'], targets.filter((t) => t.label !== 'bare node:http JSON').map((t) => [t.label, fmt(closed.medianRps(t.label) / bareNode, 2)]));
   const ratio = closed.medianRps(targets[0]!.label) / bareNode;
-  summary.push(['sidecar is ÷ bare node:http JSON, closed loop', fmt(ratio, 2), `≥ ${GOALS.ofBareNode}`, verdict(ratio >= GOALS.ofBareNode)]);
+  summary.push(['sidecar is ÷ bare node:http JSON, closed-loop req/s (info: converges to 1 when autocannon is the bottleneck)', fmt(ratio, 2), '—', 'info only']);
 
   console.log(`\nServer CPU time per request (the edge child's own clock, ${CLIENTS} connections, median of 3 runs of 3 s):`);
   const cpu = await cpuPerRequest(targets, edgeChild, { connections: CLIENTS, durationSeconds: 3, rounds: 3 });
   const bareCpu = cpu.get('bare node:http JSON') ?? Number.NaN;
   printTable(['target', 'CPU µs per request', 'bare node:http ÷ this'], targets.map((t) => [t.label, cpu.get(t.label) ?? Number.NaN, fmt(bareCpu / (cpu.get(t.label) ?? Number.NaN), 2)]));
+  // The verdict uses CPU per request: the load generator shares the machine's two cores, and
+  // when it saturates first every target's req/s converges and the ratio says nothing.
+  const cpuRatio = bareCpu / (cpu.get(targets[0]!.label) ?? Number.NaN);
+  summary.push(['sidecar is ÷ bare node:http JSON, server CPU per request', fmt(cpuRatio, 2), `≥ ${GOALS.ofBareNode}`, verdict(cpuRatio >= GOALS.ofBareNode)]);
 
   console.log(`\nOpen loop: ${OPEN_LOOP_RATE} decisions/s offered for 10 s over 10 connections:`);
   const open = [];
