@@ -53,58 +53,52 @@ describe('startEdgeFromConfig', () => {
   });
 });
 
-describe('startEdgeFromConfig and the relay', () => {
-  it('binds its port before dialling the relay: a second edge on the same data dir fails on the port and never replaces the live session', async () => {
-    const kit = await startRelayKit();
-    let upgrades = 0;
-    kit.server.on('upgrade', () => (upgrades += 1));
-    const creds = { EDGE_CONNECTION_ID: kit.a.connectionId, EDGE_CONNECTION_SECRET: kit.a.secret };
-    const first = await startEdgeFromConfig(loadConfig({ ...env(), ...creds, RELAY_URL: kit.url }), silentLogger());
-    try {
-      await waitFor(() => first.edge.relayConnected);
-      const port = String((first.server.address() as AddressInfo).port);
-      await expect(startEdgeFromConfig(loadConfig({ ...env(), ...creds, RELAY_URL: kit.url, EDGE_PORT: port }), silentLogger())).rejects.toMatchObject({ code: 'EADDRINUSE' });
-      // A full exec round trip gives a stray dial from the second edge time to arrive; none did.
-      const res = await kit.call(EXEC_PATH, { body: { id: first.edge.instanceId, command: { discovery: {} } } });
-      // The first edge answered (502: this tenant has no policy image to discover yet).
-      expect(res.status).toBe(502);
-      expect(upgrades).toBe(1);
-      expect(first.edge.relayConnected).toBe(true);
-    } finally {
-      await first.stop();
-      await kit.stop();
-    }
-  });
-});
+/**
+ * Starts one edge connected to a relay, then tries a second one on the same data directory
+ * with `secondEnv` on top. Returns how the second attempt ended (an edge that starts anyway
+ * is stopped at once, so a missing guard fails the test instead of hanging it), the status
+ * of an exec to the first edge afterwards, and how many WebSocket upgrades the relay saw.
+ */
+async function secondEdgeOnSameDirectory(secondEnv: (firstPort: string) => Record<string, string>) {
+  const kit = await startRelayKit();
+  let upgrades = 0;
+  kit.server.on('upgrade', () => (upgrades += 1));
+  const base = { ...env(), EDGE_CONNECTION_ID: kit.a.connectionId, EDGE_CONNECTION_SECRET: kit.a.secret, RELAY_URL: kit.url };
+  const first = await startEdgeFromConfig(loadConfig(base), silentLogger());
+  try {
+    await waitFor(() => first.edge.relayConnected);
+    const port = String((first.server.address() as AddressInfo).port);
+    const refusal = await startEdgeFromConfig(loadConfig({ ...base, ...secondEnv(port) }), silentLogger()).then(
+      async (second) => {
+        await second.stop();
+        return new Error('a second edge started on the same data directory') as NodeJS.ErrnoException;
+      },
+      (err: NodeJS.ErrnoException) => err,
+    );
+    // A full exec round trip gives a stray dial from the second edge time to arrive.
+    const exec = await kit.call(EXEC_PATH, { body: { id: first.edge.instanceId, command: { discovery: {} } } });
+    return { refusal, execStatus: exec.status, upgrades, firstConnected: first.edge.relayConnected, reuse: () => startEdgeFromConfig(loadConfig(base), silentLogger()) };
+  } finally {
+    await first.stop();
+    await kit.stop();
+  }
+}
 
 describe('one edge per data directory', () => {
-  it('refuses a second edge on the same data directory (another port), which never dials; the first keeps its session', async () => {
-    const kit = await startRelayKit();
-    let upgrades = 0;
-    kit.server.on('upgrade', () => (upgrades += 1));
-    const creds = { EDGE_CONNECTION_ID: kit.a.connectionId, EDGE_CONNECTION_SECRET: kit.a.secret };
-    const first = await startEdgeFromConfig(loadConfig({ ...env(), ...creds, RELAY_URL: kit.url }), silentLogger());
-    try {
-      await waitFor(() => first.edge.relayConnected);
-      // Stopped at once should it start anyway, so a missing guard fails this test rather than hangs it.
-      const refusal = await startEdgeFromConfig(loadConfig({ ...env(), ...creds, RELAY_URL: kit.url, EDGE_PORT: '0' }), silentLogger()).then(
-        async (second) => {
-          await second.stop();
-          return new Error('a second edge started on the same data directory');
-        },
-        (err: Error) => err,
-      );
-      expect(refusal.message).toMatch(/another edge is using .*edge \(.*edge\.lock: held by process \d+, which is still running\)/);
-      const res = await kit.call(EXEC_PATH, { body: { id: first.edge.instanceId, command: { discovery: {} } } });
-      expect(res.status).toBe(502); // the first edge answered: no image for this tenant yet
-      expect(upgrades).toBe(1);
-    } finally {
-      await first.stop();
-    }
-    // Released on stop: the directory can be used again.
-    const again = await startEdgeFromConfig(loadConfig({ ...env(), ...creds, RELAY_URL: kit.url }), silentLogger());
+  it('binds its port before dialling the relay: a second edge on the same port fails on it and never replaces the live session', async () => {
+    const result = await secondEdgeOnSameDirectory((port) => ({ EDGE_PORT: port }));
+    expect(result.refusal.code).toBe('EADDRINUSE');
+    // The first edge answered (502: this tenant has no policy image to discover yet), over the only upgrade.
+    expect(result).toMatchObject({ execStatus: 502, upgrades: 1, firstConnected: true });
+  });
+
+  it('refuses a second edge on another port too (edge.lock), which never dials; the lock goes with the first edge', async () => {
+    const result = await secondEdgeOnSameDirectory(() => ({ EDGE_PORT: '0' }));
+    expect(result.refusal.message).toMatch(/another edge is using .*edge \(.*edge\.lock: held by process \d+, which is still running\)/);
+    expect(result).toMatchObject({ execStatus: 502, upgrades: 1, firstConnected: true });
+    // Released on stop: the directory can be used again (the relay is gone; the edge starts anyway).
+    const again = await result.reuse();
     await again.stop();
-    await kit.stop();
   });
 });
 
