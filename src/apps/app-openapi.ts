@@ -12,6 +12,16 @@ export const APP_REFUSALS: Readonly<Record<number, ApiResponse>> = {
   503: { description: 'the authorizer or the IdP keys are unavailable (fail closed)', schema: z.union([apiErrorSchema, oauthErrorSchema]) },
 };
 
+const readiness = z.object({ status: z.enum(['ready', 'not_ready']), authorizer: z.enum(['embedded', 'edge', 'local']) });
+
+/** `GET /readyz` of every app: whether its authorizer can decide now. */
+export const READY_ROUTE = {
+  method: 'get',
+  path: '/readyz',
+  summary: 'Readiness: the authorizer can decide (an embedded edge has a policy image and a directory)',
+  responses: { 200: { description: 'ready', schema: readiness }, 503: { description: 'not ready yet: decisions answer 503', schema: readiness } },
+} as const;
+
 /** `GET /healthz` of every app. */
 export const HEALTH_ROUTE = {
   method: 'get',

@@ -35,6 +35,7 @@ export async function openEmbeddedAuthorizer(deps: EdgeRuntimeDeps): Promise<Emb
     kind: 'embedded',
     edge,
     directory: () => edge.state.directory,
+    ready: () => edge.state.policy !== undefined && edge.state.directory !== undefined,
     async authorize(request) {
       const active = edge.state.policy?.image.name;
       const asked = splitPolicyPath(request.policyPath).policy;

@@ -38,6 +38,8 @@ export interface AuthorizationDecision {
 export interface Authorizer {
   readonly kind: 'local' | 'edge' | 'embedded';
   authorize(request: AuthorizationRequest): Promise<AuthorizationDecision>;
+  /** Whether it can decide now (an embedded edge: a policy and a directory are loaded); absent means always. */
+  ready?(): boolean;
   close(): Promise<void>;
 }
 

@@ -63,12 +63,12 @@ export function stackComponents(config: Config): Component[] {
     },
     {
       name: 'rbac-app', label: 'RBAC app', entry: 'apps/rbac/main', url: config.apps.rbacUrl,
-      port: config.apps.rbacPort, portVar: 'RBAC_PORT', readyPath: '/healthz',
+      port: config.apps.rbacPort, portVar: 'RBAC_PORT', readyPath: '/readyz',
       identity: bearerChallenge('/resource/outpost-probe'),
     },
     {
       name: 'todo-app', label: 'todo app', entry: 'apps/todo/main', url: config.apps.todoUrl,
-      port: config.apps.todoPort, portVar: 'TODO_PORT', readyPath: '/healthz',
+      port: config.apps.todoPort, portVar: 'TODO_PORT', readyPath: '/readyz',
       identity: bearerChallenge('/todos'),
     },
   ];

@@ -86,6 +86,22 @@ describe('the embedded edge inside the RBAC app', () => {
     expect(mine.info.hostname).toMatch(/^rbac-app@/);
     expect(await statusOf(app.url, 'rick')).toBe(200);
     expect(await statusOf(app.url, 'morty')).toBe(403);
+    expect(await (await fetch(`${app.url}/readyz`)).json()).toEqual({ status: 'ready', authorizer: 'embedded' });
+  });
+
+  it('is not ready (readyz 503, decisions 503) until its edge has synced once, then serves', async () => {
+    await stack.stopControlPlane();
+    const app = await startRbacApp(); // a fresh data directory and no control plane: nothing to decide from
+    const readyz = await fetch(`${app.url}/readyz`);
+    expect({ status: readyz.status, body: await readyz.json() }).toEqual({ status: 503, body: { status: 'not_ready', authorizer: 'embedded' } });
+    expect(await statusOf(app.url, 'rick')).toBe(503);
+
+    await stack.startControlPlane();
+    const id = await appInstanceId(); // the edge reconnects by itself
+    expect((await exec(stack.relayUrl, stack.demo, id, 'discovery')).status).toBe(200);
+    expect((await exec(stack.relayUrl, stack.demo, id, 'sync_edge_directory')).status).toBe(200);
+    expect((await fetch(`${app.url}/readyz`)).status).toBe(200);
+    expect(await statusOf(app.url, 'rick')).toBe(200);
   });
 
   it('records its decisions for a dry run, like the sidecar', async () => {

@@ -1,3 +1,4 @@
+import { serveProbes } from '../app-health';
 import type { Express, RequestHandler } from 'express';
 import type { Authorizer } from '../../authorizer';
 import { BadRequestError, createApp, finishApp, OPENAPI_PATH, serveOpenApi } from '../../http';
@@ -30,9 +31,7 @@ export function createRbacApp(deps: RbacAppDeps): Express {
   const app = createApp(deps.logger);
   app.set('etag', false);
 
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
+  serveProbes(app, deps.authorizer);
   app.get(OPENAPI_PATH, serveOpenApi(RBAC_OPENAPI));
 
   const checkName: RequestHandler = (req, _res, next) => {

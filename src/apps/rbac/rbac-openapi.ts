@@ -1,11 +1,12 @@
 import { buildOpenApiDocument, type ApiRoute } from '../../http';
-import { APP_REFUSALS, HEALTH_ROUTE } from '../app-openapi';
+import { APP_REFUSALS, HEALTH_ROUTE, READY_ROUTE } from '../app-openapi';
 
 const METHODS = ['get', 'put', 'post', 'delete'] as const;
 
 /** Every route of the RBAC sample app. */
 export const RBAC_ROUTES: readonly ApiRoute[] = [
   HEALTH_ROUTE,
+  READY_ROUTE,
   ...METHODS.map(
     (method): ApiRoute => ({
       method,

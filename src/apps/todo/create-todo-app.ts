@@ -1,3 +1,4 @@
+import { serveProbes } from '../app-health';
 import express, { type Request, type RequestHandler } from 'express';
 import type { Authorizer } from '../../authorizer';
 import { TODO_CLIENT_ID } from '../../config';
@@ -69,9 +70,7 @@ export function createTodoApp(deps: TodoAppDeps): express.Express {
   app.get('/config.json', (_req, res) => {
     res.json({ auth_url: deps.authUrl ?? null, client_id: TODO_CLIENT_ID });
   });
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
+  serveProbes(app, deps.authorizer);
   app.get(OPENAPI_PATH, serveOpenApi(TODO_OPENAPI));
 
   app.get('/todos', auth, may('list', collection), (_req, res) => {

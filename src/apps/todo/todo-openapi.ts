@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { apiErrorSchema, buildOpenApiDocument, type ApiRoute } from '../../http';
-import { APP_REFUSALS, HEALTH_ROUTE } from '../app-openapi';
+import { APP_REFUSALS, HEALTH_ROUTE, READY_ROUTE } from '../app-openapi';
 import { createTodoBody, updateTodoBody } from './todo-schemas';
 
 const todo = z.strictObject({
@@ -17,6 +17,7 @@ const conflict = { 409: { description: 'the todo was deleted meanwhile', schema:
 /** Every JSON route of the todo sample app (its web page is static files). */
 export const TODO_ROUTES: readonly ApiRoute[] = [
   HEALTH_ROUTE,
+  READY_ROUTE,
   {
     method: 'get',
     path: '/config.json',
