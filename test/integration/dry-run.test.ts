@@ -164,6 +164,30 @@ it("separates the candidate's own flips from directory changes made after record
   });
 });
 
+it("says so when the registry no longer holds the edge's image: policy_only is null, the flips against the recording stay", async () => {
+  await recordTraffic();
+  const seeded = stack.edge.edge.status().policy_digest!;
+  // As the quota does with the oldest untagged image: latest moves on, the edge's image is dropped.
+  stack.store.images.push(stack.demo.tenantId, createPolicyImage('rbac', { ...rbac.files, 'rbac.cedar': `${rbac.files['rbac.cedar']}\n// newer\n` }));
+  stack.store.db.prepare('DELETE FROM policy_images WHERE tenant_id = ? AND digest = ?').run(stack.demo.tenantId, seeded);
+  expect(stack.store.images.stored(stack.demo.tenantId, 'rbac', seeded)).toBeUndefined();
+  const reply = await dryRun({ files: editorsMayDelete(), instance_id: stack.edge.instanceId });
+  expect(reply).toMatchObject({ status: 200, body: { edge_policy_digest: seeded, flips: { allow_to_deny: 0, deny_to_allow: 2 }, policy_only: null } });
+  const dir = mkdtempSync(join(tmpdir(), 'outpost-diff-'));
+  try {
+    cpSync(join(stack.config.policiesDir, 'rbac'), join(dir, 'rbac'), { recursive: true });
+    writeFileSync(join(dir, 'rbac', 'rbac.cedar'), editorsMayDelete()['rbac.cedar']!);
+    const printed: string[] = [];
+    const creds = { relayUrl: stack.relayUrl, tenantId: stack.demo.tenantId, key: stack.demo.adminApiKey, source: 'test' };
+    await diffPolicyFolder(join(dir, 'rbac'), { instance: stack.edge.instanceId }, creds, (text) => printed.push(text));
+    const lines = printed[0]!.split('\n');
+    expect(lines[1]).toBe(`deny -> allow  ?      ${USERS.morty.id}  DELETE  Resource:mega-seed`);
+    expect(lines.at(-1)).toBe("the edge's current image is not in the registry: flips caused by the policy alone are not separated");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 it('npm run policy -- diff prints the flips as a table', async () => {
   await recordTraffic();
   const dir = mkdtempSync(join(tmpdir(), 'outpost-diff-'));
