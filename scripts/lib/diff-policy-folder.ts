@@ -17,37 +17,66 @@ export interface DryRunAnswer {
   readonly unchanged: number;
   readonly failed: number;
   readonly flips: { readonly allow_to_deny: number; readonly deny_to_allow: number };
-  readonly changes: readonly {
-    readonly principal: string;
-    readonly action: string;
-    readonly resource: { readonly type: string; readonly id: string; readonly attributes?: Record<string, unknown> };
-    readonly recorded: Outcome;
-    readonly candidate: Outcome;
-  }[];
+  readonly changes: readonly (SampledRequest & { readonly recorded: Outcome; readonly candidate: Outcome })[];
+  readonly policy_only: {
+    readonly flips: { readonly allow_to_deny: number; readonly deny_to_allow: number };
+    readonly changes: readonly (SampledRequest & { readonly current: Outcome; readonly candidate: Outcome })[];
+  } | null;
 }
 
-const HEADER = ['flip', 'principal', 'action', 'resource'] as const;
+interface SampledRequest {
+  readonly principal: string;
+  readonly action: string;
+  readonly resource: { readonly type: string; readonly id: string; readonly attributes?: Record<string, unknown> };
+}
+
+const HEADER = ['flip', 'cause', 'principal', 'action', 'resource'] as const;
+
+/** One key per sampled request, to find a flip among the policy-only ones. */
+const requestKey = (r: SampledRequest) => JSON.stringify([r.principal, r.action, r.resource]);
+
+/**
+ * Why a flip against the recorded decision happens: `policy` when the candidate also
+ * decides it otherwise than the edge's current image over the same directory, else
+ * `since recorded` (the directory or the edge's image changed since); `?` when the
+ * control plane could not compare with the edge's image.
+ */
+function causes(answer: DryRunAnswer): (change: SampledRequest) => string {
+  if (answer.policy_only === null) return () => '?';
+  const byPolicy = new Set(answer.policy_only.changes.map(requestKey));
+  return (change) => (byPolicy.has(requestKey(change)) ? 'policy' : 'since recorded');
+}
 
 /** `Type:id`, then the attributes as `{name=value, …}` when there are any. */
-function describeResource(resource: DryRunAnswer['changes'][number]['resource']): string {
+function describeResource(resource: SampledRequest['resource']): string {
   const attributes = Object.entries(resource.attributes ?? {});
   const extra = attributes.length === 0 ? '' : ` {${attributes.map(([k, v]) => `${k}=${String(v)}`).join(', ')}}`;
   return `${resource.type}:${resource.id}${extra}`;
 }
 
+/** The policy-only counts, or why there are none. */
+function describePolicyOnly(policyOnly: DryRunAnswer['policy_only']): string {
+  if (policyOnly === null) return "the edge's current image is not in the registry: flips caused by the policy alone are not separated";
+  const { allow_to_deny: toDeny, deny_to_allow: toAllow } = policyOnly.flips;
+  return `the policy alone (against the edge's current image, same directory): ${toDeny} allow -> deny, ${toAllow} deny -> allow`;
+}
+
 /**
  * The flips as an aligned table (allow → deny first, then deny → allow, each sorted by
- * principal, action and resource), then a summary line with the counts.
+ * principal, action and resource) with each flip's cause, then a line with the counts and
+ * one with the policy-only counts (the candidate against the edge's current image).
  */
 export function formatDiff(answer: DryRunAnswer): string {
+  const cause = causes(answer);
   const rows = answer.changes
-    .map((c) => [`${c.recorded} -> ${c.candidate}`, c.principal, c.action, describeResource(c.resource)])
+    .map((c) => [`${c.recorded} -> ${c.candidate}`, cause(c), c.principal, c.action, describeResource(c.resource)])
     .sort((a, b) => a.join('\u0000').localeCompare(b.join('\u0000')));
   const { allow_to_deny: toDeny, deny_to_allow: toAllow } = answer.flips;
   const summary =
     `${answer.name} ${answer.candidate_digest} against ${answer.instance_id}'s ${answer.sampled} recorded decisions ` +
     `(central directory revision ${answer.directory_revision}): ${toDeny} allow -> deny, ${toAllow} deny -> allow, ` +
-    `${answer.unchanged} unchanged${answer.failed > 0 ? `, ${answer.failed} could not be decided` : ''}`;
+    `${answer.unchanged} unchanged${answer.failed > 0 ? `, ${answer.failed} could not be decided` : ''}\n` +
+    describePolicyOnly(answer.policy_only);
   return rows.length === 0 ? `no decision would flip\n${summary}` : `${formatTable(HEADER, rows)}\n${summary}`;
 }
 

@@ -38,7 +38,7 @@ export async function testPolicyFolder(folder: string, print: (text: string) => 
     throw err;
   }
   try {
-    const results = await runPolicyTests(image, compiled);
+    const results = runPolicyTests(image, compiled);
     if (results.length === 0) throw new ScriptError(`${folder} has no test cases (add tests/*.json)`);
     print(formatTestTable(results));
     const failed = results.filter((r) => !r.passed).length;

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { DirectoryData } from '../directory';
 import { POLICY_NAME_PATTERN } from '../decision-protocol';
 import { compilePolicyImage, readPolicyFolder, type CompiledPolicy } from '../policy';
-import { createLocalAuthorizer, type LocalAuthorizer } from '../decision';
+import { assertPolicyTestsPass, createLocalAuthorizer, type LocalAuthorizer } from '../decision';
 
 export interface OpenLocalAuthorizerOptions {
   /** The folder holding one sub-folder per policy, e.g. `<project>/policies`. */
@@ -21,12 +21,20 @@ export interface OpenedLocalAuthorizer extends LocalAuthorizer {
 
 /**
  * Start-up convenience: reads `policies/<policyName>/`, validates and compiles it,
- * and returns a local authorizer over it. An invalid policy throws
- * `PolicyValidationError` naming file and line, which should stop start-up.
+ * runs the tests the folder carries, and returns a local authorizer over it. An invalid
+ * policy throws `PolicyValidationError` naming file and line, and one failing its own
+ * tests `PolicyTestsFailedError` naming the failing cases; either should stop start-up.
  */
 export function openLocalAuthorizer(options: OpenLocalAuthorizerOptions): OpenedLocalAuthorizer {
   if (!POLICY_NAME_PATTERN.test(options.policyName)) throw new RangeError(`invalid policy name ${JSON.stringify(options.policyName)}`);
-  const policy = compilePolicyImage(readPolicyFolder(join(options.policiesDir, options.policyName)));
+  const image = readPolicyFolder(join(options.policiesDir, options.policyName));
+  const policy = compilePolicyImage(image);
+  try {
+    assertPolicyTestsPass(image, policy);
+  } catch (err) {
+    policy.release();
+    throw err;
+  }
   const { directory } = options;
   const authorizer = createLocalAuthorizer({
     policy: () => policy,

@@ -36,7 +36,10 @@ export function adminPolicyRoutes(store: ControlPlaneStore, sampler?: DecisionSa
       }
       const directory = store.directory.snapshot(tenantId);
       if (directory === undefined) throw new ConflictError('this tenant has no central directory to decide with', 'no_directory');
-      const replay = replaySample(image, directory, sample.entries);
+      // The edge's current image, to tell the candidate's own flips from what changed since recording.
+      const digest = sample.status.policy_digest;
+      const current = digest === null ? undefined : store.images.stored(tenantId, name, digest);
+      const replay = replaySample(image, directory, sample.entries, current);
       res.set('Cache-Control', 'no-store').json({
         name,
         instance_id: instanceId,

@@ -36,6 +36,16 @@ const dryRunAnswer = z.strictObject({
       directory_revision: z.number().int(),
     }),
   ),
+  policy_only: z
+    .strictObject({
+      failed: z.number().int(),
+      flips: z.strictObject({ allow_to_deny: z.number().int(), deny_to_allow: z.number().int() }),
+      changes: z.array(
+        z.strictObject({ principal: z.string(), action: z.string(), resource: sampledDecisionSchema.shape.resource, current: outcome, candidate: outcome }),
+      ),
+    })
+    .nullable()
+    .describe("the candidate against the edge's current image on the same directory: the flips the policy change alone causes; null when the registry does not hold that image"),
 });
 const policyImage = z.object({ name: z.string(), digest: z.string(), files: z.record(z.string(), z.string()), signature: z.string().optional() });
 

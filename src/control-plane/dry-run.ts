@@ -26,6 +26,26 @@ export interface DecisionFlip {
   readonly directory_revision: number;
 }
 
+/**
+ * One sampled request the candidate decides otherwise than the edge's current image, both
+ * over the same directory: a flip the policy change alone causes.
+ */
+export interface PolicyFlip {
+  readonly principal: string;
+  readonly action: string;
+  readonly resource: SampledDecision['resource'];
+  readonly current: Outcome;
+  readonly candidate: Outcome;
+}
+
+/** The candidate against the edge's current image, on the same directory and sample. */
+export interface PolicyOnlyReplay {
+  /** Requests either image could not decide; they are in neither list. */
+  readonly failed: number;
+  readonly flips: { readonly allow_to_deny: number; readonly deny_to_allow: number };
+  readonly changes: readonly PolicyFlip[];
+}
+
 /** What replaying a sample against a candidate found. */
 export interface SampleReplay {
   readonly sampled: number;
@@ -34,41 +54,91 @@ export interface SampleReplay {
   readonly failed: number;
   readonly flips: { readonly allow_to_deny: number; readonly deny_to_allow: number };
   readonly changes: readonly DecisionFlip[];
+  /** Null when the edge's current image is unknown to the registry (or it has none). */
+  readonly policy_only: PolicyOnlyReplay | null;
+}
+
+/** Decides sampled requests with one image over one directory, uncached; undefined when Cedar failed. */
+interface SampleDecider {
+  decide(entry: SampledDecision): Outcome | undefined;
+  release(): void;
+}
+
+/** Compiles `image` once for a whole replay; the caller releases it. */
+function sampleDecider(image: PolicyImage, directory: DirectoryData): SampleDecider {
+  const compiled = compilePolicyImage(image);
+  const authorizer = createLocalAuthorizer({ policy: () => compiled, directory: () => directory, cacheSize: 0 });
+  return {
+    decide({ principal, action, resource }) {
+      try {
+        return authorizer.decideNow({ principal, action, resource, policyPath: `${image.name}.${action}` }).allowed ? 'allow' : 'deny';
+      } catch (err) {
+        if (!(err instanceof AuthorizerUnavailableError)) throw err;
+        return undefined;
+      }
+    },
+    release: () => compiled.release(),
+  };
+}
+
+/** Counts a flip to `after` (from the other outcome). */
+function countFlip(flips: { allow_to_deny: number; deny_to_allow: number }, after: Outcome): void {
+  if (after === 'allow') flips.deny_to_allow += 1;
+  else flips.allow_to_deny += 1;
 }
 
 /**
  * Decides every sampled request with the candidate image over `directory` (the central
  * directory now: the answer says which revision) through the edge's own decision path,
  * uncached, and lists the requests whose decision differs from the one the edge recorded.
- * A flip can therefore also come from a directory change since the edge decided; each
- * flip names the revision it was recorded at. The compiled candidate is released after.
+ * Such a flip can also come from what changed since the edge decided (the directory, or
+ * the edge's image); each names the revision and image it was recorded with. With the
+ * edge's `current` image the same requests are decided with it too, over the same
+ * directory, and `policy_only` lists where the candidate differs from it: the flips the
+ * policy change alone causes. The compiled images are released after.
  */
-export function replaySample(candidate: PolicyImage, directory: DirectoryData, entries: readonly SampledDecision[]): SampleReplay {
-  const compiled = compilePolicyImage(candidate);
-  const authorizer = createLocalAuthorizer({ policy: () => compiled, directory: () => directory, cacheSize: 0 });
+export function replaySample(
+  candidate: PolicyImage,
+  directory: DirectoryData,
+  entries: readonly SampledDecision[],
+  current?: PolicyImage,
+): SampleReplay {
+  const byCandidate = sampleDecider(candidate, directory);
+  const byCurrent = current === undefined ? undefined : sampleDecider(current, directory);
   const changes: DecisionFlip[] = [];
   const flips = { allow_to_deny: 0, deny_to_allow: 0 };
+  const policyChanges: PolicyFlip[] = [];
+  const policyFlips = { allow_to_deny: 0, deny_to_allow: 0 };
   let failed = 0;
+  let policyFailed = 0;
   try {
     for (const entry of entries) {
-      let allowed: boolean;
-      try {
-        const { principal, action, resource } = entry;
-        allowed = authorizer.decideNow({ principal, action, resource, policyPath: `${candidate.name}.${action}` }).allowed;
-      } catch (err) {
-        if (!(err instanceof AuthorizerUnavailableError)) throw err;
+      const { principal, action, resource, policy_digest, directory_revision } = entry;
+      const outcome = byCandidate.decide(entry);
+      const now = byCurrent?.decide(entry);
+      if (outcome === undefined || now === undefined) policyFailed += 1;
+      else if (outcome !== now) {
+        countFlip(policyFlips, outcome);
+        policyChanges.push({ principal, action, resource, current: now, candidate: outcome });
+      }
+      if (outcome === undefined) {
         failed += 1;
         continue;
       }
-      const outcome: Outcome = allowed ? 'allow' : 'deny';
       if (outcome === entry.decision) continue;
-      if (allowed) flips.deny_to_allow += 1;
-      else flips.allow_to_deny += 1;
-      const { principal, action, resource, policy_digest, directory_revision } = entry;
+      countFlip(flips, outcome);
       changes.push({ principal, action, resource, recorded: entry.decision, candidate: outcome, policy_digest, directory_revision });
     }
   } finally {
-    compiled.release();
+    byCandidate.release();
+    byCurrent?.release();
   }
-  return { sampled: entries.length, unchanged: entries.length - failed - changes.length, failed, flips, changes };
+  return {
+    sampled: entries.length,
+    unchanged: entries.length - failed - changes.length,
+    failed,
+    flips,
+    changes,
+    policy_only: byCurrent === undefined ? null : { failed: policyFailed, flips: policyFlips, changes: policyChanges },
+  };
 }

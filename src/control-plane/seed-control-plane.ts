@@ -1,7 +1,8 @@
 import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DirectoryData } from '../directory';
-import { readPolicyFolder, validatePolicyImage, type PolicyImage } from '../policy';
+import { checkPolicyImage } from '../decision';
+import { readPolicyFolder, type PolicyImage } from '../policy';
 import type { ControlPlaneStore } from './control-plane-store';
 import { createTenant } from './create-tenant';
 import { seedDemoAccounts } from './seed-demo-accounts';
@@ -39,7 +40,10 @@ export interface SeedOptions {
   readonly urls: { readonly auth_url: string; readonly relay_url: string; readonly app_url: string };
 }
 
-/** Every policy folder as an image, compiled first so a broken seed policy stops start-up (file:line). */
+/**
+ * Every policy folder as an image, compiled first and its own tests run, so a broken seed
+ * policy (file:line) or one failing its tests (the failing cases named) stops start-up.
+ */
 function readSeedImages(policiesDir: string): PolicyImage[] {
   const folders = readdirSync(policiesDir, { withFileTypes: true })
     .filter((entry) => entry.isDirectory())
@@ -47,7 +51,7 @@ function readSeedImages(policiesDir: string): PolicyImage[] {
     .sort();
   return folders.map((folder) => {
     const image = readPolicyFolder(join(policiesDir, folder));
-    validatePolicyImage(image);
+    checkPolicyImage(image);
     return image;
   });
 }

@@ -1,16 +1,13 @@
 import { z } from 'zod';
-import { assertPolicyTestsPass, PolicyTestsFailedError } from '../decision';
+import { checkPolicyImage, PolicyTestsFailedError } from '../decision';
 import { HttpError } from '../http';
 import {
   PolicyImageError,
   PolicyImageTooLargeError,
   PolicySignatureError,
   PolicyValidationError,
-  compilePolicyImage,
   createPolicyImage,
-  parsePolicyTests,
   signatureSchema,
-  validatePolicyImage,
   verifyImageSignature,
   verifyPolicyImage,
   type PolicyImage,
@@ -73,24 +70,6 @@ async function checkSignature(image: PolicyImage, signature: string | undefined,
 }
 
 /**
- * Validates an image against its own Cedar schema and, when it carries tests, compiles
- * it and runs them through the real decision path (the pre-parsed copy is released at
- * once). Throws the policy layer's errors or {@link PolicyTestsFailedError}.
- */
-async function checkImage(image: PolicyImage): Promise<void> {
-  if (parsePolicyTests(image.files).length === 0) {
-    validatePolicyImage(image);
-    return;
-  }
-  const compiled = compilePolicyImage(image);
-  try {
-    await assertPolicyTestsPass(image, compiled);
-  } finally {
-    compiled.release();
-  }
-}
-
-/**
  * Turns a push body into a verified image named `name`, checks its signature against the
  * tenant's registered `keys` (when it has any), then compiles it against its own Cedar
  * schema and runs the tests it carries, so nothing unsigned, invalid or failing its own
@@ -113,7 +92,7 @@ export async function validatePushedImage(
     image = 'digest' in unsigned ? verifyPolicyImage(unsigned) : verifyPolicyImage(createPolicyImage(name, unsigned.files));
     if (image.name !== name) throw new PolicyImageError(`image name "${image.name}" does not match the URL's "${name}"`);
     await checkSignature(image, body.signature, keys);
-    await checkImage(image);
+    checkPolicyImage(image);
   } catch (err) {
     if (err instanceof PolicyImageTooLargeError) throw new HttpError(413, 'payload_too_large', err.message);
     if (err instanceof PolicyValidationError) throw new InvalidPolicyError(err.message, err.problems);

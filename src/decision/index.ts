@@ -7,5 +7,5 @@ export { AuthorizerUnavailableError } from './authorizer';
 export type { Authorizer, AuthorizationRequest, AuthorizationDecision } from './authorizer';
 export { createLocalAuthorizer } from './local-authorizer';
 export type { LocalAuthorizer, LocalDecision } from './local-authorizer';
-export { runPolicyTests, assertPolicyTestsPass, describeTestFailure, PolicyTestsFailedError } from './run-policy-tests';
+export { runPolicyTests, assertPolicyTestsPass, checkPolicyImage, describeTestFailure, PolicyTestsFailedError } from './run-policy-tests';
 export type { PolicyTestResult } from './run-policy-tests';

@@ -1,5 +1,5 @@
 import type { DirectoryData } from '../directory';
-import { parsePolicyTests, type CompiledPolicy, type PolicyImage, type PolicyTestCase } from '../policy';
+import { compilePolicyImage, parsePolicyTests, validatePolicyImage, type CompiledPolicy, type PolicyImage, type PolicyTestCase } from '../policy';
 import { AuthorizerUnavailableError } from './authorizer';
 import { createLocalAuthorizer } from './local-authorizer';
 
@@ -41,21 +41,19 @@ export class PolicyTestsFailedError extends Error {
   }
 }
 
-async function runCase(policy: CompiledPolicy, file: string, testCase: PolicyTestCase): Promise<PolicyTestResult> {
+function runCase(policy: CompiledPolicy, file: string, testCase: PolicyTestCase): PolicyTestResult {
   const directory: DirectoryData = { revision: 0, ...testCase.directory };
   // A fresh authorizer per case, without a cache: every case is decided from its own fixture.
+  // Deciding is synchronous (decideNow), so start-up checks can run the tests too.
   const authorizer = createLocalAuthorizer({ policy: () => policy, directory: () => directory, cacheSize: 0 });
   const { principal, action, resource } = testCase.request;
   const base = { file, name: testCase.name, expected: testCase.decision };
   try {
-    const decision = await authorizer.authorize({ principal, action, resource, policyPath: `${policy.name}.${action}` });
-    const actual = decision.allowed ? 'allow' : 'deny';
+    const actual = authorizer.decideNow({ principal, action, resource, policyPath: `${policy.name}.${action}` }).allowed ? 'allow' : 'deny';
     return { ...base, actual, passed: actual === testCase.decision };
   } catch (err) {
     if (!(err instanceof AuthorizerUnavailableError)) throw err;
     return { ...base, actual: 'error', passed: false, error: err.detail ?? err.message };
-  } finally {
-    await authorizer.close();
   }
 }
 
@@ -65,16 +63,35 @@ async function runCase(policy: CompiledPolicy, file: string, testCase: PolicyTes
  * fixture — and returns one result per case, in file and case order. An image without
  * tests yields no results.
  */
-export async function runPolicyTests(image: PolicyImage, policy: CompiledPolicy): Promise<PolicyTestResult[]> {
+export function runPolicyTests(image: PolicyImage, policy: CompiledPolicy): PolicyTestResult[] {
   const results: PolicyTestResult[] = [];
   for (const suite of parsePolicyTests(image.files)) {
-    for (const testCase of suite.cases) results.push(await runCase(policy, suite.file, testCase));
+    for (const testCase of suite.cases) results.push(runCase(policy, suite.file, testCase));
   }
   return results;
 }
 
 /** Runs an image's tests ({@link runPolicyTests}) and throws {@link PolicyTestsFailedError} if any fails. */
-export async function assertPolicyTestsPass(image: PolicyImage, policy: CompiledPolicy): Promise<void> {
-  const results = await runPolicyTests(image, policy);
+export function assertPolicyTestsPass(image: PolicyImage, policy: CompiledPolicy): void {
+  const results = runPolicyTests(image, policy);
   if (results.some((r) => !r.passed)) throw new PolicyTestsFailedError(image.name, results);
+}
+
+/**
+ * Validates an image against its own Cedar schema and, when it carries tests, compiles it
+ * and runs them through the real decision path (the compiled copy is released at once):
+ * what the registry checks on a push and start-up checks on seed policies. Throws the
+ * policy layer's errors or {@link PolicyTestsFailedError}.
+ */
+export function checkPolicyImage(image: PolicyImage): void {
+  if (parsePolicyTests(image.files).length === 0) {
+    validatePolicyImage(image);
+    return;
+  }
+  const compiled = compilePolicyImage(image);
+  try {
+    assertPolicyTestsPass(image, compiled);
+  } finally {
+    compiled.release();
+  }
 }

@@ -39,13 +39,17 @@ async function activate(raw: unknown, keys: PinnedKeys): Promise<ActivePolicy> {
  * Loads the image persisted by an earlier run, so the edge serves with the control plane
  * down. A damaged or no longer valid file is ignored (and logged): the next discovery
  * replaces it. With pinned keys its signature is checked again (the file may predate the
- * keys, or have been edited). Its tests are not run again: only an image that passed them
- * is persisted.
+ * keys, or have been edited), and its own tests are run again (the file may have been
+ * edited, or persisted by a build that did not run them): an image failing them is
+ * ignored and logged like a damaged one.
  */
 export async function loadPersistedPolicy(dataDir: string, logger: Logger, keys: PinnedKeys): Promise<ActivePolicy | undefined> {
   try {
     const raw = readJsonFile(join(dataDir, IMAGE_FILE));
-    return raw === undefined ? undefined : await activate(raw, keys);
+    if (raw === undefined) return undefined;
+    const persisted = await activate(raw, keys);
+    passOwnTests(persisted);
+    return persisted;
   } catch (err) {
     logger.warn({ err: (err as Error).message }, 'ignoring the persisted policy image');
     return undefined;
@@ -56,9 +60,9 @@ export async function loadPersistedPolicy(dataDir: string, logger: Logger, keys:
  * Runs the tests a freshly compiled image carries (through the real decision path) and
  * releases it if any fails; throws `PolicyTestsFailedError` naming the failing cases.
  */
-async function testBeforeSwap(next: ActivePolicy): Promise<void> {
+function passOwnTests(next: ActivePolicy): void {
   try {
-    await assertPolicyTestsPass(next.image, next.compiled);
+    assertPolicyTestsPass(next.image, next.compiled);
   } catch (err) {
     next.compiled.release();
     throw err;
@@ -91,7 +95,7 @@ export async function syncPolicy(deps: {
     next.compiled.release();
     return 'unchanged';
   }
-  await testBeforeSwap(next);
+  passOwnTests(next);
   try {
     writeFileAtomic(join(dataDir, IMAGE_FILE), JSON.stringify(signature === undefined ? next.image : { ...next.image, signature }));
   } catch (err) {

@@ -8,5 +8,6 @@ export {
   INSTANCE_ID_PATTERN,
   DECISION_SAMPLE_LIMITS,
   sampledDecisionSchema,
+  EDGE_FAILURE_CODES,
 } from './messages';
 export type { CommandName, EdgeMessage, RelayMessage, EdgeStatus, SampledDecision } from './messages';

@@ -80,6 +80,25 @@ export const sampledDecisionSchema = z.strictObject({
   directory_revision: z.number().int().min(0),
 });
 
+/**
+ * The failure codes an edge reports in a failed `command_result` that exec passes on as
+ * its 502 code (docs/api.md, "Relay management API"): the edge's own refusals and what the
+ * control plane answered it. Any other code becomes `edge_error`, so an edge cannot put
+ * arbitrary codes (or exec's own codes, like `unauthorized`) into exec's answers.
+ */
+export const EDGE_FAILURE_CODES: ReadonlySet<string> = new Set([
+  'invalid_image',
+  'policy_tests_failed',
+  'sync_failed',
+  'sample_failed',
+  'control_plane_unavailable',
+  'bad_response',
+  'response_too_large',
+  'no_image',
+  'no_directory',
+  'resync_required',
+]);
+
 /** Frames the edge sends. */
 export const edgeMessageSchema = z.discriminatedUnion('type', [
   z.object({

@@ -125,7 +125,8 @@ export function startEdgeSession(ws: WebSocket, connection: EdgeConnection, deps
         // A failed sample is reported the way a failed command is, under its request id.
         const known = message.ok
           ? pending.resolve(message.request_id, message.status)
-          : pending.reject(message.request_id, edgeError(message.error.message)) || samples.reject(message.request_id, edgeError(message.error.message));
+          : pending.reject(message.request_id, edgeError(message.error.message, message.error.code)) ||
+            samples.reject(message.request_id, edgeError(message.error.message, message.error.code));
         if (!known) {
           // A result for a command never sent (or already timed out) changes nothing.
           reply({ type: 'error', code: 'unknown_request', message: 'no command is waiting for this request id' });

@@ -1,4 +1,5 @@
 import { ConflictError, HttpError, NotFoundError, ServiceUnavailableError } from '../http';
+import { EDGE_FAILURE_CODES } from '../relay-protocol';
 
 // The exec endpoint's error answers (docs/api.md, "Relay management API"), built in one
 // place so the relay, the router and the tests agree on every status, code and message.
@@ -18,9 +19,13 @@ export function instanceDisconnected(): HttpError {
   return new ConflictError('the instance disconnected before confirming the command', 'instance_disconnected');
 }
 
-/** 502: the edge ran the command and reported a failure; its message is passed on. */
-export function edgeError(message: string): HttpError {
-  return new HttpError(502, 'edge_error', message);
+/**
+ * 502: the edge ran the command and reported a failure; its message is passed on, and its
+ * code too when it is one of {@link EDGE_FAILURE_CODES} (`edge_error` otherwise), so a
+ * caller can tell a refused image from a failed sync without parsing the message.
+ */
+export function edgeError(message: string, code?: string): HttpError {
+  return new HttpError(502, code !== undefined && EDGE_FAILURE_CODES.has(code) ? code : 'edge_error', message);
 }
 
 /** 504: no confirmation within the exec timeout. */

@@ -1,7 +1,8 @@
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openLocalAuthorizer } from '../../src/authorizer';
+import { PolicyTestsFailedError } from '../../src/decision';
 import { PolicyValidationError, preparsedCount } from '../../src/policy';
 import { citadel, policiesDir, resourceRequest, userIds } from './citadel';
 
@@ -19,6 +20,18 @@ describe('openLocalAuthorizer', () => {
     writeFileSync(join(tmp, 'rbac', 'rbac.cedar'), 'permit(principal, action, resource)\nwhen { resource.owner == principal };\n');
     expect(() => openLocalAuthorizer({ policiesDir: tmp, policyName: 'rbac', directory })).toThrow(PolicyValidationError);
     expect(() => openLocalAuthorizer({ policiesDir: tmp, policyName: 'rbac', directory })).toThrow(/rbac\.cedar:2: .*attribute `owner`/);
+  });
+
+  it('stops start-up on a policy failing its own tests, naming the failing cases, and holds no compiled copy', () => {
+    cpSync(join(policiesDir, 'rbac'), join(tmp, 'rbac'), { recursive: true });
+    const text = readFileSync(join(tmp, 'rbac', 'rbac.cedar'), 'utf8');
+    writeFileSync(join(tmp, 'rbac', 'rbac.cedar'), text.replace('principal in Outpost::Role::"editor"', 'principal in Outpost::Role::"viewer"'));
+    const compiled = preparsedCount();
+    expect(() => openLocalAuthorizer({ policiesDir: tmp, policyName: 'rbac', directory })).toThrow(PolicyTestsFailedError);
+    expect(() => openLocalAuthorizer({ policiesDir: tmp, policyName: 'rbac', directory })).toThrow(
+      '1 of 8 tests of policy image "rbac" failed: tests/rbac.json "a viewer may not PUT": expected deny, got allow',
+    );
+    expect(preparsedCount()).toBe(compiled);
   });
 
   it('refuses a policy name that could leave the policies folder', () => {

@@ -36,6 +36,12 @@ describe('admin policy API', () => {
     expect(shown.body.latest).toBe(expected);
     expect(shown.body.images.map((i: { digest: string }) => i.digest).sort()).toEqual([expected, rbac.digest].sort());
     expect(shown.body.images[0].created_at).toMatch(/^\d{4}-\d\d-\d\dT/);
+
+    // Any stored image by digest (what the dry run compares a candidate with), per tenant and name.
+    expect(fx.store.images.stored(fx.demo.tenant_id, 'rbac', rbac.digest)).toEqual(rbac);
+    expect(fx.store.images.stored(fx.demo.tenant_id, 'rbac', expected)).toEqual(createPolicyImage('rbac', changedFiles));
+    expect(fx.store.images.stored(fx.demo.tenant_id, 'todo', expected)).toBeUndefined();
+    expect(fx.store.images.stored('another-tenant', 'rbac', expected)).toBeUndefined();
   });
 
   it('accepts a complete image and moves latest back to an older digest (rollback, 200)', async () => {

@@ -11,6 +11,7 @@ import {
   type ControlPlaneStore,
 } from '../../src/control-plane';
 import { DEMO_TENANT_FILE, readDemoTenantFile, writeDemoTenantFile } from '../../src/config';
+import { PolicyTestsFailedError } from '../../src/decision';
 import { PolicyValidationError, readPolicyFolder } from '../../src/policy';
 import { URLS, policiesDir, seedDirectory } from './fixture';
 
@@ -148,6 +149,21 @@ describe('seedControlPlane', () => {
       expect(() => readDemoTenantFile(dir)).toThrow();
     } finally {
       rmSync(broken, { recursive: true, force: true });
+    }
+  });
+
+  it('stops on a seed policy failing its own tests, naming the failing cases, and writes nothing', () => {
+    const failing = mkdtempSync(join(tmpdir(), 'outpost-cp-policies-'));
+    try {
+      cpSync(join(policiesDir, 'rbac'), join(failing, 'rbac'), { recursive: true });
+      const text = readFileSync(join(failing, 'rbac', 'rbac.cedar'), 'utf8');
+      writeFileSync(join(failing, 'rbac', 'rbac.cedar'), text.replace('principal in Outpost::Role::"editor"', 'principal in Outpost::Role::"viewer"'));
+      expect(() => seed(failing)).toThrow(PolicyTestsFailedError);
+      expect(() => seed(failing)).toThrow('1 of 8 tests of policy image "rbac" failed: tests/rbac.json "a viewer may not PUT": expected deny, got allow');
+      expect(store.tenants.list()).toEqual([]);
+      expect(() => readDemoTenantFile(dir)).toThrow();
+    } finally {
+      rmSync(failing, { recursive: true, force: true });
     }
   });
 

@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import pino from 'pino';
 import { join } from 'node:path';
 import request from 'supertest';
 import type { Edge } from '../../src/edge';
@@ -223,10 +224,33 @@ describe('readiness, persistence and restart', () => {
     cp = await startFakeControlPlane(); // for afterEach
   });
 
+  it('runs the persisted image\'s own tests again at start: one failing them is ignored and logged, like a damaged one', async () => {
+    await edge.runCommand('discovery');
+    await edge.close();
+    // A valid image with a correct digest that breaks the shipped case "a viewer may not PUT".
+    const viewersWrite = image.files['rbac.cedar']!.replace('principal in Outpost::Role::"editor"', 'principal in Outpost::Role::"viewer"');
+    const failing = createPolicyImage('rbac', { ...image.files, 'rbac.cedar': viewersWrite });
+    writeFileSync(join(dir, 'policy-image.json'), JSON.stringify(failing));
+    const lines: string[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(line) });
+    const compiled = preparsedCount();
+    ({ edge } = makeEdge('http://127.0.0.1:9', dir, { logger }));
+    await edge.start();
+    expect(edge.status().policy_digest).toBeNull();
+    expect(preparsedCount()).toBe(compiled);
+    const warning = lines.map((l) => JSON.parse(l) as { msg: string; err?: string }).find((l) => l.msg === 'ignoring the persisted policy image');
+    expect(warning?.err).toBe('1 of 8 tests of policy image "rbac" failed: tests/rbac.json "a viewer may not PUT": expected deny, got allow');
+    await edge.close();
+    // The same file with the image that passes its tests is loaded.
+    writeFileSync(join(dir, 'policy-image.json'), JSON.stringify(image));
+    ({ edge } = makeEdge('http://127.0.0.1:9', dir));
+    await edge.start();
+    expect(edge.status().policy_digest).toBe(image.digest);
+  });
+
   it('ignores a damaged persisted file instead of failing to start', async () => {
     await edge.runCommand('discovery');
     await edge.close();
-    const { writeFileSync } = await import('node:fs');
     writeFileSync(join(dir, 'policy-image.json'), '{"name":"rbac","digest":"sha256:00","files":{}}');
     writeFileSync(join(dir, 'directory.json'), 'not json');
     ({ edge } = makeEdge('http://127.0.0.1:9', dir));

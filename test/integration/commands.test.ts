@@ -132,7 +132,7 @@ describe('relay commands end to end (IdP → RBAC app → edge ← relay)', () =
     ]);
   });
 
-  it('an image that got past validation but does not compile: exec 502 with the reason, last good image kept', async () => {
+  it('an image that got past validation but does not compile: exec 502 invalid_image with the reason, last good image kept', async () => {
     await mortyAdminAtEdge();
     const good = await editorsMayDeleteAtEdge();
     // Straight into the registry, skipping the admin API's validation: a correct digest over broken Cedar.
@@ -140,7 +140,7 @@ describe('relay commands end to end (IdP → RBAC app → edge ← relay)', () =
     const broken = await run('discovery');
     expect(broken.status).toBe(502);
     expect(broken.body).toEqual({
-      code: 'edge_error',
+      code: 'invalid_image',
       message: expect.stringMatching(/^policy image refused, last good image kept: invalid policy image "rbac":\s+rbac\.cedar:1: failed to parse/),
     });
 
@@ -150,7 +150,7 @@ describe('relay commands end to end (IdP → RBAC app → edge ← relay)', () =
     const mismatch = await run('discovery');
     expect(mismatch.status).toBe(502);
     expect(mismatch.body).toEqual({
-      code: 'edge_error',
+      code: 'invalid_image',
       message: `policy image refused, last good image kept: policy image digest mismatch: declared ${forged.digest}, content hashes to ${createPolicyImage('rbac', rbac.files).digest}`,
     });
 
@@ -161,7 +161,7 @@ describe('relay commands end to end (IdP → RBAC app → edge ← relay)', () =
     expect((await policySyncs()).failed).toBe(2);
   });
 
-  it('an image that fails its own tests (stored past the push check): exec 502 names the failing case, last good image kept', async () => {
+  it('an image that fails its own tests (stored past the push check): exec 502 policy_tests_failed names the failing case, last good image kept', async () => {
     expect(stack.edge.edge.status().policy_digest).toBe(rbac.digest);
     // Straight into the registry, skipping the admin API's test run: viewers may now PUT,
     // which the shipped case "a viewer may not PUT" catches at the edge.
@@ -171,7 +171,7 @@ describe('relay commands end to end (IdP → RBAC app → edge ← relay)', () =
     expect(replyOf(refused)).toEqual({
       status: 502,
       body: {
-        code: 'edge_error',
+        code: 'policy_tests_failed',
         message:
           'policy image refused, last good image kept: 1 of 8 tests of policy image "rbac" failed: tests/rbac.json "a viewer may not PUT": expected deny, got allow',
       },

@@ -61,6 +61,17 @@ async function recordTraffic(): Promise<Record<string, boolean>> {
   return made;
 }
 
+const policyFlip = (user: User, action: string, current: 'allow' | 'deny', candidate: 'allow' | 'deny') => ({
+  principal: USERS[user].id,
+  action,
+  resource: { type: 'Resource', id: 'mega-seed', attributes: {} },
+  current,
+  candidate,
+});
+
+/** In a stable order, to compare lists the answer does not order. */
+const sorted = (list: readonly unknown[]) => [...list].sort((x, y) => JSON.stringify(x).localeCompare(JSON.stringify(y)));
+
 const flip = (user: User, action: string, recorded: 'allow' | 'deny', candidate: 'allow' | 'deny', digest: string) => ({
   principal: USERS[user].id,
   action,
@@ -102,12 +113,79 @@ it("lists exactly the recorded decisions the candidate flips: Morty's and Summer
     changes: [flip('morty', 'DELETE', 'deny', 'allow', seeded), flip('summer', 'DELETE', 'deny', 'allow', seeded)].sort((x, y) =>
       JSON.stringify(x).localeCompare(JSON.stringify(y)),
     ),
+    // Nothing changed in the directory since: the policy alone causes the same two flips.
+    policy_only: {
+      failed: 0,
+      flips: { allow_to_deny: 0, deny_to_allow: 2 },
+      changes: expect.arrayContaining([policyFlip('morty', 'DELETE', 'deny', 'allow'), policyFlip('summer', 'DELETE', 'deny', 'allow')]),
+    },
   });
   // Nothing was pushed: the edge and the registry still hold the seeded image.
   expect((await admin(stack.relayUrl, stack.demo, 'GET', '/api/v2/admin/policies/rbac').then((r) => r.body as { latest: string })).latest).toBe(seeded);
 
   // The same candidate without a change: nothing flips.
   expect(await dryRun({ files: rbac.files, instance_id: stack.edge.instanceId })).toMatchObject({ status: 200, body: { sampled: 8, unchanged: 8, flips: { allow_to_deny: 0, deny_to_allow: 0 }, changes: [] } });
+});
+
+it("separates the candidate's own flips from directory changes made after recording (hand-computed table)", async () => {
+  await recordTraffic();
+  const seeded = stack.edge.edge.status().policy_digest!;
+  // After recording: Rick loses admin (keeps evil_genius, which grants nothing), Beth becomes admin.
+  expect((await admin(stack.relayUrl, stack.demo, 'DELETE', '/api/v2/admin/directory/users/rick@the-citadel.com/roles/admin')).status).toBe(200);
+  expect((await admin(stack.relayUrl, stack.demo, 'PUT', '/api/v2/admin/directory/users/beth@the-smiths.com/roles/admin')).status).toBe(200);
+  //                 recorded (rev 1)  seeded image, rev 3  candidate, rev 3   cause
+  //  morty  DELETE  deny              deny                 allow               policy
+  //  summer DELETE  deny              deny                 allow               policy
+  //  beth   DELETE  deny              allow                allow               directory
+  //  rick   DELETE  allow             deny                 deny                directory
+  //  rick   GET     allow             deny                 deny                directory
+  //  every other GET: allow, allow, allow
+  const reply = await dryRun({ files: editorsMayDelete(), instance_id: stack.edge.instanceId });
+  expect(reply.status).toBe(200);
+  const body = reply.body as { changes: unknown[]; policy_only: { changes: unknown[] } };
+  expect({ ...body, changes: sorted(body.changes), policy_only: { ...body.policy_only, changes: sorted(body.policy_only.changes) } }).toMatchObject({
+    directory_revision: 3,
+    sampled: 8,
+    unchanged: 3,
+    failed: 0,
+    flips: { allow_to_deny: 2, deny_to_allow: 3 },
+    changes: sorted([
+      flip('morty', 'DELETE', 'deny', 'allow', seeded),
+      flip('summer', 'DELETE', 'deny', 'allow', seeded),
+      flip('beth', 'DELETE', 'deny', 'allow', seeded),
+      flip('rick', 'DELETE', 'allow', 'deny', seeded),
+      flip('rick', 'GET', 'allow', 'deny', seeded),
+    ]),
+    policy_only: {
+      failed: 0,
+      flips: { allow_to_deny: 0, deny_to_allow: 2 },
+      changes: sorted([policyFlip('morty', 'DELETE', 'deny', 'allow'), policyFlip('summer', 'DELETE', 'deny', 'allow')]),
+    },
+  });
+});
+
+it("says so when the registry no longer holds the edge's image: policy_only is null, the flips against the recording stay", async () => {
+  await recordTraffic();
+  const seeded = stack.edge.edge.status().policy_digest!;
+  // As the quota does with the oldest untagged image: latest moves on, the edge's image is dropped.
+  stack.store.images.push(stack.demo.tenantId, createPolicyImage('rbac', { ...rbac.files, 'rbac.cedar': `${rbac.files['rbac.cedar']}\n// newer\n` }));
+  stack.store.db.prepare('DELETE FROM policy_images WHERE tenant_id = ? AND digest = ?').run(stack.demo.tenantId, seeded);
+  expect(stack.store.images.stored(stack.demo.tenantId, 'rbac', seeded)).toBeUndefined();
+  const reply = await dryRun({ files: editorsMayDelete(), instance_id: stack.edge.instanceId });
+  expect(reply).toMatchObject({ status: 200, body: { edge_policy_digest: seeded, flips: { allow_to_deny: 0, deny_to_allow: 2 }, policy_only: null } });
+  const dir = mkdtempSync(join(tmpdir(), 'outpost-diff-'));
+  try {
+    cpSync(join(stack.config.policiesDir, 'rbac'), join(dir, 'rbac'), { recursive: true });
+    writeFileSync(join(dir, 'rbac', 'rbac.cedar'), editorsMayDelete()['rbac.cedar']!);
+    const printed: string[] = [];
+    const creds = { relayUrl: stack.relayUrl, tenantId: stack.demo.tenantId, key: stack.demo.adminApiKey, source: 'test' };
+    await diffPolicyFolder(join(dir, 'rbac'), { instance: stack.edge.instanceId }, creds, (text) => printed.push(text));
+    const lines = printed[0]!.split('\n');
+    expect(lines[1]).toBe(`deny -> allow  ?      ${USERS.morty.id}  DELETE  Resource:mega-seed`);
+    expect(lines.at(-1)).toBe("the edge's current image is not in the registry: flips caused by the policy alone are not separated");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 it('npm run policy -- diff prints the flips as a table', async () => {
@@ -121,10 +199,22 @@ it('npm run policy -- diff prints the flips as a table', async () => {
     await diffPolicyFolder(join(dir, 'rbac'), { instance: stack.edge.instanceId }, creds, (text) => printed.push(text));
     const digest = createPolicyImage('rbac', editorsMayDelete()).digest;
     expect(printed[0]!.split('\n')).toEqual([
-      'flip           principal                             action  resource',
-      `deny -> allow  ${USERS.morty.id}  DELETE  Resource:mega-seed`,
-      `deny -> allow  ${USERS.summer.id}  DELETE  Resource:mega-seed`,
+      'flip           cause   principal                             action  resource',
+      `deny -> allow  policy  ${USERS.morty.id}  DELETE  Resource:mega-seed`,
+      `deny -> allow  policy  ${USERS.summer.id}  DELETE  Resource:mega-seed`,
       `rbac ${digest} against ${stack.edge.instanceId}'s 8 recorded decisions (central directory revision 1): 0 allow -> deny, 2 deny -> allow, 6 unchanged`,
+      "the policy alone (against the edge's current image, same directory): 0 allow -> deny, 2 deny -> allow",
+    ]);
+
+    // A directory change since recording: Beth's DELETE flips too, but not because of the policy.
+    expect((await admin(stack.relayUrl, stack.demo, 'PUT', '/api/v2/admin/directory/users/beth@the-smiths.com/roles/admin')).status).toBe(200);
+    printed.length = 0;
+    await diffPolicyFolder(join(dir, 'rbac'), { instance: stack.edge.instanceId }, creds, (text) => printed.push(text));
+    expect(printed[0]!.split('\n').slice(0, 4)).toEqual([
+      'flip           cause           principal                             action  resource',
+      `deny -> allow  policy          ${USERS.morty.id}  DELETE  Resource:mega-seed`,
+      `deny -> allow  policy          ${USERS.summer.id}  DELETE  Resource:mega-seed`,
+      `deny -> allow  since recorded  ${USERS.beth.id}  DELETE  Resource:mega-seed`,
     ]);
 
     // An unknown instance: the control plane's answer, as a script error.
@@ -142,7 +232,7 @@ it('an edge that never decided has an empty sample; a central change since is re
   expect(grant.status).toBe(200);
   expect(await dryRun({ files: editorsMayDelete(), instance_id: fresh.instanceId })).toMatchObject({
     status: 200,
-    body: { instance_id: fresh.instanceId, directory_revision: 2, sampled: 0, unchanged: 0, flips: { allow_to_deny: 0, deny_to_allow: 0 }, changes: [] },
+    body: { instance_id: fresh.instanceId, directory_revision: 2, sampled: 0, unchanged: 0, flips: { allow_to_deny: 0, deny_to_allow: 0 }, changes: [], policy_only: { failed: 0, flips: { allow_to_deny: 0, deny_to_allow: 0 }, changes: [] } },
   });
 });
 

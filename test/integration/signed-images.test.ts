@@ -2,7 +2,7 @@
  * Signed images across the chain: a tenant registers a key, pushes signed, and an edge
  * pinning that key verifies each image itself — an image that reaches the registry
  * unsigned or wrongly signed (here: stored directly, past the push check) never becomes
- * active there, and exec `discovery` answers 502 with the reason.
+ * active there, and exec `discovery` answers 502 `invalid_image` with the reason.
  */
 import { join } from 'node:path';
 import { createPolicyImage, readPolicyFolder, signImageDigest, type PolicyImage } from '../../src/policy';
@@ -42,7 +42,7 @@ it('register a key → push signed → an edge pinning the key activates it; uns
   const pinned = await stack.startEdge(stack.demo, { policySigningKeys: [key.publicJwk] });
   expect(pinned.edge.status().policy_digest).toBe(signedImage.digest);
 
-  const refusedWith = (reason: string) => ({ status: 502, body: { code: 'edge_error', message: `policy image refused, last good image kept: ${reason}` } });
+  const refusedWith = (reason: string) => ({ status: 502, body: { code: 'invalid_image', message: `policy image refused, last good image kept: ${reason}` } });
   stack.store.images.push(stack.demo.tenantId, version(2));
   expect(await discovery(pinned, stack.demo)).toEqual(refusedWith('the policy image is not signed, and a signature is required'));
   const stranger = await newSigningKey();

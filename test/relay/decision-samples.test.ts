@@ -76,7 +76,7 @@ describe('relay.sampleDecisions', () => {
     const failed = failure(kit.relay.sampleDecisions(kit.a.tenantId, 'edge-4'));
     const id = await sampleRequest(edge);
     edge.sendJson({ type: 'command_result', request_id: id, ok: false, error: { code: 'sample_failed', message: 'no sample here' } });
-    expect(await failed).toEqual({ status: 502, code: 'edge_error', message: 'no sample here' });
+    expect(await failed).toEqual({ status: 502, code: 'sample_failed', message: 'no sample here' });
 
     const silent = failure(kit.relay.sampleDecisions(kit.a.tenantId, 'edge-4'));
     await sampleRequest(edge);

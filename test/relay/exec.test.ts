@@ -114,6 +114,19 @@ describe('POST /api/v2/management/control_plane/exec', () => {
     expect(await res.json()).toEqual({ code: 'edge_error', message: EDGE_ERROR_MESSAGE });
   });
 
+  it("passes the edge's own code on only from the allow-list: an edge cannot choose exec's codes", async () => {
+    const edge = await kit.edge(kit.a, { behaviour: 'error' });
+    const codeFor = async (code: string) => {
+      edge.errorCode = code;
+      const res = await kit.call(EXEC_PATH, { body: discovery(edge.instanceId) });
+      const body = (await res.json()) as { code: string; message: string };
+      expect([res.status, body.message]).toEqual([502, EDGE_ERROR_MESSAGE]);
+      return body.code;
+    };
+    for (const code of ['invalid_image', 'policy_tests_failed', 'sync_failed', 'no_image', 'resync_required']) expect(await codeFor(code)).toBe(code);
+    for (const code of ['made_up', 'unauthorized', 'instance_not_found', 'INVALID_IMAGE', 'invalid_image ']) expect(await codeFor(code)).toBe('edge_error');
+  });
+
   it('answers 409 promptly when the edge disconnects while the command is pending', async () => {
     const edge = await kit.edge(kit.a, { behaviour: 'close' });
     const started = Date.now();

@@ -13,6 +13,8 @@ export interface FakeEdgeOptions {
   readonly instanceId?: string;
   readonly status?: EdgeStatus;
   readonly behaviour?: CommandBehaviour;
+  /** The code of the failure behaviour `error` reports (by default one exec does not pass on). */
+  readonly errorCode?: string;
   /** false: the fake stops answering pings (a dead peer for the heartbeat). */
   readonly autoPong?: boolean;
   /** false: connect without sending `register`. */
@@ -26,6 +28,7 @@ export const EDGE_STATUS: EdgeStatus = {
 };
 
 export const EDGE_ERROR_MESSAGE = 'policy.cedar:3: unexpected token';
+const UNLISTED_ERROR_CODE = 'image_invalid';
 
 /** The basic credential an edge sends at the upgrade (RFC 7617). */
 export function basic(user: string, password: string): string {
@@ -42,6 +45,8 @@ export function relayUrl(baseUrl: string): string {
  */
 export class FakeEdge {
   behaviour: CommandBehaviour;
+  /** The code the `error` behaviour reports. */
+  errorCode: string;
   readonly commands: Extract<RelayMessage, { type: 'command' }>[] = [];
   readonly closed: Promise<{ code: number; reason: string }>;
   private readonly queue: RelayMessage[] = [];
@@ -52,8 +57,10 @@ export class FakeEdge {
     readonly instanceId: string,
     private readonly status: EdgeStatus,
     behaviour: CommandBehaviour,
+    errorCode: string,
   ) {
     this.behaviour = behaviour;
+    this.errorCode = errorCode;
     this.closed = new Promise((resolve) => ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
     ws.on('message', (data) => this.receive(JSON.parse(data.toString()) as RelayMessage));
   }
@@ -69,6 +76,7 @@ export class FakeEdge {
       options.instanceId ?? `inst-${Math.random().toString(36).slice(2)}`,
       options.status ?? EDGE_STATUS,
       options.behaviour ?? 'ok',
+      options.errorCode ?? UNLISTED_ERROR_CODE,
     );
     await new Promise<void>((resolve, reject) => {
       ws.once('open', () => resolve());
@@ -115,7 +123,7 @@ export class FakeEdge {
         this.sendJson({ type: 'command_result', request_id, ok: true, status: { ...this.status, directory_revision: 7 } });
         return;
       case 'error':
-        this.sendJson({ type: 'command_result', request_id, ok: false, error: { code: 'image_invalid', message: EDGE_ERROR_MESSAGE } });
+        this.sendJson({ type: 'command_result', request_id, ok: false, error: { code: this.errorCode, message: EDGE_ERROR_MESSAGE } });
         return;
       case 'close':
         this.ws.close();
