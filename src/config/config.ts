@@ -84,8 +84,8 @@ function toConfig(e: Env, projectRoot: string) {
       keyRotationOverlap: e.KEY_ROTATION_OVERLAP,
       maxLoginFailures: e.LOGIN_MAX_FAILURES,
       loginFailureWindow: e.LOGIN_FAILURE_WINDOW,
-      /** Browser origins allowed to call the IdP (the todo page); exact matches. */
-      corsOrigins: (e.IDP_CORS_ORIGINS ?? new URL(todoUrl).origin)
+      /** Browser origins allowed to call the IdP (the todo page and the console); exact matches. */
+      corsOrigins: (e.IDP_CORS_ORIGINS ?? `${new URL(todoUrl).origin},${new URL(controlPlaneUrl).origin}`)
         .split(',')
         .map((o) => o.trim())
         .filter(Boolean),
