@@ -3,41 +3,25 @@
 // client, finds his edge's instance id by its connection id in the Authorizers view, sees a
 // central directory grant show up as drift without a reload (polling), and sends both relay
 // commands; Beth (a viewer) sees no action buttons and the server refuses her forged command.
-// Writes docs/screenshots/console-*.png. Run with `npm run test:browser`; CHROMIUM_PATH
-// overrides /usr/bin/chromium.
-import { mkdirSync } from 'node:fs';
+// Writes docs/screenshots/console-authorizers*.png. Run with `npm run test:browser`.
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
-import { findProjectRoot } from '../../src/config';
-import { DEMO_PASSWORD } from '../helpers/idp';
+import type { Locator, Page } from 'playwright-core';
 import { admin } from '../integration/stack-client';
+import { openConsoleBrowser, SCREENSHOTS, type ConsoleBrowser } from './console-browser';
 import { startConsoleStack, type ConsoleStack } from './console-stack';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const SCREENSHOTS = join(findProjectRoot(), 'docs', 'screenshots');
 const RICK = 'rick@the-citadel.com';
 const BETH = 'beth@the-smiths.com';
 
 describe('control-plane console in Chromium', () => {
   let stack: ConsoleStack;
-  let browser: Browser;
-  let context: BrowserContext;
+  let browser: ConsoleBrowser;
   let page: Page;
-  const consoleErrors: string[] = [];
 
   beforeAll(async () => {
     stack = await startConsoleStack();
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-background-networking', '--disable-gpu'],
-    });
-    context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: stack.url });
-    page = await context.newPage();
-    page.on('console', (message) => {
-      if (message.type() === 'error') consoleErrors.push(message.text());
-    });
+    browser = await openConsoleBrowser(stack);
+    page = browser.page;
   });
 
   afterAll(async () => {
@@ -45,22 +29,8 @@ describe('control-plane console in Chromium', () => {
     await stack?.close();
   });
 
-  async function signIn(email: string, name: string): Promise<void> {
-    await page.goto(`${stack.url}/console/`);
-    await page.click('#sign-in');
-    await page.waitForURL(`${stack.idp.url}/authorize?**`);
-    await page.selectOption('#username', email);
-    await page.fill('#password', DEMO_PASSWORD);
-    await page.click('form:has(#password) button[type=submit]');
-    await page.waitForSelector(`#who:has-text("signed in as ${name}")`);
-    expect(page.url()).toBe(`${stack.url}/console/`);
-  }
-
-  async function signOut(): Promise<void> {
-    await page.click('#sign-out');
-    await page.waitForSelector('#who:has-text("not signed in")');
-    expect(page.url()).toBe(`${stack.url}/console/`);
-  }
+  const signIn = (email: string, name: string) => browser.signIn(email, name);
+  const signOut = () => browser.signOut();
 
   /** The Authorizers view's card of the edge that uses `connectionId`. */
   function cardOf(connectionId: string): Locator {
@@ -165,6 +135,6 @@ describe('control-plane console in Chromium', () => {
     expect(await page.textContent('#who')).toBe('not signed in');
     expect(page.url()).toBe(`${stack.url}/console/`);
     // The 403 (Beth's forged command) and the 409 are answers the tests asked for; anything else is a bug.
-    expect(consoleErrors.filter((m) => !m.startsWith('Failed to load resource'))).toEqual([]);
+    expect(browser.consoleErrors.filter((m) => !m.startsWith('Failed to load resource'))).toEqual([]);
   });
 });

@@ -1,14 +1,20 @@
 // The console's shell: sign-in (sign-in.js), the tenant switcher from GET /console/api/me,
 // and the views. A view is a section with `show(account)` / `hide()`; only the shown one
 // talks to the API.
+import { accountTitle, accountView } from './account.js';
 import { api } from './api.js';
+import { auditView } from './audit.js';
 import { authorizersView } from './authorizers.js';
+import { connectionsView } from './connections.js';
 import { announce } from './dom.js';
 import { completeSignIn, signIn, signOut } from './sign-in.js';
 
 const $ = (id) => document.getElementById(id);
 const views = {
   authorizers: authorizersView($('view-authorizers')),
+  connections: connectionsView($('view-connections')),
+  account: accountView($('view-account')),
+  audit: auditView($('view-audit')),
 };
 let accounts = [];
 let current = 'authorizers';
@@ -29,7 +35,9 @@ function showView(name) {
     if (tab.dataset.view === name) tab.setAttribute('aria-current', 'page');
     else tab.removeAttribute('aria-current');
   }
-  views[name].show(account());
+  const selected = account();
+  $('views').querySelector('[data-view="account"]').textContent = accountTitle(selected.kind);
+  views[name].show(selected);
 }
 
 /** Fills the tenant switcher with every account of the user; organizations first. */
