@@ -24,17 +24,20 @@ export function accountView(section) {
   const title = section.querySelector('h2');
   let account = null;
 
+  /** Runs one member change, reloads the tenant, and says how it ended (the reload replaces the result line). */
   async function change(action, done) {
-    const out = section.querySelector('.result');
+    let message = done;
+    let ok = true;
     try {
       await action();
       await load(account);
-      section.querySelector('.result').textContent = done;
-      section.querySelector('.result').className = 'result ok';
     } catch (err) {
-      out.textContent = err.message;
-      out.className = 'result error';
+      message = err.message;
+      ok = false;
     }
+    const out = section.querySelector('.result');
+    out.textContent = message;
+    out.className = ok ? 'result ok' : 'result error';
   }
 
   function membersTable(tenant) {
