@@ -68,6 +68,7 @@ function toConfig(e: Env, projectRoot: string) {
   const authUrl = e.AUTH_URL ?? localUrl(e.IDP_PORT);
   const todoUrl = e.TODO_URL ?? localUrl(e.TODO_PORT);
   const controlPlaneUrl = e.RELAY_URL ?? localUrl(e.CONTROL_PLANE_PORT);
+  const consoleUrl = `${controlPlaneUrl}/console/`;
   return {
     host: e.OUTPOST_HOST,
     projectRoot,
@@ -84,8 +85,8 @@ function toConfig(e: Env, projectRoot: string) {
       keyRotationOverlap: e.KEY_ROTATION_OVERLAP,
       maxLoginFailures: e.LOGIN_MAX_FAILURES,
       loginFailureWindow: e.LOGIN_FAILURE_WINDOW,
-      /** Browser origins allowed to call the IdP (the todo page); exact matches. */
-      corsOrigins: (e.IDP_CORS_ORIGINS ?? new URL(todoUrl).origin)
+      /** Browser origins allowed to call the IdP (the todo page and the console); exact matches. */
+      corsOrigins: (e.IDP_CORS_ORIGINS ?? `${new URL(todoUrl).origin},${new URL(controlPlaneUrl).origin}`)
         .split(',')
         .map((o) => o.trim())
         .filter(Boolean),
@@ -94,8 +95,8 @@ function toConfig(e: Env, projectRoot: string) {
         { clientId: TODO_CLIENT_ID, redirectUris: [`${todoUrl}/`], postLogoutRedirectUris: [`${todoUrl}/`] },
         {
           clientId: CONSOLE_CLIENT_ID,
-          redirectUris: [`${controlPlaneUrl}/console/callback`],
-          postLogoutRedirectUris: [`${controlPlaneUrl}/console/`],
+          redirectUris: [`${consoleUrl}callback`],
+          postLogoutRedirectUris: [consoleUrl],
           audience: CONTROL_PLANE_AUDIENCE,
         },
       ] satisfies OAuthClient[],
@@ -117,6 +118,8 @@ function toConfig(e: Env, projectRoot: string) {
     controlPlane: {
       port: e.CONTROL_PLANE_PORT,
       url: controlPlaneUrl,
+      /** The console's page, `{relay_url}/console/` (docs/api.md, Console API). */
+      consoleUrl,
       /** How long exec waits for the edge's confirmation before answering 504 (s). */
       execTimeout: e.RELAY_EXEC_TIMEOUT_MS / 1000,
       /** Ping period; an edge silent for a whole period is dropped (s). */

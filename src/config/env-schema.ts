@@ -46,7 +46,7 @@ export const ENV_GROUPS = {
     KEY_ROTATION_OVERLAP: v(seconds.default(24 * 3600), 'how long a rotated-out signing key stays in the JWKS (s)'),
     LOGIN_MAX_FAILURES: v(z.coerce.number().int().positive().default(5), 'failed sign-ins per (user, address) within the window before 429; a user alone gets 4×, an address alone 20×'),
     LOGIN_FAILURE_WINDOW: v(seconds.default(300), 'the sign-in failure window (s)'),
-    IDP_CORS_ORIGINS: v(text.optional(), 'browser origins allowed at the IdP, comma-separated', 'origin of TODO_URL'),
+    IDP_CORS_ORIGINS: v(text.optional(), 'browser origins allowed at the IdP, comma-separated', 'origins of TODO_URL and RELAY_URL'),
   },
   'Sample apps ({app_url} is the RBAC app)': {
     RBAC_PORT: v(port.default(3001), 'RBAC app port'),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { apiErrors, type ApiRoute } from '../http';
 import { ACCOUNT_KINDS, MEMBER_ROLES } from './account';
 import { consoleMemberSchema } from './console-member-routes';
+import { CONSOLE_PAGE_PATH } from './console-page';
 import { CONSOLE_API_PATH, consoleCommandSchema } from './console-routes';
 
 const TENANT = `${CONSOLE_API_PATH}/tenants/{tenantId}`;
@@ -15,6 +16,12 @@ const registration = z.object({ id: z.string(), info: z.object({ connection_id: 
 
 /** The console's JSON API (docs/api.md, Console API), for the control plane's document. */
 export const CONSOLE_ROUTES: readonly ApiRoute[] = [
+  {
+    method: 'get',
+    path: `${CONSOLE_PAGE_PATH}/config.json`,
+    summary: "Where and as whom the console's page signs in (the page itself is static files under /console/)",
+    responses: { 200: { description: 'the IdP and the client id', schema: z.strictObject({ auth_url: z.string(), client_id: z.string() }) } },
+  },
   {
     method: 'get',
     path: `${CONSOLE_API_PATH}/me`,

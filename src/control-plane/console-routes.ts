@@ -6,6 +6,7 @@ import type { Relay } from '../relay';
 import type { AuditEntry } from './audit-repository';
 import type { ControlPlaneStore } from './control-plane-store';
 import { consoleMemberRoutes, type Audit } from './console-member-routes';
+import { consolePageRouter, type ConsolePage } from './console-page';
 import { consoleUser, requireConsoleUser, type ConsoleAuthOptions } from './require-console-user';
 import { memberOf, requireMember } from './require-member';
 
@@ -23,6 +24,8 @@ export interface ConsoleDeps {
   /** The relay's exec and registrations: the console takes exactly the path of §4.2 and §4.3. */
   readonly relay: Pick<Relay, 'exec' | 'registrations'>;
   readonly auth: ConsoleAuthOptions;
+  /** The console's web page under `/console/`; the API alone when absent. */
+  readonly page?: ConsolePage;
 }
 
 /** An audit entry as the API shows it. */
@@ -114,6 +117,7 @@ export function createConsoleRouter(deps: ConsoleDeps): Router {
   const router = express.Router();
   // Credentials first, body second: without the console's token nothing is parsed.
   router.use(CONSOLE_API_PATH, requireConsoleUser(deps.auth), express.json({ limit: CONSOLE_BODY_LIMIT }), noStore, api);
+  if (deps.page) router.use(consolePageRouter(deps.page));
   return router;
 }
 

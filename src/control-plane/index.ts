@@ -16,3 +16,5 @@ export type { AccountKind, MemberRole } from './account';
 export { createConsoleRouter, CONSOLE_API_PATH } from './console-routes';
 export type { ConsoleDeps } from './console-routes';
 export type { ConsoleAuthOptions } from './require-console-user';
+export { CONSOLE_PAGE_PATH, consolePublicDir } from './console-page';
+export type { ConsolePage } from './console-page';

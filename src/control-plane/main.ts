@@ -7,7 +7,7 @@ import { demoTenantPath, loadConfig } from '../config';
 import { loadDirectorySeed } from '../directory';
 import { baseUrl, close, listen, shutdownOnSignal } from '../http';
 import { createLogger } from '../observability';
-import { SERVER_BUSY_TIMEOUT_MS, controlPlaneDbPath, createControlPlaneApp, createControlPlaneRelay, openControlPlaneStore, seedControlPlane, ensureDemoAppConnections, ensureDemoAccounts, createConsoleRouter } from '.';
+import { SERVER_BUSY_TIMEOUT_MS, controlPlaneDbPath, createControlPlaneApp, createControlPlaneRelay, openControlPlaneStore, seedControlPlane, ensureDemoAppConnections, ensureDemoAccounts, createConsoleRouter, consolePublicDir } from '.';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -40,7 +40,12 @@ async function main(): Promise<void> {
     execTimeoutMs: config.controlPlane.execTimeout * 1000,
     heartbeatMs: config.controlPlane.heartbeat * 1000,
   });
-  const consoleRouter = createConsoleRouter({ store, relay, auth: { issuer: config.idp.issuer, jwksUri: `${config.idp.url}/.well-known/jwks.json` } });
+  const consoleRouter = createConsoleRouter({
+    store,
+    relay,
+    auth: { issuer: config.idp.issuer, jwksUri: `${config.idp.url}/.well-known/jwks.json` },
+    page: { publicDir: consolePublicDir(config.projectRoot), authUrl: config.idp.url },
+  });
   const app = createControlPlaneApp({ store, logger, routers: [relay.managementRouter, consoleRouter], sampleDecisions: relay.sampleDecisions });
   const server = await listen(app, config.controlPlane.port, config.host);
   relay.attach(server);

@@ -14,6 +14,9 @@ export function banner(config: Config, started: readonly Component[]): string {
   const names = new Set(started.map((c) => c.name));
   const lines = ['', 'Outpost is up. Everything below is for local demos only.', ''];
   for (const c of started) lines.push(`  ${c.label.padEnd(16)} ${c.url}`);
+  if (names.has('control-plane')) {
+    lines.push(`  ${'console'.padEnd(16)} ${config.controlPlane.consoleUrl}  (sign in as rick@the-citadel.com: tenant id, Discovery API key, instance ids, relay commands)`);
+  }
   lines.push('', `Demo users (password for all: ${seed.demoPassword})`);
   for (const user of seed.directory.users) {
     lines.push(`  ${user.email.padEnd(24)} ${user.name.padEnd(14)} ${user.roles.join(', ')}`);

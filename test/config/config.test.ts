@@ -35,7 +35,7 @@ describe('loadConfig', () => {
     expect(moved.idp.issuer).toBe('http://localhost:6556');
     expect(moved.apps.rbacUrl).toBe('http://localhost:3101');
     expect(moved.apps.todoUrl).toBe('http://localhost:3102');
-    expect(moved.idp.corsOrigins).toEqual(['http://localhost:3102']);
+    expect(moved.idp.corsOrigins).toEqual(['http://localhost:3102', 'http://localhost:8686']);
     expect(moved.controlPlane.url).toBe('http://localhost:8686');
     expect(moved.edge.url).toBe('http://localhost:8484');
     const proxied = loadConfig({ RBAC_PORT: '3101', APP_URL: 'https://rbac.example' });
@@ -68,9 +68,12 @@ describe('loadConfig', () => {
 });
 
 describe('IdP CORS origins', () => {
-  it('default to the todo page origin', () => {
-    expect(loadConfig({}).idp.corsOrigins).toEqual(['http://localhost:3002']);
-    expect(loadConfig({ TODO_URL: 'http://127.0.0.1:4000/app' }).idp.corsOrigins).toEqual(['http://127.0.0.1:4000']);
+  it("default to the todo page's and the console's origins", () => {
+    expect(loadConfig({}).idp.corsOrigins).toEqual(['http://localhost:3002', 'http://localhost:8585']);
+    expect(loadConfig({ TODO_URL: 'http://127.0.0.1:4000/app', RELAY_URL: 'https://cp.test/outpost' }).idp.corsOrigins).toEqual([
+      'http://127.0.0.1:4000',
+      'https://cp.test',
+    ]);
   });
 
   it('take a comma-separated list', () => {

@@ -3,8 +3,9 @@ import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import express from 'express';
-import { createConsoleRouter, createControlPlaneApp, createControlPlaneRelay, openControlPlaneStore } from '../../src/control-plane';
+import { consolePublicDir, createConsoleRouter, createControlPlaneApp, createControlPlaneRelay, openControlPlaneStore } from '../../src/control-plane';
 import type { ControlPlaneStore } from '../../src/control-plane';
+import { findProjectRoot } from '../../src/config';
 import { baseUrl, close, listen } from '../../src/http';
 import { silentLogger } from '../../src/observability';
 import type { Relay, RelayDeps } from '../../src/relay';
@@ -71,7 +72,12 @@ export async function startRelayKit(options: KitOptions = {}): Promise<RelayKit>
   // The real control-plane app; the relay's router is looked up per request so restartRelay() can swap it.
   const routers = express.Router().use((req, res, next) => relay.managementRouter(req, res, next));
   // The console API as main.ts mounts it; no IdP here, so only its refusals of tokenless calls are reachable.
-  const consoleRouter = createConsoleRouter({ store, relay, auth: { issuer: 'http://idp.invalid', jwksUri: 'http://idp.invalid/.well-known/jwks.json' } });
+  const consoleRouter = createConsoleRouter({
+    store,
+    relay,
+    auth: { issuer: 'http://idp.invalid', jwksUri: 'http://idp.invalid/.well-known/jwks.json' },
+    page: { publicDir: consolePublicDir(findProjectRoot()), authUrl: 'http://idp.invalid' },
+  });
   const app = createControlPlaneApp({
     store,
     logger: silentLogger(),

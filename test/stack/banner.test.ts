@@ -31,6 +31,7 @@ describe('stack launcher', () => {
     const text = banner(config, stackComponents(config));
     expect(text).toContain('http://localhost:5556');
     expect(text).toContain('http://localhost:8585');
+    expect(text).toMatch(/\n  console +http:\/\/localhost:8585\/console\/  \(sign in as rick@the-citadel\.com/);
     expect(text).toMatch(/rick@the-citadel\.com\s+Rick Sanchez\s+admin, evil_genius/);
     expect(text).toMatch(/jerry@the-smiths\.com\s+Jerry Smith\s+viewer/);
     expect(text).toContain('password for all: V@erySecre#t123!');
@@ -51,5 +52,6 @@ describe('stack launcher', () => {
     expect(text).not.toContain('try-delete');
     expect(text).not.toContain('npm run demo');
     expect(text).not.toContain('Demo tenant');
+    expect(text).not.toContain('/console/');
   });
 });

@@ -1,0 +1,121 @@
+// The Account settings view (personal account) or Organization management view
+// (organization): the tenant id, name and kind, your role, and an organization's members.
+// Owners change roles, add and remove members (PUT/DELETE …/members/:userId); the server
+// checks every change (it keeps at least one owner), and refusals are shown as they came.
+import { api, tenantPath } from './api.js';
+import { copyButton, el, when } from './dom.js';
+
+const ROLES = ['owner', 'admin', 'viewer'];
+
+/** The view's title for an account kind, also the tab's label. */
+export function accountTitle(kind) {
+  return kind === 'organization' ? 'Organization management' : 'Account settings';
+}
+
+function roleSelect(id, label, value) {
+  const select = el('select', { id, 'aria-label': label }, ...ROLES.map((r) => el('option', { value: r, text: r })));
+  select.value = value;
+  return select;
+}
+
+/** The view in `section`: `show(account)` loads that tenant, `hide()` stops showing it. */
+export function accountView(section) {
+  const body = section.querySelector('.body');
+  const title = section.querySelector('h2');
+  let account = null;
+
+  /** Runs one member change, reloads the tenant, and says how it ended (the reload replaces the result line). */
+  async function change(action, done) {
+    let message = done;
+    let ok = true;
+    try {
+      await action();
+      await load(account);
+    } catch (err) {
+      message = err.message;
+      ok = false;
+    }
+    const out = section.querySelector('.result');
+    out.textContent = message;
+    out.className = ok ? 'result ok' : 'result error';
+  }
+
+  function membersTable(tenant) {
+    const owner = tenant.role === 'owner';
+    const rows = tenant.members.map((m, i) => {
+      const cells = [el('td', {}, el('code', { text: m.user_id })), el('td', { text: m.role }), el('td', { text: when(m.since) })];
+      if (owner) {
+        const select = roleSelect(`member-role-${i}`, `role of ${m.user_id}`, m.role);
+        const save = el('button', { type: 'button', text: 'Change role' });
+        save.onclick = () => change(() => api('PUT', tenantPath(account, `/members/${encodeURIComponent(m.user_id)}`), { role: select.value }), `${m.user_id} is now ${select.value}`);
+        const remove = el('button', { type: 'button', text: 'Remove', 'aria-label': `Remove ${m.user_id}` });
+        remove.onclick = () => change(() => api('DELETE', tenantPath(account, `/members/${encodeURIComponent(m.user_id)}`)), `${m.user_id} removed`);
+        cells.push(el('td', { class: 'actions' }, select, save, remove));
+      }
+      return el('tr', { 'data-member': m.user_id }, ...cells);
+    });
+    const head = ['User id', 'Role', 'Member since', ...(owner ? ['Manage'] : [])].map((h) => el('th', { scope: 'col', text: h }));
+    return el('div', { class: 'scroll' }, el('table', {}, el('caption', { text: `${tenant.members.length} members` }), el('thead', {}, el('tr', {}, ...head)), el('tbody', {}, ...rows)));
+  }
+
+  function addForm() {
+    const user = el('input', { id: 'new-member', required: true, maxlength: 128, autocomplete: 'off' });
+    const role = roleSelect('new-member-role', 'role of the new member', 'viewer');
+    const form = el(
+      'form',
+      { class: 'inline' },
+      el('label', { for: 'new-member', text: 'User id (the IdP’s sub)' }),
+      user,
+      role,
+      el('button', { type: 'submit', text: 'Add member' }),
+    );
+    form.onsubmit = (event) => {
+      event.preventDefault();
+      const id = user.value.trim();
+      change(() => api('PUT', tenantPath(account, `/members/${encodeURIComponent(id)}`), { role: role.value }), `${id} added as ${role.value}`);
+    };
+    return form;
+  }
+
+  async function load(next) {
+    const tenant = await api('GET', tenantPath(next, ''));
+    if (next !== account) return;
+    const parts = [
+      el(
+        'dl',
+        { class: 'facts' },
+        el('dt', { text: 'Tenant id' }),
+        el('dd', {}, el('code', { id: 'tenant-id', text: tenant.id }), copyButton(() => tenant.id, `tenant id ${tenant.id}`)),
+        el('dt', { text: 'Name' }),
+        el('dd', { text: tenant.name }),
+        el('dt', { text: 'Kind' }),
+        el('dd', { text: tenant.kind === 'organization' ? 'organization' : 'personal account' }),
+        el('dt', { text: 'Your role' }),
+        el('dd', { text: tenant.role }),
+      ),
+    ];
+    if (tenant.members) {
+      parts.push(el('h3', { text: 'Members' }), membersTable(tenant));
+      if (tenant.role === 'owner') parts.push(addForm());
+      else parts.push(el('p', { class: 'hint', text: 'Only owners manage members.' }));
+    }
+    parts.push(el('p', { class: 'result', role: 'status' }));
+    body.replaceChildren(...parts);
+  }
+
+  return {
+    async show(next) {
+      account = next;
+      title.textContent = accountTitle(next.kind);
+      body.replaceChildren(el('p', { class: 'meta', text: 'loading…' }));
+      try {
+        await load(next);
+      } catch (err) {
+        if (next === account) body.replaceChildren(el('p', { class: 'error', text: `could not load the account: ${err.message}` }));
+      }
+    },
+    hide() {
+      account = null;
+    },
+  };
+}

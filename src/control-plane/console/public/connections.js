@@ -1,0 +1,117 @@
+// The Connections view: the tenant id, its edge connections, the Discovery API key, and
+// ready-to-paste curl commands for the relay's management API (docs/service-interface.md
+// §4.2, §4.3). The key is stored only as a SHA-256 hash, so the view can say that it exists;
+// "Rotate" (admins, owners; after a confirmation) shows the new key this once, kept in this
+// view's memory until the view is left, and fills it into the curl commands.
+import { api, tenantPath } from './api.js';
+import { canAct, copyButton, el } from './dom.js';
+
+const MANAGEMENT = `${location.origin}/api/v2/management/control_plane`;
+
+/** The two curl commands, with the real tenant id and, once known, the key and an instance id. */
+function curls(tenantId, key, instanceId) {
+  const headers = `-H 'content-type: application/json' -H 'service-tenant-id: ${tenantId}' -H 'Authorization: basic ${key ?? '<Discovery API key: rotate to get one>'}'`;
+  const exec = (command) =>
+    `curl -s -X POST ${MANAGEMENT}/exec \\\n  ${headers} \\\n  -d '${JSON.stringify({ id: instanceId ?? '<instance id>', command: { [command]: {} } })}'`;
+  return [
+    { label: 'list the registered edges (instance_registrations)', text: `curl -s ${MANAGEMENT}/instance_registrations \\\n  ${headers}` },
+    { label: 'sync the edge directory (exec)', text: exec('sync_edge_directory') },
+    { label: 'sync the policy instance (exec)', text: exec('discovery') },
+  ];
+}
+
+/** A labelled value (code) with a copy button, as a dt/dd pair. */
+function copyable(label, value) {
+  return [el('dt', { text: label }), el('dd', {}, el('code', { text: value }), copyButton(() => value, `${label.toLowerCase()} ${value}`))];
+}
+
+/** The view in `section`: `show(account)` loads that tenant's connections, `hide()` forgets a shown key. */
+export function connectionsView(section) {
+  const body = section.querySelector('.body');
+  const dialog = section.querySelector('dialog');
+  let account = null;
+  let key = null;
+  let instanceId = null;
+
+  function renderCurls() {
+    const list = section.querySelector('.curls');
+    list.replaceChildren(
+      ...curls(account.tenant_id, key, instanceId).map(({ label, text }) =>
+        el('figure', {}, el('figcaption', { text: label }), el('pre', {}, el('code', { text })), copyButton(() => text, `curl to ${label}`)),
+      ),
+    );
+  }
+
+  function renderKey() {
+    const box = section.querySelector('.key');
+    const parts = [];
+    if (key) {
+      parts.push(
+        el('p', { class: 'ok', text: 'New Discovery API key, shown this once (the old key no longer works):' }),
+        el('p', {}, el('code', { id: 'new-discovery-key', text: key }), copyButton(() => key, 'Discovery API key')),
+      );
+    } else {
+      parts.push(el('p', { text: 'A Discovery API key exists. It is stored only as a SHA-256 hash, so it cannot be shown; rotate it to get a key you can use.' }));
+    }
+    if (canAct(account.role)) {
+      parts.push(el('button', { type: 'button', class: 'rotate', text: 'Rotate Discovery API key…', onclick: () => dialog.showModal() }));
+    }
+    box.replaceChildren(...parts);
+  }
+
+  async function rotate() {
+    const shown = account;
+    try {
+      const { discovery_api_key: rotated } = await api('POST', tenantPath(shown, '/discovery-key/rotate'));
+      if (shown !== account) return;
+      key = rotated;
+      renderKey();
+      renderCurls();
+      section.querySelector('#new-discovery-key').focus();
+    } catch (err) {
+      section.querySelector('.key').append(el('p', { class: 'error', role: 'alert', text: `rotation failed: ${err.message}` }));
+    }
+  }
+
+  dialog.querySelector('form').onsubmit = (event) => {
+    if (event.submitter?.value === 'rotate') rotate();
+  };
+
+  return {
+    async show(next) {
+      account = next;
+      key = null;
+      instanceId = null;
+      body.replaceChildren(el('p', { class: 'meta', text: 'loading…' }));
+      try {
+        const [data, edges] = await Promise.all([
+          api('GET', tenantPath(next, '/connections')),
+          api('GET', tenantPath(next, '/authorizers?page_size=1')),
+        ]);
+        if (next !== account) return;
+        instanceId = edges.result[0]?.id ?? null;
+        const connections = el('ul', { class: 'plain' });
+        for (const c of data.connections) {
+          connections.append(el('li', {}, el('code', { text: c.connection_id }), ` serves policy ${c.policy_name} `, copyButton(() => c.connection_id, `connection id ${c.connection_id}`)));
+        }
+        body.replaceChildren(
+          el('dl', { class: 'facts' }, ...copyable('Tenant id', data.tenant_id)),
+          el('h3', { text: 'Edge connections' }),
+          data.connections.length ? connections : el('p', { text: 'No connections yet.' }),
+          el('h3', { text: 'Discovery API key' }),
+          el('div', { class: 'key' }),
+          el('h3', { text: 'Try it with curl' }),
+          el('div', { class: 'curls' }),
+        );
+        renderKey();
+        renderCurls();
+      } catch (err) {
+        if (next === account) body.replaceChildren(el('p', { class: 'error', text: `could not load the connections: ${err.message}` }));
+      }
+    },
+    hide() {
+      account = null;
+      key = null;
+    },
+  };
+}

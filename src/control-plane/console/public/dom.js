@@ -1,0 +1,48 @@
+// Small DOM helpers shared by the console's views: text only (never innerHTML), so nothing
+// the API returns is ever parsed as markup.
+
+/** Creates `<tag>` with properties (`class`, `text`, attributes) and children. */
+export function el(tag, props = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(props)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === 'text') node.textContent = value;
+    else if (key === 'class') node.className = value;
+    else if (key.startsWith('on')) node[key] = value;
+    else node.setAttribute(key, value === true ? '' : String(value));
+  }
+  node.append(...children);
+  return node;
+}
+
+/** A "Copy" button that writes `text()` to the clipboard and says so; `label` names what it copies for screen readers. */
+export function copyButton(text, label) {
+  const button = el('button', { type: 'button', class: 'copy', 'aria-label': `Copy ${label}`, text: 'Copy' });
+  button.onclick = async () => {
+    try {
+      await navigator.clipboard.writeText(text());
+      button.textContent = 'Copied';
+    } catch {
+      button.textContent = 'Copy failed';
+    }
+    setTimeout(() => (button.textContent = 'Copy'), 2000);
+  };
+  return button;
+}
+
+/** Shows a message in the page's status line (role=status, read out by screen readers). */
+export function announce(message, ok = false) {
+  const status = document.getElementById('status');
+  status.textContent = message;
+  status.className = ok ? 'ok' : 'error';
+}
+
+/** Local date and time of an ISO timestamp, or '—'. */
+export function when(iso) {
+  return iso ? new Date(iso).toLocaleString() : '—';
+}
+
+/** Whether the role may act (send commands, rotate keys): admins and owners. */
+export function canAct(role) {
+  return role === 'admin' || role === 'owner';
+}

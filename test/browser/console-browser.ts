@@ -1,0 +1,63 @@
+/**
+ * Chromium (playwright-core) on the console of a {@link ConsoleStack}: a 1280×800 page that may
+ * use the clipboard, the page's console errors, and sign-in through the IdP's real login page.
+ * CHROMIUM_PATH overrides /usr/bin/chromium.
+ */
+import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { findProjectRoot } from '../../src/config';
+import { DEMO_PASSWORD } from '../helpers/idp';
+import type { ConsoleStack } from './console-stack';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** Where the test runs write the README's screenshots. */
+export const SCREENSHOTS = join(findProjectRoot(), 'docs', 'screenshots');
+
+/** The browser page on the console, and the steps every console test takes. */
+export interface ConsoleBrowser {
+  readonly page: Page;
+  /** Console messages of type error seen so far. */
+  readonly consoleErrors: string[];
+  /** Opens /console/, signs in at the IdP's login page, waits until the page names the user. */
+  signIn(email: string, name: string): Promise<void>;
+  signOut(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Launches Chromium with a page on the stack's console. */
+export async function openConsoleBrowser(stack: ConsoleStack): Promise<ConsoleBrowser> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  const browser: Browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-background-networking', '--disable-gpu'],
+  });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: stack.url });
+  const page = await context.newPage();
+  const consoleErrors: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') consoleErrors.push(message.text());
+  });
+  return {
+    page,
+    consoleErrors,
+    async signIn(email, name) {
+      await page.goto(`${stack.url}/console/`);
+      await page.click('#sign-in');
+      await page.waitForURL(`${stack.idp.url}/authorize?**`);
+      await page.selectOption('#username', email);
+      await page.fill('#password', DEMO_PASSWORD);
+      await page.click('form:has(#password) button[type=submit]');
+      await page.waitForSelector(`#who:has-text("signed in as ${name}")`);
+      expect(page.url()).toBe(`${stack.url}/console/`);
+    },
+    async signOut() {
+      await page.click('#sign-out');
+      await page.waitForSelector('#who:has-text("not signed in")');
+      expect(page.url()).toBe(`${stack.url}/console/`);
+    },
+    close: () => browser.close(),
+  };
+}

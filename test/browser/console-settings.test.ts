@@ -1,0 +1,169 @@
+// The console's Connections, Organization management / Account settings and Audit log views in
+// Chromium: Rick finds the tenant id and the connection ids, rotates the Discovery API key
+// (after a confirmation), copies it and uses it in a real exec, runs the page's own curl as
+// pasted, manages the organization's members, and sees every change in the audit log; Beth (a
+// viewer) sees the same facts without the controls, and the server refuses her forged rotation.
+// Writes docs/screenshots/console-{connections,organization,account,audit}.png. Run with
+// `npm run test:browser`.
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { Page } from 'playwright-core';
+import { exec, listRegistrations } from '../integration/stack-client';
+import { openConsoleBrowser, SCREENSHOTS, type ConsoleBrowser } from './console-browser';
+import { startConsoleStack, type ConsoleStack } from './console-stack';
+
+const RICK = { email: 'rick@the-citadel.com', id: 'c8c8a5d4-3f1e-4b7a-9d1e-0a1b2c3d4e01' };
+const MORTY_ID = 'c8c8a5d4-3f1e-4b7a-9d1e-0a1b2c3d4e02';
+const SUMMER_ID = 'c8c8a5d4-3f1e-4b7a-9d1e-0a1b2c3d4e03';
+const BETH = { email: 'beth@the-smiths.com', id: 'c8c8a5d4-3f1e-4b7a-9d1e-0a1b2c3d4e04' };
+
+describe('console settings views in Chromium', () => {
+  let stack: ConsoleStack;
+  let browser: ConsoleBrowser;
+  let page: Page;
+  let newKey: string;
+
+  beforeAll(async () => {
+    stack = await startConsoleStack();
+    browser = await openConsoleBrowser(stack);
+    page = browser.page;
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.close();
+  });
+
+  const tab = (name: string) => page.locator('#views button', { hasText: name });
+  const clipboard = () => page.evaluate('navigator.clipboard.readText()') as Promise<string>;
+
+  it('shows Rick the tenant id, the connection ids and that a Discovery API key exists', async () => {
+    await browser.signIn(RICK.email, 'Rick Sanchez');
+    await tab('Connections').click();
+    const view = page.locator('#view-connections');
+    await view.locator('.key').waitFor();
+    expect(await view.locator('.facts code').textContent()).toBe(stack.demo.tenantId);
+    expect(await view.locator('.plain li code').allTextContents()).toContain(stack.demo.connectionId);
+    expect(await view.locator('.key').textContent()).toContain('A Discovery API key exists');
+    expect(await view.locator('pre').first().textContent()).toContain(`-H 'service-tenant-id: ${stack.demo.tenantId}'`);
+    await view.getByRole('button', { name: `Copy tenant id ${stack.demo.tenantId}` }).click();
+    expect(await clipboard()).toBe(stack.demo.tenantId);
+  });
+
+  it('rotates the key only after the confirmation, shows the new one once, and it works in a real exec', async () => {
+    const view = page.locator('#view-connections');
+    await view.getByRole('button', { name: 'Rotate Discovery API key…' }).click();
+    await page.locator('#rotate-dialog').getByRole('button', { name: 'Cancel' }).click();
+    expect(await page.isVisible('#rotate-dialog')).toBe(false);
+    expect((await listRegistrations(stack.url, stack.demo)).status).toBe(200);
+
+    await view.getByRole('button', { name: 'Rotate Discovery API key…' }).click();
+    await page.locator('#rotate-dialog').getByRole('button', { name: 'Rotate the key' }).click();
+    await page.waitForSelector('#new-discovery-key');
+    newKey = (await page.textContent('#new-discovery-key'))!;
+    await view.getByRole('button', { name: 'Copy Discovery API key' }).click();
+    expect(await clipboard()).toBe(newKey);
+    await page.screenshot({ path: join(SCREENSHOTS, 'console-connections.png'), fullPage: true });
+
+    const withNewKey = await exec(stack.url, stack.demo, stack.edge.instanceId, 'sync_edge_directory', { key: newKey });
+    expect({ status: withNewKey.status, body: withNewKey.body }).toEqual({ status: 200, body: { result: {} } });
+    expect((await listRegistrations(stack.url, stack.demo)).status).toBe(401);
+  });
+
+  it("fills the curl commands with the real tenant id, key and instance id: the page's exec curl runs as pasted", async () => {
+    const view = page.locator('#view-connections');
+    await view.getByRole('button', { name: 'Copy curl to sync the edge directory (exec)' }).click();
+    const curl = await clipboard();
+    expect(curl).toContain(newKey);
+    expect(curl).toContain(stack.edge.instanceId);
+    const { stdout } = await promisify(execFile)('sh', ['-c', curl]);
+    expect(JSON.parse(stdout)).toEqual({ result: {} });
+  });
+
+  it('lets Rick (owner) see and manage the organization: add, change and remove a member', async () => {
+    await tab('Organization management').click();
+    const view = page.locator('#view-account');
+    await view.locator('#tenant-id').waitFor();
+    expect(await view.locator('h2').textContent()).toBe('Organization management');
+    expect(await view.locator('#tenant-id').textContent()).toBe(stack.demo.tenantId);
+    const roles = async () => Object.fromEntries(await view.locator('tbody tr').evaluateAll((rows) => rows.map((r) => [r.getAttribute('data-member'), r.children[1]!.textContent])));
+    expect(await roles()).toEqual({ [RICK.id]: 'owner', [MORTY_ID]: 'admin', [BETH.id]: 'viewer' });
+
+    await view.locator('#new-member').fill(SUMMER_ID);
+    await view.locator('#new-member-role').selectOption('viewer');
+    await view.getByRole('button', { name: 'Add member' }).click();
+    await view.locator('.result', { hasText: `${SUMMER_ID} added as viewer` }).waitFor();
+    expect((await roles())[SUMMER_ID]).toBe('viewer');
+    await page.screenshot({ path: join(SCREENSHOTS, 'console-organization.png'), fullPage: true });
+
+    const summer = view.locator(`tr[data-member="${SUMMER_ID}"]`);
+    await summer.getByRole('combobox').selectOption('admin');
+    await summer.getByRole('button', { name: 'Change role' }).click();
+    await view.locator('.result', { hasText: `${SUMMER_ID} is now admin` }).waitFor();
+    expect((await roles())[SUMMER_ID]).toBe('admin');
+
+    // The server keeps an owner: demoting the only one is refused, and the refusal is shown.
+    const rick = view.locator(`tr[data-member="${RICK.id}"]`);
+    await rick.getByRole('combobox').selectOption('viewer');
+    await rick.getByRole('button', { name: 'Change role' }).click();
+    await view.locator('.result.error', { hasText: '409' }).waitFor();
+    expect((await roles())[RICK.id]).toBe('owner');
+
+    await view.getByRole('button', { name: `Remove ${SUMMER_ID}` }).click();
+    await view.locator('.result', { hasText: `${SUMMER_ID} removed` }).waitFor();
+    expect(Object.keys(await roles())).not.toContain(SUMMER_ID);
+  });
+
+  it('shows a personal account as Account settings, without members', async () => {
+    const personal = await page.locator('#tenant option', { hasText: 'personal' }).getAttribute('value');
+    await page.selectOption('#tenant', personal!);
+    const view = page.locator('#view-account');
+    await view.locator('#tenant-id', { hasText: personal! }).waitFor();
+    expect(await tab('Account settings').count()).toBe(1);
+    expect(await view.locator('h2').textContent()).toBe('Account settings');
+    expect(await view.locator('.facts').textContent()).toContain('personal account');
+    expect(await view.locator('table').count()).toBe(0);
+    await page.screenshot({ path: join(SCREENSHOTS, 'console-account.png') });
+    await page.selectOption('#tenant', stack.demo.tenantId);
+  });
+
+  it('lists every change in the audit log: who, what, target, outcome', async () => {
+    await tab('Audit log').click();
+    const view = page.locator('#view-audit');
+    await view.locator('tbody tr').first().waitFor();
+    const entries = await view.locator('tbody tr').evaluateAll((rows) => rows.map((r) => [...r.children].slice(1).map((c) => c.textContent)));
+    expect(entries).toEqual([
+      [RICK.id, 'member.remove', SUMMER_ID, 'ok'],
+      [RICK.id, 'member.set.admin', SUMMER_ID, 'ok'],
+      [RICK.id, 'member.set.viewer', SUMMER_ID, 'ok'],
+      [RICK.id, 'discovery_key.rotate', '—', 'ok'],
+    ]);
+    await page.screenshot({ path: join(SCREENSHOTS, 'console-audit.png') });
+    await browser.signOut();
+  });
+
+  it('shows Beth (a viewer) the facts without controls, and refuses her forged rotation', async () => {
+    await browser.signIn(BETH.email, 'Beth Smith');
+    await tab('Connections').click();
+    await page.locator('#view-connections .key').waitFor();
+    expect(await page.locator('#view-connections button.rotate').count()).toBe(0);
+    await tab('Organization management').click();
+    await page.locator('#view-account tbody tr').first().waitFor();
+    expect(await page.locator('#view-account select, #view-account form').count()).toBe(0);
+    const forged = await page.evaluate(`(async () => {
+      const { api } = await import('/console/api.js');
+      try {
+        await api('POST', '/tenants/${stack.demo.tenantId}/discovery-key/rotate');
+        return { status: 200 };
+      } catch (err) {
+        return { status: err.status, code: err.code };
+      }
+    })()`);
+    expect(forged).toEqual({ status: 403, code: 'forbidden' });
+    const stillWorks = await exec(stack.url, stack.demo, stack.edge.instanceId, 'discovery', { key: newKey });
+    expect(stillWorks.status).toBe(200);
+    await browser.signOut();
+    expect(browser.consoleErrors.filter((m) => !m.startsWith('Failed to load resource'))).toEqual([]);
+  });
+});
