@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import express, { type Router } from 'express';
 import helmet from 'helmet';
-import { CONSOLE_CLIENT_ID } from '../config';
+import { CONSOLE_CLIENT_ID, findProjectRoot } from '../config';
+import { serveBrowserModules } from '../http';
 
 /** Where the console's page is served: `{relay_url}/console/`. */
 export const CONSOLE_PAGE_PATH = '/console';
@@ -27,14 +28,13 @@ export interface ConsolePage {
  * plus the IdP's origin for `connect-src` (discovery, token, revocation).
  */
 export function consolePageRouter(page: ConsolePage): Router {
-  const oauth4webapi = require.resolve('oauth4webapi');
   const index = join(page.publicDir, 'index.html');
   const pages = express.Router();
   pages.use(helmet.contentSecurityPolicy({ directives: { connectSrc: ["'self'", new URL(page.authUrl).origin] } }));
   pages.get('/config.json', (_req, res) => {
     res.json({ auth_url: page.authUrl, client_id: CONSOLE_CLIENT_ID });
   });
-  pages.get('/vendor/oauth4webapi.js', (_req, res) => res.sendFile(oauth4webapi));
+  serveBrowserModules(pages, findProjectRoot());
   pages.get('/callback', (_req, res) => res.sendFile(index));
   pages.use(express.static(page.publicDir, { index: 'index.html' }));
   return express.Router().use(CONSOLE_PAGE_PATH, pages);

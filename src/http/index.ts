@@ -12,6 +12,7 @@ export { listen, baseUrl, close, shutdownOnSignal } from './serve';
 export { basicCredential, decodeBasicPair } from './basic-credentials';
 export { parseBody, parseParam } from './parse-request';
 export { requestIdFor } from './request-id';
+export { serveBrowserModules } from './browser-modules';
 
 export { buildOpenApiDocument, serveOpenApi, findApiRoute, apiErrors, apiErrorSchema, oauthErrorSchema, OPENAPI_PATH } from './openapi';
 export type { ApiRoute, ApiResponse, ApiMethod } from './openapi';

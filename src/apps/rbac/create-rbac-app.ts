@@ -1,10 +1,10 @@
-import { serveProbes } from '../app-health';
 import type { Express, RequestHandler } from 'express';
 import type { Authorizer } from '../../authorizer';
 import { BadRequestError, createApp, finishApp, OPENAPI_PATH, serveOpenApi } from '../../http';
 import { RBAC_OPENAPI } from './rbac-openapi';
 import { requirePermission } from '../../middleware';
 import type { Logger } from '../../observability';
+import { serveProbes } from '../app-health';
 
 /** The methods the RBAC sample serves on `/resource/:name`; each is a Cedar action. */
 export const RESOURCE_METHODS = ['GET', 'PUT', 'POST', 'DELETE'] as const;

@@ -1,9 +1,9 @@
-import { serveProbes } from '../app-health';
 import express, { type Request, type RequestHandler } from 'express';
 import type { Authorizer } from '../../authorizer';
-import { TODO_CLIENT_ID } from '../../config';
+import { TODO_CLIENT_ID, findProjectRoot } from '../../config';
 import type { DirectoryData } from '../../directory';
-import { HttpError, NotFoundError, createApp, finishApp, OPENAPI_PATH, parseBody, serveOpenApi } from '../../http';
+import { HttpError, NotFoundError, createApp, finishApp, OPENAPI_PATH, parseBody, serveBrowserModules, serveOpenApi } from '../../http';
+import { serveProbes } from '../app-health';
 import { TODO_OPENAPI } from './todo-openapi';
 import { requirePermission } from '../../middleware';
 import type { Logger } from '../../observability';
@@ -60,10 +60,7 @@ export function createTodoApp(deps: TodoAppDeps): express.Express {
   const connectSrc = deps.authUrl ? ["'self'", deps.authUrl] : ["'self'"];
   const app = createApp(deps.logger, { contentSecurityPolicy: { directives: { connectSrc } } });
   if (deps.publicDir) {
-    // The page's OAuth client library comes from this origin, never a CDN: the CSP stays 'self'
-    // and the code that handles tokens is the code that was installed and reviewed.
-    const oauth4webapi = require.resolve('oauth4webapi');
-    app.get('/vendor/oauth4webapi.js', (_req, res) => res.sendFile(oauth4webapi));
+    serveBrowserModules(app, findProjectRoot());
     app.use(express.static(deps.publicDir, { index: 'index.html' }));
   }
   // The page learns where and as whom to sign in from here rather than from hard-coded values.
