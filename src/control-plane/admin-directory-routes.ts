@@ -6,8 +6,10 @@ import type { ControlPlaneStore } from './control-plane-store';
 import type { DirectoryChangeInput } from './check-directory-change';
 import { authenticatedTenant } from './require-tenant-key';
 
-const USER_REF = /^[^\s/]{1,128}$/;
-const ROLE = /^[a-z_][a-z0-9_]{0,63}$/;
+/** A user named in a path: an id or an e-mail (shared with the console's directory routes). */
+export const DIRECTORY_USER_REF = /^[^\s/]{1,128}$/;
+/** A directory role id in a path. */
+export const DIRECTORY_ROLE_PATTERN = /^[a-z_][a-z0-9_]{0,63}$/;
 const RESOURCE = /^[A-Za-z0-9._-]{1,128}$/;
 const RELATION = new RegExp(`^(${RELATIONS.join('|')})$`);
 
@@ -16,7 +18,7 @@ const userBodySchema = z
   .strict();
 
 /** A user named by id, or by e-mail when no id matches (handy from a shell). */
-function resolveUser(data: DirectoryData, ref: string): string {
+export function resolveUser(data: DirectoryData, ref: string): string {
   if (data.users.some((u) => u.id === ref)) return ref;
   return data.users.find((u) => u.email.toLowerCase() === ref.toLowerCase())?.id ?? ref;
 }
@@ -42,14 +44,14 @@ export function adminDirectoryRoutes(store: ControlPlaneStore): Router {
     res.json({ revision: applied.rev });
   };
   const userParam = (res: Response, value: string | string[] | undefined) =>
-    resolveUser(snapshotOf(res), parseParam(value, USER_REF, 'user'));
+    resolveUser(snapshotOf(res), parseParam(value, DIRECTORY_USER_REF, 'user'));
 
   router.get('/', (_req, res) => {
     res.json(snapshotOf(res));
   });
 
   router.put('/users/:id', (req, res) => {
-    const id = parseParam(req.params.id, USER_REF, 'user id');
+    const id = parseParam(req.params.id, DIRECTORY_USER_REF, 'user id');
     const body = parseBody(userBodySchema, req.body);
     write(res, { op: 'user.put', user: { id, email: body.email, name: body.name, roles: [...new Set(body.roles)] } });
   });
@@ -60,7 +62,7 @@ export function adminDirectoryRoutes(store: ControlPlaneStore): Router {
 
   for (const [method, op] of [['put', 'role.grant'], ['delete', 'role.revoke']] as const) {
     router[method]('/users/:id/roles/:role', (req, res) => {
-      const role = parseParam(req.params.role, ROLE, 'role');
+      const role = parseParam(req.params.role, DIRECTORY_ROLE_PATTERN, 'role');
       write(res, { op, user_id: userParam(res, req.params.id), role });
     });
   }

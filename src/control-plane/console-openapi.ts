@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { directoryDataSchema } from '../directory';
 import { apiErrors, type ApiRoute } from '../http';
 import { ACCOUNT_KINDS, MEMBER_ROLES } from './account';
 import { consoleMemberSchema } from './console-member-routes';
@@ -12,6 +13,7 @@ const ROLE = (least: string) => ({ ...MEMBER, 403: `your role is below ${least}`
 
 const role = z.enum(MEMBER_ROLES);
 const kind = z.enum(ACCOUNT_KINDS);
+const revision = z.strictObject({ revision: z.number().int() });
 const registration = z.object({ id: z.string(), info: z.object({ connection_id: z.string(), connected: z.boolean() }).loose() });
 
 /** The console's JSON API (docs/api.md, Console API), for the control plane's document. */
@@ -141,4 +143,21 @@ export const CONSOLE_ROUTES: readonly ApiRoute[] = [
       ...apiErrors({ 400: 'bad user id', ...ROLE('owner'), 404: 'no such tenant among your accounts, or no such member', 409: 'it would leave no owner, or change a personal account' }),
     },
   },
+  {
+    method: 'get',
+    path: `${TENANT}/directory`,
+    summary: "The tenant's central directory: users with their roles, roles with what they include, resource relations, and the revision",
+    responses: { 200: { description: 'the directory', schema: directoryDataSchema.extend({ revision: z.number().int() }).strict() }, ...apiErrors(MEMBER) },
+  },
+  ...(['put', 'delete'] as const).map(
+    (method): ApiRoute => ({
+      method,
+      path: `${TENANT}/directory/users/{userId}/roles/{role}`,
+      summary: `${method === 'put' ? 'Grant' : 'Revoke'} a directory role (admin, owner): the admin API's change, the next revision`,
+      responses: {
+        200: { description: 'the directory revision after the change', schema: revision },
+        ...apiErrors({ 400: 'bad user or role, or no such role', ...ROLE('admin'), 404: 'no such tenant among your accounts, or no such user' }),
+      },
+    }),
+  ),
 ];

@@ -5,6 +5,7 @@ import { COMMANDS, INSTANCE_ID_PATTERN } from '../relay-protocol';
 import type { Relay } from '../relay';
 import type { AuditEntry } from './audit-repository';
 import type { ControlPlaneStore } from './control-plane-store';
+import { consoleDirectoryRoutes } from './console-directory-routes';
 import { consoleMemberRoutes, type Audit } from './console-member-routes';
 import { consolePageRouter, type ConsolePage } from './console-page';
 import { consoleUser, requireConsoleUser, type ConsoleAuthOptions } from './require-console-user';
@@ -37,8 +38,9 @@ function auditView(e: AuditEntry) {
  * The control-plane console's JSON API (docs/api.md, Console API) under `/console/api`. Every
  * route needs the console's access token ({@link requireConsoleUser}); every tenant route
  * checks membership and role on the call itself ({@link requireMember}): viewers read, admins
- * also send commands and rotate the Discovery API key, owners also manage members. Every
- * change, refused by the edge or not, is written to the tenant's audit log.
+ * also send commands, rotate the Discovery API key and grant or revoke directory roles, owners
+ * also manage members. Every change, refused by the edge or not, is written to the tenant's
+ * audit log.
  */
 export function createConsoleRouter(deps: ConsoleDeps): Router {
   const { store, relay } = deps;
@@ -113,6 +115,7 @@ export function createConsoleRouter(deps: ConsoleDeps): Router {
   });
 
   api.use('/tenants/:tenantId/members', consoleMemberRoutes(store, audit));
+  api.use('/tenants/:tenantId/directory', consoleDirectoryRoutes(store, audit));
 
   const router = express.Router();
   // Credentials first, body second: without the console's token nothing is parsed.

@@ -282,6 +282,67 @@ describe('console API members and audit', () => {
   });
 });
 
+describe('console API directory', () => {
+  it('shows every member the directory with its revision, as the admin API holds it', async () => {
+    const listed = await call('GET', `${demo()}/directory`, BETH);
+    expect(listed.status).toBe(200);
+    const central = await admin(stack.relayUrl, stack.demo, 'GET', '/api/v2/admin/directory');
+    expect(listed.body).toEqual(central.body);
+    expect(listed.body).toMatchObject({
+      revision: expect.any(Number),
+      roles: expect.arrayContaining([{ id: 'admin', includes: ['editor'] }]),
+      users: expect.arrayContaining([{ id: BETH.id, email: BETH.email, name: 'Beth Smith', roles: ['viewer'] }]),
+      resources: expect.arrayContaining([{ id: 'mega-seed', relations: { owner: [RICK.id], writer: [MORTY.id], reader: [SUMMER.id, BETH.id] } }]),
+    });
+    expect(await call('GET', `/tenants/${await personalOf(BETH)}/directory`, RICK)).toEqual(notFound);
+  });
+
+  it('grants and revokes a role for admins and owners through the change log (next revision, audited); viewers get 403', async () => {
+    const role = `${demo()}/directory/users/${BETH.id}/roles/editor`;
+    const before = stack.store.directory.revision(stack.demo.tenantId)!;
+    expect(await call('PUT', role, BETH)).toEqual(forbidden('admin', 'viewer'));
+    expect(await call('DELETE', role, BETH)).toEqual(forbidden('admin', 'viewer'));
+    expect(stack.store.directory.revision(stack.demo.tenantId)).toBe(before);
+
+    expect(await call('PUT', role, MORTY)).toEqual({ status: 200, body: { revision: before + 1 } });
+    // The edges see it as any admin API change: the next entry of the change log.
+    expect(stack.store.directory.changesSince(stack.demo.tenantId, before)).toEqual({
+      kind: 'changes',
+      revision: before + 1,
+      changes: [{ op: 'role.grant', user_id: BETH.id, role: 'editor', rev: before + 1 }],
+    });
+    // By e-mail as the admin API takes it; the owner may too.
+    expect(await call('DELETE', `${demo()}/directory/users/${BETH.email}/roles/editor`, RICK)).toEqual({ status: 200, body: { revision: before + 2 } });
+    const beth = ((await call('GET', `${demo()}/directory`, BETH)).body as { users: { id: string; roles: string[] }[] }).users.find((u) => u.id === BETH.id);
+    expect(beth?.roles).toEqual(['viewer']);
+
+    const log = (await call('GET', `${demo()}/audit`, BETH)).body as { entries: unknown[] };
+    expect(log.entries.slice(0, 2)).toEqual([
+      { id: expect.any(Number), actor: RICK.id, action: 'directory.role.revoke.editor', target: BETH.id, outcome: 'ok', at: expect.any(String) },
+      { id: expect.any(Number), actor: MORTY.id, action: 'directory.role.grant.editor', target: BETH.id, outcome: 'ok', at: expect.any(String) },
+    ]);
+  });
+
+  it('refuses an unknown role or user, and another tenant, writing nothing', async () => {
+    const before = stack.store.directory.revision(stack.demo.tenantId)!;
+    const newest = ((await call('GET', `${demo()}/audit`, BETH)).body as { entries: { id: number }[] }).entries[0]!.id;
+    expect(await call('PUT', `${demo()}/directory/users/${BETH.id}/roles/overlord`, RICK)).toEqual({
+      status: 400,
+      body: { code: 'unknown_role', message: 'unknown role overlord' },
+    });
+    expect(await call('PUT', `${demo()}/directory/users/nobody/roles/editor`, RICK)).toEqual({
+      status: 404,
+      body: { code: 'unknown_user', message: 'unknown user nobody' },
+    });
+    expect((await call('PUT', `${demo()}/directory/users/${BETH.id}/roles/Bad-Role`, RICK)).status).toBe(400);
+    // Summer is no member of the demo organization; Rick is none of Beth's personal account.
+    expect(await call('PUT', `${demo()}/directory/users/${BETH.id}/roles/editor`, SUMMER)).toEqual(notFound);
+    expect(await call('DELETE', `/tenants/${await personalOf(BETH)}/directory/users/${BETH.id}/roles/viewer`, RICK)).toEqual(notFound);
+    expect(stack.store.directory.revision(stack.demo.tenantId)).toBe(before);
+    expect(((await call('GET', `${demo()}/audit`, BETH)).body as { entries: { id: number }[] }).entries[0]!.id).toBe(newest);
+  });
+});
+
 it('exec through the relay keeps working with the demo key alongside the console', async () => {
   expect((await exec(stack.relayUrl, stack.demo, stack.edge.instanceId, 'discovery')).status).toBe(200);
 });

@@ -6,6 +6,7 @@ import { api } from './api.js';
 import { auditView } from './audit.js';
 import { authorizersView } from './authorizers.js';
 import { connectionsView } from './connections.js';
+import { directoryView } from './directory.js';
 import { announce } from './dom.js';
 import { completeSignIn, signIn, signOut } from './sign-in.js';
 
@@ -13,6 +14,7 @@ const $ = (id) => document.getElementById(id);
 const views = {
   authorizers: authorizersView($('view-authorizers')),
   connections: connectionsView($('view-connections')),
+  directory: directoryView($('view-directory')),
   account: accountView($('view-account')),
   audit: auditView($('view-audit')),
 };
