@@ -8,6 +8,21 @@ import { LATEST_TAG, MAX_IMAGES_PER_TENANT } from './policy-image-repository';
 import { authenticatedTenant } from './require-tenant-key';
 import { pushBodySchema, validatePushedImage } from './validate-pushed-image';
 
+/**
+ * A policy's stored images, newest first, and the digest `latest` points at (404
+ * `unknown_policy` when the tenant has no image of that name): the admin API's and the
+ * console's answer to "which versions of this policy are there".
+ */
+export function policyVersionsView(store: ControlPlaneStore, tenantId: string, name: string) {
+  const images = store.images.versions(tenantId, name);
+  if (images.length === 0) throw new NotFoundError(`no policy named ${name}`, 'unknown_policy');
+  return {
+    name,
+    latest: store.images.taggedDigest(tenantId, name) ?? null,
+    images: images.map((i) => ({ digest: i.digest, created_at: new Date(i.createdAt).toISOString() })),
+  };
+}
+
 /** Asks a tenant's edge for its decision sample over the relay (exec's errors: 404, 409, 502, 504). */
 export type DecisionSampler = (tenantId: string, instanceId: string) => Promise<DecisionSampleReply>;
 
@@ -64,15 +79,7 @@ export function adminPolicyRoutes(store: ControlPlaneStore, sampler?: DecisionSa
   });
 
   router.get('/:name', (req, res) => {
-    const tenantId = authenticatedTenant(res.locals);
-    const name = parseParam(req.params.name, POLICY_NAME_PATTERN, 'policy name');
-    const images = store.images.versions(tenantId, name);
-    if (images.length === 0) throw new NotFoundError(`no policy named ${name}`, 'unknown_policy');
-    res.json({
-      name,
-      latest: store.images.taggedDigest(tenantId, name) ?? null,
-      images: images.map((i) => ({ digest: i.digest, created_at: new Date(i.createdAt).toISOString() })),
-    });
+    res.json(policyVersionsView(store, authenticatedTenant(res.locals), parseParam(req.params.name, POLICY_NAME_PATTERN, 'policy name')));
   });
 
   return router;

@@ -13,6 +13,12 @@ const ROLE = (least: string) => ({ ...MEMBER, 403: `your role is below ${least}`
 
 const role = z.enum(MEMBER_ROLES);
 const kind = z.enum(ACCOUNT_KINDS);
+/** A policy's stored images, newest first, and its `latest` digest (the admin API's and the console's listing). */
+export const policyVersionsSchema = z.strictObject({
+  name: z.string(),
+  latest: z.string().nullable(),
+  images: z.array(z.strictObject({ digest: z.string(), created_at: z.string() })),
+});
 const revision = z.strictObject({ revision: z.number().int() });
 const registration = z.object({ id: z.string(), info: z.object({ connection_id: z.string(), connected: z.boolean() }).loose() });
 
@@ -160,4 +166,31 @@ export const CONSOLE_ROUTES: readonly ApiRoute[] = [
       },
     }),
   ),
+  {
+    method: 'get',
+    path: `${TENANT}/policies`,
+    summary: "The tenant's policy names, each with the digest its latest tag points at",
+    responses: {
+      200: { description: 'the policies, by name', schema: z.strictObject({ policies: z.array(z.strictObject({ name: z.string(), digest: z.string() })) }) },
+      ...apiErrors(MEMBER),
+    },
+  },
+  {
+    method: 'get',
+    path: `${TENANT}/policies/{name}`,
+    summary: "A policy's stored images (digest, pushed at), newest first, and its latest digest",
+    responses: {
+      200: { description: 'the images', schema: policyVersionsSchema },
+      ...apiErrors({ 400: 'invalid policy name', ...MEMBER, 404: 'no such tenant among your accounts, or no such policy' }),
+    },
+  },
+  {
+    method: 'get',
+    path: `${TENANT}/policies/{name}/images/{digest}`,
+    summary: "One stored image's files (read-only)",
+    responses: {
+      200: { description: 'the image', schema: z.strictObject({ name: z.string(), digest: z.string(), files: z.record(z.string(), z.string()) }) },
+      ...apiErrors({ 400: 'invalid policy name or digest', ...MEMBER, 404: 'no such tenant among your accounts, or no such image' }),
+    },
+  },
 ];

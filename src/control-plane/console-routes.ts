@@ -8,6 +8,7 @@ import type { ControlPlaneStore } from './control-plane-store';
 import { consoleDirectoryRoutes } from './console-directory-routes';
 import { consoleMemberRoutes, type Audit } from './console-member-routes';
 import { consolePageRouter, type ConsolePage } from './console-page';
+import { consolePolicyRoutes } from './console-policy-routes';
 import { consoleUser, requireConsoleUser, type ConsoleAuthOptions } from './require-console-user';
 import { memberOf, requireMember } from './require-member';
 
@@ -116,6 +117,7 @@ export function createConsoleRouter(deps: ConsoleDeps): Router {
 
   api.use('/tenants/:tenantId/members', consoleMemberRoutes(store, audit));
   api.use('/tenants/:tenantId/directory', consoleDirectoryRoutes(store, audit));
+  api.use('/tenants/:tenantId/policies', consolePolicyRoutes(store));
 
   const router = express.Router();
   // Credentials first, body second: without the console's token nothing is parsed.

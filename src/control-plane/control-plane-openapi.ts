@@ -4,7 +4,7 @@ import { apiErrors, buildOpenApiDocument, type ApiRoute } from '../http';
 import { RELAY_ROUTES } from '../relay';
 import { sampledDecisionSchema } from '../relay-protocol';
 import { addSigningKeyBodySchema, signingKeyShape } from './admin-signing-key-routes';
-import { CONSOLE_ROUTES } from './console-openapi';
+import { CONSOLE_ROUTES, policyVersionsSchema } from './console-openapi';
 import { dryRunBodySchema } from './dry-run';
 import { pushBodySchema } from './validate-pushed-image';
 
@@ -104,8 +104,8 @@ export const CONTROL_PLANE_ROUTES: readonly ApiRoute[] = [
     summary: "A policy's stored images and its latest tag",
     responses: {
       200: {
-        description: 'the images, newest last',
-        schema: z.strictObject({ name: z.string(), latest: z.string().nullable(), images: z.array(z.strictObject({ digest: z.string(), created_at: z.string() })) }),
+        description: 'the images, newest first',
+        schema: policyVersionsSchema,
       },
       ...apiErrors({ 400: 'invalid policy name', ...ADMIN_ERRORS, 404: 'no such policy' }),
     },

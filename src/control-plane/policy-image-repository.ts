@@ -48,6 +48,8 @@ export interface PolicyImageRepository {
   /** The digest a tag points at (cheap; no body), for conditional requests. */
   taggedDigest(tenantId: string, name: string, tag?: string): string | undefined;
   versions(tenantId: string, name: string): PolicyImageVersion[];
+  /** Every policy name of the tenant with the digest its `latest` tag points at, by name. */
+  latest(tenantId: string): { readonly name: string; readonly digest: string }[];
   /** A stored image by its digest (tagged or not), or undefined: what an edge reported it runs. */
   stored(tenantId: string, name: string, digest: string): PolicyImage | undefined;
 }
@@ -79,6 +81,7 @@ export function createPolicyImageRepository(db: Database, now: () => number): Po
     'SELECT digest, created_at FROM policy_images WHERE tenant_id = ? AND name = ? ORDER BY created_at DESC, rowid DESC',
   );
 
+  const selectLatest = db.prepare('SELECT name, digest FROM policy_tags WHERE tenant_id = ? AND tag = ? ORDER BY name');
   const selectBody = db.prepare('SELECT body FROM policy_images WHERE tenant_id = ? AND name = ? AND digest = ?').pluck();
   const countImages = db.prepare('SELECT COUNT(*) FROM policy_images WHERE tenant_id = ?').pluck();
   const selectStored = db.prepare('SELECT 1 FROM policy_images WHERE tenant_id = ? AND name = ? AND digest = ?').pluck();
@@ -119,6 +122,7 @@ export function createPolicyImageRepository(db: Database, now: () => number): Po
         digest: r.digest,
         createdAt: r.created_at,
       })),
+    latest: (tenantId) => selectLatest.all(tenantId, LATEST_TAG) as { name: string; digest: string }[],
     stored(tenantId, name, digest) {
       const body = selectBody.get(tenantId, name, digest) as string | undefined;
       return body === undefined ? undefined : (JSON.parse(body) as PolicyImage);

@@ -1,6 +1,6 @@
 export { createPolicyImage } from './policy-image';
 export type { PolicyImage } from './policy-image';
-export { verifyPolicyImage, POLICY_IMAGE_LIMITS } from './verify-policy-image';
+export { verifyPolicyImage, POLICY_IMAGE_LIMITS, DIGEST_PATTERN } from './verify-policy-image';
 export { readPolicyFolder } from './read-policy-folder';
 export { compilePolicyImage, validatePolicyImage } from './compile-policy-image';
 export type { CompiledPolicy, PolicyRequest, EntityRef } from './compiled-policy';

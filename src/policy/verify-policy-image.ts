@@ -17,7 +17,8 @@ export const POLICY_IMAGE_LIMITS = Object.freeze({
   maxPathLength: 200,
 });
 
-const DIGEST_PATTERN = /^sha256:[0-9a-f]{64}$/;
+/** An image digest: `sha256:<64 lowercase hex>`. */
+export const DIGEST_PATTERN = /^sha256:[0-9a-f]{64}$/;
 // Relative, forward slashes only, no empty, `.` or `..` segments (checked below).
 const PATH_PATTERN = /^[A-Za-z0-9_][A-Za-z0-9._-]*(\/[A-Za-z0-9_][A-Za-z0-9._-]*)*$/;
 

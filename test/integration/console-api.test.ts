@@ -3,11 +3,13 @@
  * console's tokens (code flow and password grant), the control plane with its relay and a real
  * edge. Membership and role are checked on every route; a token for another audience is 401.
  */
+import { join } from 'node:path';
 import { decodeJwt } from 'jose';
 import { CONSOLE_CLIENT_ID, CONTROL_PLANE_AUDIENCE } from '../../src/config';
 import { createTenant } from '../../src/control-plane';
 import { CONTROL_PLANE_ROUTES } from '../../src/control-plane/control-plane-openapi';
 import { TOKEN_PATH } from '../../src/idp';
+import { createPolicyImage, readPolicyFolder } from '../../src/policy';
 import { authorizeUrl, pkcePair, postForm, signInThroughPage } from '../idp/oauth-fixture';
 import { DEMO_PASSWORD } from '../helpers/idp';
 import { expectConforms } from '../openapi/conformance';
@@ -340,6 +342,47 @@ describe('console API directory', () => {
     expect(await call('DELETE', `/tenants/${await personalOf(BETH)}/directory/users/${BETH.id}/roles/viewer`, RICK)).toEqual(notFound);
     expect(stack.store.directory.revision(stack.demo.tenantId)).toBe(before);
     expect(((await call('GET', `${demo()}/audit`, BETH)).body as { entries: { id: number }[] }).entries[0]!.id).toBe(newest);
+  });
+});
+
+describe('console API policies', () => {
+  it('lists every policy with its latest digest, the images of one, and the files of each image (read-only, for every member)', async () => {
+    const seeded = stack.store.images.taggedDigest(stack.demo.tenantId, 'rbac')!;
+    const listed = await call('GET', `${demo()}/policies`, BETH);
+    expect(listed).toEqual({ status: 200, body: { policies: expect.arrayContaining([{ name: 'rbac', digest: seeded }]) } });
+
+    const rbac = readPolicyFolder(join(stack.config.policiesDir, 'rbac'));
+    const files = { ...rbac.files, 'rbac.cedar': `${rbac.files['rbac.cedar']}\n// console test: a new version\n` };
+    expect((await admin(stack.relayUrl, stack.demo, 'POST', '/api/v2/admin/policies/rbac', { files })).status).toBe(201);
+    const pushed = createPolicyImage('rbac', files).digest;
+
+    const versions = await call('GET', `${demo()}/policies/rbac`, BETH);
+    expect(versions.status).toBe(200);
+    // The admin API's listing, newest first.
+    expect(versions.body).toEqual((await admin(stack.relayUrl, stack.demo, 'GET', '/api/v2/admin/policies/rbac')).body);
+    expect(versions.body).toMatchObject({ name: 'rbac', latest: pushed, images: [{ digest: pushed }, { digest: seeded }] });
+    expect((await call('GET', `${demo()}/policies`, BETH)).body).toMatchObject({ policies: expect.arrayContaining([{ name: 'rbac', digest: pushed }]) });
+
+    expect(await call('GET', `${demo()}/policies/rbac/images/${seeded}`, BETH)).toEqual({ status: 200, body: { name: 'rbac', digest: seeded, files: rbac.files } });
+    expect((await call('GET', `${demo()}/policies/rbac/images/${pushed}`, BETH)).body).toMatchObject({ files: { 'rbac.cedar': files['rbac.cedar'] } });
+  });
+
+  it('answers 404 for an unknown policy or image and for another tenant, 400 for a malformed name or digest', async () => {
+    const seeded = stack.store.images.versions(stack.demo.tenantId, 'rbac').at(-1)!.digest;
+    expect(await call('GET', `${demo()}/policies/nope`, BETH)).toEqual({ status: 404, body: { code: 'unknown_policy', message: 'no policy named nope' } });
+    const missing = `sha256:${'0'.repeat(64)}`;
+    expect(await call('GET', `${demo()}/policies/rbac/images/${missing}`, BETH)).toEqual({
+      status: 404,
+      body: { code: 'unknown_image', message: `no image ${missing} of policy rbac` },
+    });
+    // An image is found under its own name only.
+    expect((await call('GET', `${demo()}/policies/todo/images/${seeded}`, BETH)).status).toBe(404);
+    expect((await call('GET', `${demo()}/policies/rbac/images/sha256:XYZ`, BETH)).body).toEqual({ code: 'bad_request', message: 'invalid digest' });
+    expect((await call('GET', `${demo()}/policies/Bad%20Name`, BETH)).status).toBe(400);
+    const bethsOwn = await personalOf(BETH);
+    expect(await call('GET', `/tenants/${bethsOwn}/policies`, RICK)).toEqual(notFound);
+    expect(await call('GET', `${demo()}/policies/rbac/images/${seeded}`, SUMMER)).toEqual(notFound);
+    expect(await call('GET', `/tenants/${bethsOwn}/policies`, BETH)).toEqual({ status: 200, body: { policies: expect.any(Array) } });
   });
 });
 

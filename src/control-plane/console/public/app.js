@@ -7,6 +7,7 @@ import { auditView } from './audit.js';
 import { authorizersView } from './authorizers.js';
 import { connectionsView } from './connections.js';
 import { directoryView } from './directory.js';
+import { policiesView } from './policies.js';
 import { announce } from './dom.js';
 import { completeSignIn, signIn, signOut } from './sign-in.js';
 
@@ -14,6 +15,7 @@ const $ = (id) => document.getElementById(id);
 const views = {
   authorizers: authorizersView($('view-authorizers')),
   connections: connectionsView($('view-connections')),
+  policies: policiesView($('view-policies')),
   directory: directoryView($('view-directory')),
   account: accountView($('view-account')),
   audit: auditView($('view-audit')),
