@@ -4,7 +4,7 @@ import { apiErrors, type ApiRoute } from '../http';
 import { ACCOUNT_KINDS, MEMBER_ROLES } from './account';
 import { consoleMemberSchema } from './console-member-routes';
 import { CONSOLE_PAGE_PATH } from './console-page';
-import { CONSOLE_API_PATH, consoleCommandSchema } from './console-routes';
+import { CONSOLE_API_PATH, consoleCommandSchema, consoleConnectionSchema } from './console-routes';
 
 const TENANT = `${CONSOLE_API_PATH}/tenants/{tenantId}`;
 const AUTH = { 401: 'no access token, or not one the IdP issued to the console (wrong audience, ID token, expired)' };
@@ -106,6 +106,22 @@ export const CONSOLE_ROUTES: readonly ApiRoute[] = [
         }),
       },
       ...apiErrors(MEMBER),
+    },
+  },
+  {
+    method: 'post',
+    path: `${TENANT}/connections`,
+    summary: 'Create an edge connection for a pushed policy (admin, owner); its secret is shown this once',
+    requestBody: { content: { 'application/json': consoleConnectionSchema } },
+    responses: {
+      201: { description: 'the new connection and its secret', schema: z.strictObject({ connection_id: z.string(), policy_name: z.string(), connection_secret: z.string() }) },
+      ...apiErrors({
+        400: 'bad body or policy name',
+        ...ROLE('admin'),
+        404: 'no such tenant among your accounts, or no policy of that name',
+        409: 'the tenant already has 100 connections',
+        413: 'body over 4 kB',
+      }),
     },
   },
   {

@@ -1,6 +1,7 @@
 import express, { type Router } from 'express';
 import { z } from 'zod';
-import { BadRequestError, HttpError, parseBody, parseParam } from '../http';
+import { POLICY_NAME_PATTERN, POLICY_NAME_RULE } from '../decision-protocol';
+import { BadRequestError, ConflictError, HttpError, NotFoundError, parseBody, parseParam } from '../http';
 import { COMMANDS, INSTANCE_ID_PATTERN } from '../relay-protocol';
 import type { Relay } from '../relay';
 import type { AuditEntry } from './audit-repository';
@@ -19,6 +20,11 @@ export const CONSOLE_BODY_LIMIT = '4kb';
 
 /** `POST …/authorizers/:instanceId/commands`: one of the relay's two commands (docs/service-interface.md §1 item 3). */
 export const consoleCommandSchema = z.strictObject({ command: z.enum(COMMANDS) });
+
+/** `POST …/connections`: the policy the new connection's edge serves. */
+export const consoleConnectionSchema = z.strictObject({ policy_name: z.string().regex(POLICY_NAME_PATTERN, POLICY_NAME_RULE) });
+/** Edge connections a tenant may have once the console creates them (README Limits). */
+export const MAX_CONNECTIONS_PER_TENANT = 100;
 
 /** Dependencies of {@link createConsoleRouter}. */
 export interface ConsoleDeps {
@@ -94,6 +100,24 @@ export function createConsoleRouter(deps: ConsoleDeps): Router {
       // Only the key's SHA-256 is stored: the console can say it exists, never show it.
       discovery_api_key: { stored: 'sha256_only', rotate: `${CONSOLE_API_PATH}/tenants/${tenantId}/discovery-key/rotate` },
     });
+  });
+
+  api.post('/tenants/:tenantId/connections', admin, function createConnection(req, res) {
+    const { tenantId, userId } = memberOf(res.locals);
+    const { policy_name: policyName } = parseBody(consoleConnectionSchema, req.body);
+    const created = store.db.transaction(() => {
+      if (store.images.taggedDigest(tenantId, policyName) === undefined) {
+        throw new NotFoundError(`no policy named ${policyName}: push it first`, 'unknown_policy');
+      }
+      if (store.tenants.get(tenantId)!.connections.length >= MAX_CONNECTIONS_PER_TENANT) {
+        throw new ConflictError(`this tenant already has ${MAX_CONNECTIONS_PER_TENANT} connections`, 'too_many_connections');
+      }
+      const connection = store.tenants.addConnection(tenantId, policyName);
+      // The id only: the secret is in this answer and nowhere else (the store keeps its hash).
+      audit(tenantId, userId, 'connection.create', connection.connectionId);
+      return connection;
+    }).immediate();
+    res.status(201).json({ connection_id: created.connectionId, policy_name: policyName, connection_secret: created.connectionSecret });
   });
 
   api.post('/tenants/:tenantId/discovery-key/rotate', admin, function rotateDiscoveryKey(_req, res) {

@@ -386,6 +386,50 @@ describe('console API policies', () => {
   });
 });
 
+describe('console API connections: create', () => {
+  it('creates a connection for an admin: the secret is shown once, connects a real edge, and only its id is audited', async () => {
+    const created = await call('POST', `${demo()}/connections`, MORTY, { policy_name: 'rbac' });
+    expect(created).toEqual({ status: 201, body: { connection_id: expect.any(String), policy_name: 'rbac', connection_secret: expect.stringMatching(/^cs_/) } });
+    const { connection_id: connectionId, connection_secret: connectionSecret } = created.body as { connection_id: string; connection_secret: string };
+    const listed = (await call('GET', `${demo()}/connections`, BETH)).body as { connections: { connection_id: string }[] };
+    expect(listed.connections).toContainEqual({ connection_id: connectionId, policy_name: 'rbac' });
+    expect(JSON.stringify(listed)).not.toContain(connectionSecret);
+
+    const edge = await stack.startEdge({ connectionId, connectionSecret });
+    const registered = (await listRegistrations(stack.relayUrl, stack.demo)).body as { result: RegistrationView[] };
+    expect(registered.result.find((r) => r.id === edge.instanceId)?.info).toMatchObject({ connection_id: connectionId, connected: true, policy_name: 'rbac' });
+
+    const log = (await call('GET', `${demo()}/audit`, BETH)).body as { entries: unknown[] };
+    expect(log.entries[0]).toEqual({ id: expect.any(Number), actor: MORTY.id, action: 'connection.create', target: connectionId, outcome: 'ok', at: expect.any(String) });
+    expect(JSON.stringify(stack.store.audit.list(stack.demo.tenantId))).not.toContain(connectionSecret);
+  });
+
+  it('refuses a viewer (403), another tenant (404), an unknown or malformed policy, writing nothing', async () => {
+    const count = () => stack.store.tenants.get(stack.demo.tenantId)!.connections.length;
+    const before = count();
+    expect(await call('POST', `${demo()}/connections`, BETH, { policy_name: 'rbac' })).toEqual(forbidden('admin', 'viewer'));
+    expect(await call('POST', `${demo()}/connections`, SUMMER, { policy_name: 'rbac' })).toEqual(notFound);
+    expect(await call('POST', `${demo()}/connections`, RICK, { policy_name: 'nope' })).toEqual({
+      status: 404,
+      body: { code: 'unknown_policy', message: 'no policy named nope: push it first' },
+    });
+    expect((await call('POST', `${demo()}/connections`, RICK, { policy_name: 'Bad Name' })).status).toBe(400);
+    expect((await call('POST', `${demo()}/connections`, RICK, {})).status).toBe(400);
+    expect(count()).toBe(before);
+  });
+
+  it('stops at 100 connections per tenant (409)', async () => {
+    const acme = createTenant(stack.store, { name: 'acme-connections', directory: { roles: [], users: [], resources: [] }, owner: RICK.id }).tenantId;
+    const rbac = stack.store.images.tagged(stack.demo.tenantId, 'rbac')!.image;
+    stack.store.images.push(acme, rbac);
+    for (let i = 0; i < 100; i++) stack.store.tenants.addConnection(acme, 'rbac');
+    expect(await call('POST', `/tenants/${acme}/connections`, RICK, { policy_name: 'rbac' })).toEqual({
+      status: 409,
+      body: { code: 'too_many_connections', message: 'this tenant already has 100 connections' },
+    });
+  });
+});
+
 it('exec through the relay keeps working with the demo key alongside the console', async () => {
   expect((await exec(stack.relayUrl, stack.demo, stack.edge.instanceId, 'discovery')).status).toBe(200);
 });

@@ -2,7 +2,9 @@
 // ready-to-paste curl commands for the relay's management API (docs/service-interface.md
 // §4.2, §4.3). The key is stored only as a SHA-256 hash, so the view can say that it exists;
 // "Rotate" (admins, owners; after a confirmation) shows the new key this once, kept in this
-// view's memory until the view is left, and fills it into the curl commands.
+// view's memory until the view is left, and fills it into the curl commands. "Create
+// connection" (admins, owners) adds an edge connection for a pushed policy and shows its
+// secret this once, with a copy button: the store keeps only its hash.
 import { api, tenantPath } from './api.js';
 import { canAct, copyButton, el } from './dom.js';
 
@@ -18,6 +20,11 @@ function curls(tenantId, key, instanceId) {
     { label: 'sync the edge directory (exec)', text: exec('sync_edge_directory') },
     { label: 'sync the policy instance (exec)', text: exec('discovery') },
   ];
+}
+
+/** One edge connection in the list: its id (copyable) and the policy it serves. */
+function connectionItem(c) {
+  return el('li', {}, el('code', { text: c.connection_id }), ` serves policy ${c.policy_name} `, copyButton(() => c.connection_id, `connection id ${c.connection_id}`));
 }
 
 /** A labelled value (code) with a copy button, as a dt/dd pair. */
@@ -73,6 +80,29 @@ export function connectionsView(section) {
     }
   }
 
+  /** The form that creates a connection for one of the tenant's policies, and where its secret is shown once. */
+  function createForm(policies, list) {
+    const policy = el('select', { id: 'new-connection-policy' }, ...policies.map((p) => el('option', { value: p.name, text: p.name })));
+    const out = el('div', { class: 'new-connection', role: 'status' });
+    const form = el('form', { class: 'inline' }, el('label', { for: 'new-connection-policy', text: 'Policy' }), policy, el('button', { type: 'submit', text: 'Create connection' }));
+    form.onsubmit = async (event) => {
+      event.preventDefault();
+      const shown = account;
+      try {
+        const c = await api('POST', tenantPath(shown, '/connections'), { policy_name: policy.value });
+        if (shown !== account) return;
+        list.append(connectionItem(c));
+        out.replaceChildren(
+          el('p', { class: 'ok', text: `Connection ${c.connection_id} created. Its secret, shown this once (set EDGE_CONNECTION_ID and EDGE_CONNECTION_SECRET on the edge):` }),
+          el('p', {}, el('code', { id: 'new-connection-secret', text: c.connection_secret }), copyButton(() => c.connection_secret, 'connection secret')),
+        );
+      } catch (err) {
+        out.replaceChildren(el('p', { class: 'error', role: 'alert', text: `could not create the connection: ${err.message}` }));
+      }
+    };
+    return [form, out];
+  }
+
   dialog.querySelector('form').onsubmit = (event) => {
     if (event.submitter?.value === 'rotate') rotate();
   };
@@ -84,20 +114,23 @@ export function connectionsView(section) {
       instanceId = null;
       body.replaceChildren(el('p', { class: 'meta', text: 'loading…' }));
       try {
-        const [data, edges] = await Promise.all([
+        const [data, edges, { policies }] = await Promise.all([
           api('GET', tenantPath(next, '/connections')),
           api('GET', tenantPath(next, '/authorizers?page_size=1')),
+          api('GET', tenantPath(next, '/policies')),
         ]);
         if (next !== account) return;
         instanceId = edges.result[0]?.id ?? null;
         const connections = el('ul', { class: 'plain' });
         for (const c of data.connections) {
-          connections.append(el('li', {}, el('code', { text: c.connection_id }), ` serves policy ${c.policy_name} `, copyButton(() => c.connection_id, `connection id ${c.connection_id}`)));
+          connections.append(connectionItem(c));
         }
         body.replaceChildren(
           el('dl', { class: 'facts' }, ...copyable('Tenant id', data.tenant_id)),
           el('h3', { text: 'Edge connections' }),
-          data.connections.length ? connections : el('p', { text: 'No connections yet.' }),
+          connections,
+          ...(data.connections.length ? [] : [el('p', { text: 'No connections yet.' })]),
+          ...(canAct(next.role) && policies.length ? createForm(policies, connections) : []),
           el('h3', { text: 'Discovery API key' }),
           el('div', { class: 'key' }),
           el('h3', { text: 'Try it with curl' }),
