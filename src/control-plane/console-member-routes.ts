@@ -1,10 +1,10 @@
 import express, { type Router } from 'express';
 import { z } from 'zod';
 import { HttpError, NotFoundError, parseBody, parseParam } from '../http';
-import { MEMBER_ROLES, USER_ID_PATTERN } from './account';
+import { MEMBER_ROLES, USER_ID_PATTERN, type MemberRole } from './account';
 import type { ControlPlaneStore } from './control-plane-store';
 import { MembershipError } from './membership-repository';
-import { memberOf, requireMember } from './require-member';
+import { memberOf, requireMember, type MemberContext } from './require-member';
 
 /** `PUT …/members/:userId`: the member's new role. */
 export const consoleMemberSchema = z.strictObject({ role: z.enum(MEMBER_ROLES) });
@@ -18,19 +18,34 @@ function asConflict(err: unknown): unknown {
 }
 
 /**
+ * Owners manage every member; admins manage admins and viewers but never the owner role:
+ * they can neither make an owner nor change or remove one (else an admin could take the
+ * account from its owners). Checked against the stored roles inside the write transaction.
+ */
+function checkOwnerRole(store: ControlPlaneStore, caller: MemberContext, userId: string, newRole: MemberRole | undefined): void {
+  if (caller.role === 'owner') return;
+  if (newRole === 'owner' || store.members.role(caller.tenantId, userId) === 'owner') {
+    throw new HttpError(403, 'forbidden', 'only owners grant, change or remove the owner role');
+  }
+}
+
+/**
  * The console's member management under `…/tenants/:tenantId/members` (docs/api.md, Console
- * API): owners only. Each change and its audit entry are written in one transaction; a change
- * the account's invariants refuse is a 409 and writes nothing.
+ * API): owners and admins (see {@link checkOwnerRole}). Each change and its audit entry are
+ * written in one transaction; a change the account's invariants refuse is a 409 and writes
+ * nothing.
  */
 export function consoleMemberRoutes(store: ControlPlaneStore, audit: Audit): Router {
   const router = express.Router({ mergeParams: true });
-  const owner = requireMember(store, 'owner');
+  const admin = requireMember(store, 'admin');
 
-  router.put('/:userId', owner, function setMember(req, res) {
-    const { tenantId, userId: actor } = memberOf(res.locals);
+  router.put('/:userId', admin, function setMember(req, res) {
+    const caller = memberOf(res.locals);
+    const { tenantId, userId: actor } = caller;
     const userId = parseParam(req.params.userId, USER_ID_PATTERN, 'user id');
     const { role } = parseBody(consoleMemberSchema, req.body);
     store.db.transaction(() => {
+      checkOwnerRole(store, caller, userId, role);
       try {
         if (store.members.setMember(tenantId, userId, role)) audit(tenantId, actor, `member.set.${role}`, userId);
       } catch (err) {
@@ -40,10 +55,12 @@ export function consoleMemberRoutes(store: ControlPlaneStore, audit: Audit): Rou
     res.json({ user_id: userId, role });
   });
 
-  router.delete('/:userId', owner, function removeMember(req, res) {
-    const { tenantId, userId: actor } = memberOf(res.locals);
+  router.delete('/:userId', admin, function removeMember(req, res) {
+    const caller = memberOf(res.locals);
+    const { tenantId, userId: actor } = caller;
     const userId = parseParam(req.params.userId, USER_ID_PATTERN, 'user id');
     store.db.transaction(() => {
+      checkOwnerRole(store, caller, userId, undefined);
       let removed: boolean;
       try {
         removed = store.members.removeMember(tenantId, userId);

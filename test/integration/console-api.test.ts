@@ -229,10 +229,20 @@ describe('console API connections and the Discovery API key', () => {
 });
 
 describe('console API members and audit', () => {
-  it("lets only owners manage members, and keeps an organization's last owner", async () => {
+  it('lets admins manage admins and viewers but never the owner role', async () => {
     const summer = `${demo()}/members/${SUMMER.id}`;
-    expect(await call('PUT', summer, MORTY, { role: 'viewer' })).toEqual(forbidden('owner', 'admin'));
-    expect(await call('DELETE', `${demo()}/members/${BETH.id}`, BETH)).toEqual(forbidden('owner', 'viewer'));
+    const ownerOnly = { status: 403, body: { code: 'forbidden', message: 'only owners grant, change or remove the owner role' } };
+    expect(await call('PUT', summer, MORTY, { role: 'viewer' })).toEqual({ status: 200, body: { user_id: SUMMER.id, role: 'viewer' } });
+    expect(await call('PUT', summer, MORTY, { role: 'owner' })).toEqual(ownerOnly);
+    expect(await call('PUT', `${demo()}/members/${RICK.id}`, MORTY, { role: 'viewer' })).toEqual(ownerOnly);
+    expect(await call('DELETE', `${demo()}/members/${RICK.id}`, MORTY)).toEqual(ownerOnly);
+    expect(await call('DELETE', summer, MORTY)).toEqual({ status: 204, body: '' });
+    expect(stack.store.members.role(stack.demo.tenantId, RICK.id)).toBe('owner');
+  });
+
+  it("lets owners manage every member, viewers none, and keeps an organization's last owner", async () => {
+    const summer = `${demo()}/members/${SUMMER.id}`;
+    expect(await call('DELETE', `${demo()}/members/${BETH.id}`, BETH)).toEqual(forbidden('admin', 'viewer'));
     expect(await call('PUT', summer, RICK, { role: 'viewer' })).toEqual({ status: 200, body: { user_id: SUMMER.id, role: 'viewer' } });
     expect((await call('GET', `${demo()}/audit`, SUMMER)).status).toBe(200); // a member now
     expect(await call('PUT', summer, RICK, { role: 'boss' })).toMatchObject({ status: 400, body: { code: 'bad_request' } });

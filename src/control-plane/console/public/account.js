@@ -1,9 +1,10 @@
 // The Account settings view (personal account) or Organization management view
 // (organization): the tenant id, name and kind, your role, and an organization's members.
-// Owners change roles, add and remove members (PUT/DELETE …/members/:userId); the server
-// checks every change (it keeps at least one owner), and refusals are shown as they came.
+// Owners and admins change roles, add and remove members (PUT/DELETE …/members/:userId; only
+// owners touch the owner role); the server checks every change (it keeps at least one owner),
+// and refusals are shown as they came.
 import { api, tenantPath } from './api.js';
-import { copyButton, el, when } from './dom.js';
+import { canAct as canManage, copyButton, el, when } from './dom.js';
 
 const ROLES = ['owner', 'admin', 'viewer'];
 
@@ -12,8 +13,13 @@ export function accountTitle(kind) {
   return kind === 'organization' ? 'Organization management' : 'Account settings';
 }
 
-function roleSelect(id, label, value) {
-  const select = el('select', { id, 'aria-label': label }, ...ROLES.map((r) => el('option', { value: r, text: r })));
+/** The roles `callerRole` may give: owners any, admins admin or viewer (the server checks the same). */
+function grantable(callerRole) {
+  return callerRole === 'owner' ? ROLES : ROLES.filter((r) => r !== 'owner');
+}
+
+function roleSelect(id, label, value, roles) {
+  const select = el('select', { id, 'aria-label': label }, ...roles.map((r) => el('option', { value: r, text: r })));
   select.value = value;
   return select;
 }
@@ -41,26 +47,29 @@ export function accountView(section) {
   }
 
   function membersTable(tenant) {
-    const owner = tenant.role === 'owner';
+    const manager = canManage(tenant.role);
     const rows = tenant.members.map((m, i) => {
       const cells = [el('td', {}, el('code', { text: m.user_id })), el('td', { text: m.role }), el('td', { text: when(m.since) })];
-      if (owner) {
-        const select = roleSelect(`member-role-${i}`, `role of ${m.user_id}`, m.role);
+      // Admins manage admins and viewers; only owners touch an owner.
+      if (manager && (tenant.role === 'owner' || m.role !== 'owner')) {
+        const select = roleSelect(`member-role-${i}`, `role of ${m.user_id}`, m.role, grantable(tenant.role));
         const save = el('button', { type: 'button', text: 'Change role' });
         save.onclick = () => change(() => api('PUT', tenantPath(account, `/members/${encodeURIComponent(m.user_id)}`), { role: select.value }), `${m.user_id} is now ${select.value}`);
         const remove = el('button', { type: 'button', text: 'Remove', 'aria-label': `Remove ${m.user_id}` });
         remove.onclick = () => change(() => api('DELETE', tenantPath(account, `/members/${encodeURIComponent(m.user_id)}`)), `${m.user_id} removed`);
         cells.push(el('td', { class: 'actions' }, select, save, remove));
+      } else if (manager) {
+        cells.push(el('td', { class: 'hint', text: 'owners only' }));
       }
       return el('tr', { 'data-member': m.user_id }, ...cells);
     });
-    const head = ['User id', 'Role', 'Member since', ...(owner ? ['Manage'] : [])].map((h) => el('th', { scope: 'col', text: h }));
+    const head = ['User id', 'Role', 'Member since', ...(manager ? ['Manage'] : [])].map((h) => el('th', { scope: 'col', text: h }));
     return el('div', { class: 'scroll' }, el('table', {}, el('caption', { text: `${tenant.members.length} members` }), el('thead', {}, el('tr', {}, ...head)), el('tbody', {}, ...rows)));
   }
 
-  function addForm() {
+  function addForm(callerRole) {
     const user = el('input', { id: 'new-member', required: true, maxlength: 128, autocomplete: 'off' });
-    const role = roleSelect('new-member-role', 'role of the new member', 'viewer');
+    const role = roleSelect('new-member-role', 'role of the new member', 'viewer', grantable(callerRole));
     const form = el(
       'form',
       { class: 'inline' },
@@ -96,8 +105,8 @@ export function accountView(section) {
     ];
     if (tenant.members) {
       parts.push(el('h3', { text: 'Members' }), membersTable(tenant));
-      if (tenant.role === 'owner') parts.push(addForm());
-      else parts.push(el('p', { class: 'hint', text: 'Only owners manage members.' }));
+      if (canManage(tenant.role)) parts.push(addForm(tenant.role));
+      else parts.push(el('p', { class: 'hint', text: 'Owners and admins manage members.' }));
     }
     parts.push(el('p', { class: 'result', role: 'status' }));
     body.replaceChildren(...parts);
