@@ -8,7 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { findProjectRoot } from '../../src/config';
 import { DEMO_PASSWORD } from '../helpers/idp';
-import type { ConsoleStack } from './console-stack';
+import { startConsoleStack, type ConsoleStack } from './console-stack';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -60,4 +60,29 @@ export async function openConsoleBrowser(stack: ConsoleStack): Promise<ConsoleBr
     },
     close: () => browser.close(),
   };
+}
+
+/** What a console browser test works with; set before its first test runs. */
+export interface ConsoleInChromium {
+  readonly stack: ConsoleStack;
+  readonly browser: ConsoleBrowser;
+  readonly page: Page;
+}
+
+/**
+ * Starts a console stack and Chromium on it before the calling file's tests (`beforeAll`)
+ * and closes both after them (`afterAll`); read the fields inside the tests.
+ */
+export function useConsoleInChromium(): ConsoleInChromium {
+  const ctx = {} as { stack: ConsoleStack; browser: ConsoleBrowser; page: Page };
+  beforeAll(async () => {
+    ctx.stack = await startConsoleStack();
+    ctx.browser = await openConsoleBrowser(ctx.stack);
+    ctx.page = ctx.browser.page;
+  });
+  afterAll(async () => {
+    await ctx.browser?.close();
+    await ctx.stack?.close();
+  });
+  return ctx;
 }

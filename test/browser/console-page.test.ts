@@ -5,72 +5,58 @@
 // commands; Beth (a viewer) sees no action buttons and the server refuses her forged command.
 // Writes docs/screenshots/console-authorizers*.png. Run with `npm run test:browser`.
 import { join } from 'node:path';
-import type { Locator, Page } from 'playwright-core';
+import type { Locator } from 'playwright-core';
 import { admin } from '../integration/stack-client';
-import { openConsoleBrowser, SCREENSHOTS, type ConsoleBrowser } from './console-browser';
-import { startConsoleStack, type ConsoleStack } from './console-stack';
+import { SCREENSHOTS, useConsoleInChromium } from './console-browser';
 
 const RICK = 'rick@the-citadel.com';
 const BETH = 'beth@the-smiths.com';
 
 describe('control-plane console in Chromium', () => {
-  let stack: ConsoleStack;
-  let browser: ConsoleBrowser;
-  let page: Page;
+  const ctx = useConsoleInChromium();
 
-  beforeAll(async () => {
-    stack = await startConsoleStack();
-    browser = await openConsoleBrowser(stack);
-    page = browser.page;
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await stack?.close();
-  });
-
-  const signIn = (email: string, name: string) => browser.signIn(email, name);
-  const signOut = () => browser.signOut();
+  const signIn = (email: string, name: string) => ctx.browser.signIn(email, name);
+  const signOut = () => ctx.browser.signOut();
 
   /** The Authorizers view's card of the edge that uses `connectionId`. */
   function cardOf(connectionId: string): Locator {
-    return page.locator('#view-authorizers article.card', { has: page.locator(`[data-field="connection"]`, { hasText: connectionId }) });
+    return ctx.page.locator('#view-authorizers article.card', { has: ctx.page.locator(`[data-field="connection"]`, { hasText: connectionId }) });
   }
 
   it('serves the page with a CSP of its own origin plus the IdP for connect-src, and nobody signed in', async () => {
-    const res = await page.goto(`${stack.url}/console/`);
-    expect(res?.headers()['content-security-policy']).toContain(`connect-src 'self' ${stack.idp.url}`);
+    const res = await ctx.page.goto(`${ctx.stack.url}/console/`);
+    expect(res?.headers()['content-security-policy']).toContain(`connect-src 'self' ${ctx.stack.idp.url}`);
     expect(res?.headers()['content-security-policy']).toContain("script-src 'self'");
-    await page.waitForSelector('#who:has-text("not signed in")');
-    expect(await page.isVisible('#views')).toBe(false);
-    expect(await page.isVisible('#view-authorizers')).toBe(false);
+    await ctx.page.waitForSelector('#who:has-text("not signed in")');
+    expect(await ctx.page.isVisible('#views')).toBe(false);
+    expect(await ctx.page.isVisible('#view-authorizers')).toBe(false);
   });
 
   it('signs Rick in, switches to the demo organization, and lists the edge by connection id with its instance id', async () => {
     await signIn(RICK, 'Rick Sanchez');
-    const options = await page.locator('#tenant option').allTextContents();
+    const options = await ctx.page.locator('#tenant option').allTextContents();
     expect(options).toEqual(['demo · organization · owner', 'Rick Sanchez (personal) · personal · owner']);
-    expect(await page.inputValue('#tenant')).toBe(stack.demo.tenantId);
-    const card = cardOf(stack.demo.connectionId);
+    expect(await ctx.page.inputValue('#tenant')).toBe(ctx.stack.demo.tenantId);
+    const card = cardOf(ctx.stack.demo.connectionId);
     await card.waitFor();
-    expect(await card.locator('[data-field="instance"]').textContent()).toBe(stack.edge.instanceId);
+    expect(await card.locator('[data-field="instance"]').textContent()).toBe(ctx.stack.edge.instanceId);
     expect(await card.locator('h3').textContent()).toBe('console-edge-1');
     expect(await card.locator('.badge').textContent()).toBe('connected');
     expect(await card.locator('[data-field="drift"]').textContent()).toBe('policy up to date; directory up to date');
-    await card.getByRole('button', { name: `Copy instance id ${stack.edge.instanceId}` }).click();
-    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(stack.edge.instanceId);
-    expect(await page.locator('#view-authorizers .meta').textContent()).toMatch(/^1 registered edge · updated .* · refreshes every 5 s$/);
+    await card.getByRole('button', { name: `Copy instance id ${ctx.stack.edge.instanceId}` }).click();
+    expect(await ctx.page.evaluate('navigator.clipboard.readText()')).toBe(ctx.stack.edge.instanceId);
+    expect(await ctx.page.locator('#view-authorizers .meta').textContent()).toMatch(/^1 registered edge · updated .* · refreshes every 5 s$/);
   });
 
   it('shows a central directory grant as lag without a reload, and "Sync edge directory" brings the edge up to date', async () => {
-    const card = cardOf(stack.demo.connectionId);
+    const card = cardOf(ctx.stack.demo.connectionId);
     const revision = Number(await card.locator('[data-field="revision"]').textContent());
-    const grant = await admin(stack.url, stack.demo, 'PUT', '/api/v2/admin/directory/users/morty@the-citadel.com/roles/admin');
+    const grant = await admin(ctx.stack.url, ctx.stack.demo, 'PUT', '/api/v2/admin/directory/users/morty@the-citadel.com/roles/admin');
     expect(grant.status).toBe(200);
     // The next poll (every 5 s) shows the drift: the page was not reloaded.
     await card.locator('[data-field="drift"]', { hasText: 'directory 1 revision behind' }).waitFor({ timeout: 15_000 });
     expect(await card.getAttribute('data-drift')).toBe('true');
-    await page.screenshot({ path: join(SCREENSHOTS, 'console-authorizers.png') });
+    await ctx.page.screenshot({ path: join(SCREENSHOTS, 'console-authorizers.png') });
 
     await card.getByRole('button', { name: 'Sync edge directory' }).click();
     await card.locator('.result', { hasText: 'Sync edge directory: confirmed by the edge' }).waitFor();
@@ -79,18 +65,18 @@ describe('control-plane console in Chromium', () => {
 
     await card.getByRole('button', { name: 'Sync policy instance' }).click();
     await card.locator('.result', { hasText: 'Sync policy instance: confirmed by the edge' }).waitFor();
-    const audit = stack.store.audit.list(stack.demo.tenantId).map((e) => [e.action, e.target, e.outcome]);
+    const audit = ctx.stack.store.audit.list(ctx.stack.demo.tenantId).map((e) => [e.action, e.target, e.outcome]);
     expect(audit).toEqual(
       expect.arrayContaining([
-        ['command.sync_edge_directory', stack.edge.instanceId, 'ok'],
-        ['command.discovery', stack.edge.instanceId, 'ok'],
+        ['command.sync_edge_directory', ctx.stack.edge.instanceId, 'ok'],
+        ['command.discovery', ctx.stack.edge.instanceId, 'ok'],
       ]),
     );
   });
 
   it('shows the documented refusal when the edge is gone (409), with its message', async () => {
-    const card = cardOf(stack.demo.connectionId);
-    await stack.edge.stop();
+    const card = cardOf(ctx.stack.demo.connectionId);
+    await ctx.stack.edge.stop();
     await card.locator('.badge', { hasText: 'disconnected' }).waitFor({ timeout: 15_000 });
     await card.getByRole('button', { name: 'Sync edge directory' }).click();
     await card.locator('.result.error').waitFor();
@@ -98,28 +84,28 @@ describe('control-plane console in Chromium', () => {
   });
 
   it('is readable on a narrow screen: nothing scrolls sideways', async () => {
-    await page.setViewportSize({ width: 390, height: 800 });
-    await page.screenshot({ path: join(SCREENSHOTS, 'console-authorizers-narrow.png'), fullPage: true });
-    const wide = await page.evaluate(`[...document.querySelectorAll('body *')]
+    await ctx.page.setViewportSize({ width: 390, height: 800 });
+    await ctx.page.screenshot({ path: join(SCREENSHOTS, 'console-authorizers-narrow.png'), fullPage: true });
+    const wide = await ctx.page.evaluate(`[...document.querySelectorAll('body *')]
       .filter((e) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5)
       .map((e) => e.tagName + (e.id ? '#' + e.id : '') + (e.className ? '.' + e.className : ''))`);
     expect(wide).toEqual([]);
-    await page.setViewportSize({ width: 1280, height: 800 });
+    await ctx.page.setViewportSize({ width: 1280, height: 800 });
     await signOut();
   });
 
   it('shows Beth (a viewer) the edges without action buttons, and the server refuses her forged command', async () => {
     await signIn(BETH, 'Beth Smith');
-    expect(await page.inputValue('#tenant')).toBe(stack.demo.tenantId);
-    const card = cardOf(stack.demo.connectionId);
+    expect(await ctx.page.inputValue('#tenant')).toBe(ctx.stack.demo.tenantId);
+    const card = cardOf(ctx.stack.demo.connectionId);
     await card.waitFor();
-    expect(await page.isVisible('#view-authorizers .viewer-note')).toBe(true);
-    expect(await page.locator('#view-authorizers button[data-command]').count()).toBe(0);
+    expect(await ctx.page.isVisible('#view-authorizers .viewer-note')).toBe(true);
+    expect(await ctx.page.locator('#view-authorizers button[data-command]').count()).toBe(0);
     // The page's own module and token (a string, so the browser, not ts-jest, runs the import).
-    const forged = await page.evaluate(`(async () => {
+    const forged = await ctx.page.evaluate(`(async () => {
       const { api } = await import('/console/api.js');
       try {
-        await api('POST', '/tenants/${stack.demo.tenantId}/authorizers/${stack.edge.instanceId}/commands', { command: 'sync_edge_directory' });
+        await api('POST', '/tenants/${ctx.stack.demo.tenantId}/authorizers/${ctx.stack.edge.instanceId}/commands', { command: 'sync_edge_directory' });
         return { status: 200, code: 'ok' };
       } catch (err) {
         return { status: err.status, code: err.code };
@@ -130,11 +116,11 @@ describe('control-plane console in Chromium', () => {
   });
 
   it('treats a callback without a sign-in in progress as a failed sign-in', async () => {
-    await page.goto(`${stack.url}/console/callback?code=forged&state=forged`);
-    await page.waitForSelector('#status:has-text("sign-in failed")');
-    expect(await page.textContent('#who')).toBe('not signed in');
-    expect(page.url()).toBe(`${stack.url}/console/`);
+    await ctx.page.goto(`${ctx.stack.url}/console/callback?code=forged&state=forged`);
+    await ctx.page.waitForSelector('#status:has-text("sign-in failed")');
+    expect(await ctx.page.textContent('#who')).toBe('not signed in');
+    expect(ctx.page.url()).toBe(`${ctx.stack.url}/console/`);
     // The 403 (Beth's forged command) and the 409 are answers the tests asked for; anything else is a bug.
-    expect(browser.consoleErrors.filter((m) => !m.startsWith('Failed to load resource'))).toEqual([]);
+    expect(ctx.browser.consoleErrors.filter((m) => !m.startsWith('Failed to load resource'))).toEqual([]);
   });
 });

@@ -3,61 +3,46 @@
 // image is pushed with the admin API she sees it become latest and diffs the two images.
 // Writes docs/screenshots/console-policies.png. Run with `npm run test:browser`.
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
 import { loadConfig } from '../../src/config';
 import { createPolicyImage, readPolicyFolder } from '../../src/policy';
 import { admin } from '../integration/stack-client';
-import { openConsoleBrowser, SCREENSHOTS, type ConsoleBrowser } from './console-browser';
-import { startConsoleStack, type ConsoleStack } from './console-stack';
+import { SCREENSHOTS, useConsoleInChromium } from './console-browser';
 
 describe('console Policies view in Chromium', () => {
-  let stack: ConsoleStack;
-  let browser: ConsoleBrowser;
-  let page: Page;
+  const ctx = useConsoleInChromium();
 
-  beforeAll(async () => {
-    stack = await startConsoleStack();
-    browser = await openConsoleBrowser(stack);
-    page = browser.page;
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await stack?.close();
-  });
-
-  const row = (digest: string) => page.locator(`#view-policies tr[data-digest="${digest}"]`);
+  const row = (digest: string) => ctx.page.locator(`#view-policies tr[data-digest="${digest}"]`);
 
   it('opens rbac, shows latest, views a file, and diffs two images after a push through the admin API', async () => {
     const rbac = readPolicyFolder(join(loadConfig({}).policiesDir, 'rbac'));
     const seeded = createPolicyImage('rbac', rbac.files).digest;
-    await browser.signIn('beth@the-smiths.com', 'Beth Smith');
-    await page.getByRole('button', { name: 'Policies', exact: true }).click();
-    await page.getByRole('button', { name: 'Open rbac' }).click();
+    await ctx.browser.signIn('beth@the-smiths.com', 'Beth Smith');
+    await ctx.page.getByRole('button', { name: 'Policies', exact: true }).click();
+    await ctx.page.getByRole('button', { name: 'Open rbac' }).click();
     await row(seeded).locator('.badge', { hasText: 'latest' }).waitFor();
 
     await row(seeded).getByRole('button', { name: `View files of ${seeded}` }).click();
-    await page.getByRole('button', { name: 'rbac.cedar', exact: true }).click();
-    expect(await page.locator('#policy-file').textContent()).toBe(rbac.files['rbac.cedar']);
+    await ctx.page.getByRole('button', { name: 'rbac.cedar', exact: true }).click();
+    expect(await ctx.page.locator('#policy-file').textContent()).toBe(rbac.files['rbac.cedar']);
 
     const files = { ...rbac.files, 'rbac.cedar': rbac.files['rbac.cedar']!.replace('permit (', '// reviewed in the console\npermit (') };
-    expect((await admin(stack.url, stack.demo, 'POST', '/api/v2/admin/policies/rbac', { files })).status).toBe(201);
+    expect((await admin(ctx.stack.url, ctx.stack.demo, 'POST', '/api/v2/admin/policies/rbac', { files })).status).toBe(201);
     const pushed = createPolicyImage('rbac', files).digest;
-    await page.getByRole('button', { name: 'Open rbac' }).click();
+    await ctx.page.getByRole('button', { name: 'Open rbac' }).click();
     await row(pushed).locator('.badge', { hasText: 'latest' }).waitFor();
     expect(await row(seeded).locator('.badge').count()).toBe(0);
 
     // By default the older image against the newest.
-    expect(await page.inputValue('#diff-from')).toBe(seeded);
-    expect(await page.inputValue('#diff-to')).toBe(pushed);
-    await page.getByRole('button', { name: 'Show diff' }).click();
-    const diff = page.locator('#view-policies figure', { has: page.locator('figcaption', { hasText: 'rbac.cedar' }) });
+    expect(await ctx.page.inputValue('#diff-from')).toBe(seeded);
+    expect(await ctx.page.inputValue('#diff-to')).toBe(pushed);
+    await ctx.page.getByRole('button', { name: 'Show diff' }).click();
+    const diff = ctx.page.locator('#view-policies figure', { has: ctx.page.locator('figcaption', { hasText: 'rbac.cedar' }) });
     await diff.waitFor();
-    expect(await page.locator('#view-policies figure').count()).toBe(1); // only rbac.cedar changed
+    expect(await ctx.page.locator('#view-policies figure').count()).toBe(1); // only rbac.cedar changed
     expect(await diff.locator('.add').allTextContents()).toEqual(['+ // reviewed in the console\n']);
     expect(await diff.locator('.del').count()).toBe(0);
-    await page.screenshot({ path: join(SCREENSHOTS, 'console-policies.png'), fullPage: true });
-    await browser.signOut();
-    expect(browser.consoleErrors).toEqual([]);
+    await ctx.page.screenshot({ path: join(SCREENSHOTS, 'console-policies.png'), fullPage: true });
+    await ctx.browser.signOut();
+    expect(ctx.browser.consoleErrors).toEqual([]);
   });
 });

@@ -8,10 +8,8 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { Page } from 'playwright-core';
 import { exec, listRegistrations } from '../integration/stack-client';
-import { openConsoleBrowser, SCREENSHOTS, type ConsoleBrowser } from './console-browser';
-import { startConsoleStack, type ConsoleStack } from './console-stack';
+import { SCREENSHOTS, useConsoleInChromium } from './console-browser';
 
 const RICK = { email: 'rick@the-citadel.com', id: 'c8c8a5d4-3f1e-4b7a-9d1e-0a1b2c3d4e01' };
 const MORTY_ID = 'c8c8a5d4-3f1e-4b7a-9d1e-0a1b2c3d4e02';
@@ -19,74 +17,61 @@ const SUMMER_ID = 'c8c8a5d4-3f1e-4b7a-9d1e-0a1b2c3d4e03';
 const BETH = { email: 'beth@the-smiths.com', id: 'c8c8a5d4-3f1e-4b7a-9d1e-0a1b2c3d4e04' };
 
 describe('console settings views in Chromium', () => {
-  let stack: ConsoleStack;
-  let browser: ConsoleBrowser;
-  let page: Page;
+  const ctx = useConsoleInChromium();
   let newKey: string;
 
-  beforeAll(async () => {
-    stack = await startConsoleStack();
-    browser = await openConsoleBrowser(stack);
-    page = browser.page;
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await stack?.close();
-  });
-
-  const tab = (name: string) => page.locator('#views button', { hasText: name });
-  const clipboard = () => page.evaluate('navigator.clipboard.readText()') as Promise<string>;
+  const tab = (name: string) => ctx.page.locator('#views button', { hasText: name });
+  const clipboard = () => ctx.page.evaluate('navigator.clipboard.readText()') as Promise<string>;
 
   it('shows Rick the tenant id, the connection ids and that a Discovery API key exists', async () => {
-    await browser.signIn(RICK.email, 'Rick Sanchez');
+    await ctx.browser.signIn(RICK.email, 'Rick Sanchez');
     await tab('Connections').click();
-    const view = page.locator('#view-connections');
+    const view = ctx.page.locator('#view-connections');
     await view.locator('.key').waitFor();
-    expect(await view.locator('.facts code').textContent()).toBe(stack.demo.tenantId);
-    expect(await view.locator('.plain li code').allTextContents()).toContain(stack.demo.connectionId);
+    expect(await view.locator('.facts code').textContent()).toBe(ctx.stack.demo.tenantId);
+    expect(await view.locator('.plain li code').allTextContents()).toContain(ctx.stack.demo.connectionId);
     expect(await view.locator('.key').textContent()).toContain('A Discovery API key exists');
-    expect(await view.locator('pre').first().textContent()).toContain(`-H 'service-tenant-id: ${stack.demo.tenantId}'`);
-    await view.getByRole('button', { name: `Copy tenant id ${stack.demo.tenantId}` }).click();
-    expect(await clipboard()).toBe(stack.demo.tenantId);
+    expect(await view.locator('pre').first().textContent()).toContain(`-H 'service-tenant-id: ${ctx.stack.demo.tenantId}'`);
+    await view.getByRole('button', { name: `Copy tenant id ${ctx.stack.demo.tenantId}` }).click();
+    expect(await clipboard()).toBe(ctx.stack.demo.tenantId);
   });
 
   it('rotates the key only after the confirmation, shows the new one once, and it works in a real exec', async () => {
-    const view = page.locator('#view-connections');
+    const view = ctx.page.locator('#view-connections');
     await view.getByRole('button', { name: 'Rotate Discovery API key…' }).click();
-    await page.locator('#rotate-dialog').getByRole('button', { name: 'Cancel' }).click();
-    expect(await page.isVisible('#rotate-dialog')).toBe(false);
-    expect((await listRegistrations(stack.url, stack.demo)).status).toBe(200);
+    await ctx.page.locator('#rotate-dialog').getByRole('button', { name: 'Cancel' }).click();
+    expect(await ctx.page.isVisible('#rotate-dialog')).toBe(false);
+    expect((await listRegistrations(ctx.stack.url, ctx.stack.demo)).status).toBe(200);
 
     await view.getByRole('button', { name: 'Rotate Discovery API key…' }).click();
-    await page.locator('#rotate-dialog').getByRole('button', { name: 'Rotate the key' }).click();
-    await page.waitForSelector('#new-discovery-key');
-    newKey = (await page.textContent('#new-discovery-key'))!;
+    await ctx.page.locator('#rotate-dialog').getByRole('button', { name: 'Rotate the key' }).click();
+    await ctx.page.waitForSelector('#new-discovery-key');
+    newKey = (await ctx.page.textContent('#new-discovery-key'))!;
     await view.getByRole('button', { name: 'Copy Discovery API key' }).click();
     expect(await clipboard()).toBe(newKey);
-    await page.screenshot({ path: join(SCREENSHOTS, 'console-connections.png'), fullPage: true });
+    await ctx.page.screenshot({ path: join(SCREENSHOTS, 'console-connections.png'), fullPage: true });
 
-    const withNewKey = await exec(stack.url, stack.demo, stack.edge.instanceId, 'sync_edge_directory', { key: newKey });
+    const withNewKey = await exec(ctx.stack.url, ctx.stack.demo, ctx.stack.edge.instanceId, 'sync_edge_directory', { key: newKey });
     expect({ status: withNewKey.status, body: withNewKey.body }).toEqual({ status: 200, body: { result: {} } });
-    expect((await listRegistrations(stack.url, stack.demo)).status).toBe(401);
+    expect((await listRegistrations(ctx.stack.url, ctx.stack.demo)).status).toBe(401);
   });
 
   it("fills the curl commands with the real tenant id, key and instance id: the page's exec curl runs as pasted", async () => {
-    const view = page.locator('#view-connections');
+    const view = ctx.page.locator('#view-connections');
     await view.getByRole('button', { name: 'Copy curl to sync the edge directory (exec)' }).click();
     const curl = await clipboard();
     expect(curl).toContain(newKey);
-    expect(curl).toContain(stack.edge.instanceId);
+    expect(curl).toContain(ctx.stack.edge.instanceId);
     const { stdout } = await promisify(execFile)('sh', ['-c', curl]);
     expect(JSON.parse(stdout)).toEqual({ result: {} });
   });
 
   it('lets Rick (owner) see and manage the organization: add, change and remove a member', async () => {
     await tab('Organization management').click();
-    const view = page.locator('#view-account');
+    const view = ctx.page.locator('#view-account');
     await view.locator('#tenant-id').waitFor();
     expect(await view.locator('h2').textContent()).toBe('Organization management');
-    expect(await view.locator('#tenant-id').textContent()).toBe(stack.demo.tenantId);
+    expect(await view.locator('#tenant-id').textContent()).toBe(ctx.stack.demo.tenantId);
     const roles = async () => Object.fromEntries(await view.locator('tbody tr').evaluateAll((rows) => rows.map((r) => [r.getAttribute('data-member'), r.children[1]!.textContent])));
     expect(await roles()).toEqual({ [RICK.id]: 'owner', [MORTY_ID]: 'admin', [BETH.id]: 'viewer' });
 
@@ -95,7 +80,7 @@ describe('console settings views in Chromium', () => {
     await view.getByRole('button', { name: 'Add member' }).click();
     await view.locator('.result', { hasText: `${SUMMER_ID} added as viewer` }).waitFor();
     expect((await roles())[SUMMER_ID]).toBe('viewer');
-    await page.screenshot({ path: join(SCREENSHOTS, 'console-organization.png'), fullPage: true });
+    await ctx.page.screenshot({ path: join(SCREENSHOTS, 'console-organization.png'), fullPage: true });
 
     const summer = view.locator(`tr[data-member="${SUMMER_ID}"]`);
     await summer.getByRole('combobox').selectOption('admin');
@@ -116,21 +101,21 @@ describe('console settings views in Chromium', () => {
   });
 
   it('shows a personal account as Account settings, without members', async () => {
-    const personal = await page.locator('#tenant option', { hasText: 'personal' }).getAttribute('value');
-    await page.selectOption('#tenant', personal!);
-    const view = page.locator('#view-account');
+    const personal = await ctx.page.locator('#tenant option', { hasText: 'personal' }).getAttribute('value');
+    await ctx.page.selectOption('#tenant', personal!);
+    const view = ctx.page.locator('#view-account');
     await view.locator('#tenant-id', { hasText: personal! }).waitFor();
     expect(await tab('Account settings').count()).toBe(1);
     expect(await view.locator('h2').textContent()).toBe('Account settings');
     expect(await view.locator('.facts').textContent()).toContain('personal account');
     expect(await view.locator('table').count()).toBe(0);
-    await page.screenshot({ path: join(SCREENSHOTS, 'console-account.png') });
-    await page.selectOption('#tenant', stack.demo.tenantId);
+    await ctx.page.screenshot({ path: join(SCREENSHOTS, 'console-account.png') });
+    await ctx.page.selectOption('#tenant', ctx.stack.demo.tenantId);
   });
 
   it('lists every change in the audit log: who, what, target, outcome', async () => {
     await tab('Audit log').click();
-    const view = page.locator('#view-audit');
+    const view = ctx.page.locator('#view-audit');
     await view.locator('tbody tr').first().waitFor();
     const entries = await view.locator('tbody tr').evaluateAll((rows) => rows.map((r) => [...r.children].slice(1).map((c) => c.textContent)));
     expect(entries).toEqual([
@@ -139,31 +124,31 @@ describe('console settings views in Chromium', () => {
       [RICK.id, 'member.set.viewer', SUMMER_ID, 'ok'],
       [RICK.id, 'discovery_key.rotate', '—', 'ok'],
     ]);
-    await page.screenshot({ path: join(SCREENSHOTS, 'console-audit.png') });
-    await browser.signOut();
+    await ctx.page.screenshot({ path: join(SCREENSHOTS, 'console-audit.png') });
+    await ctx.browser.signOut();
   });
 
   it('shows Beth (a viewer) the facts without controls, and refuses her forged rotation', async () => {
-    await browser.signIn(BETH.email, 'Beth Smith');
+    await ctx.browser.signIn(BETH.email, 'Beth Smith');
     await tab('Connections').click();
-    await page.locator('#view-connections .key').waitFor();
-    expect(await page.locator('#view-connections button.rotate').count()).toBe(0);
+    await ctx.page.locator('#view-connections .key').waitFor();
+    expect(await ctx.page.locator('#view-connections button.rotate').count()).toBe(0);
     await tab('Organization management').click();
-    await page.locator('#view-account tbody tr').first().waitFor();
-    expect(await page.locator('#view-account select, #view-account form').count()).toBe(0);
-    const forged = await page.evaluate(`(async () => {
+    await ctx.page.locator('#view-account tbody tr').first().waitFor();
+    expect(await ctx.page.locator('#view-account select, #view-account form').count()).toBe(0);
+    const forged = await ctx.page.evaluate(`(async () => {
       const { api } = await import('/console/api.js');
       try {
-        await api('POST', '/tenants/${stack.demo.tenantId}/discovery-key/rotate');
+        await api('POST', '/tenants/${ctx.stack.demo.tenantId}/discovery-key/rotate');
         return { status: 200 };
       } catch (err) {
         return { status: err.status, code: err.code };
       }
     })()`);
     expect(forged).toEqual({ status: 403, code: 'forbidden' });
-    const stillWorks = await exec(stack.url, stack.demo, stack.edge.instanceId, 'discovery', { key: newKey });
+    const stillWorks = await exec(ctx.stack.url, ctx.stack.demo, ctx.stack.edge.instanceId, 'discovery', { key: newKey });
     expect(stillWorks.status).toBe(200);
-    await browser.signOut();
-    expect(browser.consoleErrors.filter((m) => !m.startsWith('Failed to load resource'))).toEqual([]);
+    await ctx.browser.signOut();
+    expect(ctx.browser.consoleErrors.filter((m) => !m.startsWith('Failed to load resource'))).toEqual([]);
   });
 });
