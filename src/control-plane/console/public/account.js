@@ -4,7 +4,7 @@
 // owners touch the owner role); the server checks every change (it keeps at least one owner),
 // and refusals are shown as they came.
 import { api, tenantPath } from './api.js';
-import { canAct as canManage, copyButton, el, when } from './dom.js';
+import { canAct as canManage, copyButton, el, loadInto, when } from './dom.js';
 
 const ROLES = ['owner', 'admin', 'viewer'];
 
@@ -116,12 +116,7 @@ export function accountView(section) {
     async show(next) {
       account = next;
       title.textContent = accountTitle(next.kind);
-      body.replaceChildren(el('p', { class: 'meta', text: 'loading…' }));
-      try {
-        await load(next);
-      } catch (err) {
-        if (next === account) body.replaceChildren(el('p', { class: 'error', text: `could not load the account: ${err.message}` }));
-      }
+      await loadInto(body, 'account', () => load(next), () => next === account);
     },
     hide() {
       account = null;

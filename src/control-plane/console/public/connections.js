@@ -6,7 +6,7 @@
 // connection" (admins, owners) adds an edge connection for a pushed policy and shows its
 // secret this once, with a copy button: the store keeps only its hash.
 import { api, tenantPath } from './api.js';
-import { canAct, copyButton, el } from './dom.js';
+import { canAct, copyButton, el, loadInto } from './dom.js';
 
 const MANAGEMENT = `${location.origin}/api/v2/management/control_plane`;
 
@@ -107,40 +107,40 @@ export function connectionsView(section) {
     if (event.submitter?.value === 'rotate') rotate();
   };
 
+  /** Loads `next`'s connections, edges and policies, and shows them (unless another account was shown meanwhile). */
+  async function load(next) {
+    const [data, edges, { policies }] = await Promise.all([
+      api('GET', tenantPath(next, '/connections')),
+      api('GET', tenantPath(next, '/authorizers?page_size=1')),
+      api('GET', tenantPath(next, '/policies')),
+    ]);
+    if (next !== account) return;
+    instanceId = edges.result[0]?.id ?? null;
+    const connections = el('ul', { class: 'plain' });
+    for (const c of data.connections) {
+      connections.append(connectionItem(c));
+    }
+    body.replaceChildren(
+      el('dl', { class: 'facts' }, ...copyable('Tenant id', data.tenant_id)),
+      el('h3', { text: 'Edge connections' }),
+      connections,
+      ...(data.connections.length ? [] : [el('p', { text: 'No connections yet.' })]),
+      ...(canAct(next.role) && policies.length ? createForm(policies, connections) : []),
+      el('h3', { text: 'Discovery API key' }),
+      el('div', { class: 'key' }),
+      el('h3', { text: 'Try it with curl' }),
+      el('div', { class: 'curls' }),
+    );
+    renderKey();
+    renderCurls();
+  }
+
   return {
     async show(next) {
       account = next;
       key = null;
       instanceId = null;
-      body.replaceChildren(el('p', { class: 'meta', text: 'loading…' }));
-      try {
-        const [data, edges, { policies }] = await Promise.all([
-          api('GET', tenantPath(next, '/connections')),
-          api('GET', tenantPath(next, '/authorizers?page_size=1')),
-          api('GET', tenantPath(next, '/policies')),
-        ]);
-        if (next !== account) return;
-        instanceId = edges.result[0]?.id ?? null;
-        const connections = el('ul', { class: 'plain' });
-        for (const c of data.connections) {
-          connections.append(connectionItem(c));
-        }
-        body.replaceChildren(
-          el('dl', { class: 'facts' }, ...copyable('Tenant id', data.tenant_id)),
-          el('h3', { text: 'Edge connections' }),
-          connections,
-          ...(data.connections.length ? [] : [el('p', { text: 'No connections yet.' })]),
-          ...(canAct(next.role) && policies.length ? createForm(policies, connections) : []),
-          el('h3', { text: 'Discovery API key' }),
-          el('div', { class: 'key' }),
-          el('h3', { text: 'Try it with curl' }),
-          el('div', { class: 'curls' }),
-        );
-        renderKey();
-        renderCurls();
-      } catch (err) {
-        if (next === account) body.replaceChildren(el('p', { class: 'error', text: `could not load the connections: ${err.message}` }));
-      }
+      await loadInto(body, 'connections', () => load(next), () => next === account);
     },
     hide() {
       account = null;

@@ -4,7 +4,7 @@
 // the directory CLI make, so the edges lag one revision until they sync. Viewers get no
 // controls, and the server refuses them anyway.
 import { api, tenantPath } from './api.js';
-import { canAct, el } from './dom.js';
+import { canAct, el, loadInto } from './dom.js';
 
 /** A table with a caption, header cells and rows (each an array of cells). */
 function table(caption, head, rows) {
@@ -78,12 +78,7 @@ export function directoryView(section) {
   return {
     async show(next) {
       account = next;
-      body.replaceChildren(el('p', { class: 'meta', text: 'loading…' }));
-      try {
-        await load(next);
-      } catch (err) {
-        if (next === account) body.replaceChildren(el('p', { class: 'error', text: `could not load the directory: ${err.message}` }));
-      }
+      await loadInto(body, 'directory', () => load(next), () => next === account);
     },
     hide() {
       account = null;

@@ -46,3 +46,17 @@ export function when(iso) {
 export function canAct(role) {
   return role === 'admin' || role === 'owner';
 }
+
+/**
+ * What a view's `show(account)` does: "loading…" in `body`, then `load()`; a failure shows
+ * `could not load the <what>: <reason>` unless `stillShown()` says another account has been
+ * shown since (a late answer must not overwrite the newer view).
+ */
+export async function loadInto(body, what, load, stillShown) {
+  body.replaceChildren(el('p', { class: 'meta', text: 'loading…' }));
+  try {
+    await load();
+  } catch (err) {
+    if (stillShown()) body.replaceChildren(el('p', { class: 'error', text: `could not load the ${what}: ${err.message}` }));
+  }
+}

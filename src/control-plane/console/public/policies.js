@@ -4,7 +4,7 @@
 // are pushed with the admin API or `npm run policy`, never from here.
 import { api, tenantPath } from './api.js';
 import { imageDiff } from './diff.js';
-import { el, when } from './dom.js';
+import { el, loadInto, when } from './dom.js';
 
 const short = (digest) => digest.slice(0, 19);
 
@@ -100,12 +100,7 @@ export function policiesView(section) {
   return {
     async show(next) {
       account = next;
-      body.replaceChildren(el('p', { class: 'meta', text: 'loading…' }));
-      try {
-        await load(next);
-      } catch (err) {
-        if (next === account) body.replaceChildren(el('p', { class: 'error', text: `could not load the policies: ${err.message}` }));
-      }
+      await loadInto(body, 'policies', () => load(next), () => next === account);
     },
     hide() {
       account = null;
