@@ -17,7 +17,7 @@ import { createRelayClient } from './relay-client';
 import type { CommandOutcome } from './relay-client-contract';
 import { createDirectorySync, loadPersistedDirectory } from './sync-directory';
 import { loadPersistedPolicy, syncPolicy, type PinnedKeys, type SyncOutcome } from './sync-policy';
-import { systemTimers, type Timers } from './timers';
+import { systemTimers, withinMs, type Timers } from './timers';
 
 /** Everything an edge's runtime needs; the optional trailing fields exist for tests and embedding. */
 export interface EdgeRuntimeDeps {
@@ -190,12 +190,7 @@ export function createEdgeRuntime(deps: EdgeRuntimeDeps): EdgeRuntime {
       dataDirLock = undefined;
     },
     async settle(timeoutMs) {
-      let handle: unknown;
-      const timeout = new Promise<void>((resolve) => {
-        handle = systemTimers.setTimeout(resolve, timeoutMs);
-      });
-      await Promise.race([Promise.all([discoveryJob.idle(), directoryJob.idle()]), timeout]);
-      systemTimers.clearTimeout(handle);
+      await withinMs(Promise.all([discoveryJob.idle(), directoryJob.idle()]), timeoutMs, systemTimers);
       return state.policy !== undefined && state.directory !== undefined;
     },
     runCommand,

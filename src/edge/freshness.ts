@@ -1,6 +1,6 @@
 import { HttpError } from '../http';
 import type { EdgeState } from './edge-state';
-import type { Timers } from './timers';
+import { withinMs, type Timers } from './timers';
 
 /**
  * What a caller may require of the state a decision is made from: at least this directory
@@ -86,21 +86,11 @@ export function createFreshness(deps: {
     return slot;
   }
 
-  function deadline(): { expired: Promise<'timeout'>; cancel(): void } {
-    let handle: unknown;
-    const expired = new Promise<'timeout'>((resolve) => {
-      handle = timers.setTimeout(() => resolve('timeout'), deps.waitMs);
-    });
-    return { expired, cancel: () => timers.clearTimeout(handle) };
-  }
-
   return {
     async ensure(demand) {
       const jobs = lagging(demand);
       if (jobs.length === 0) return;
-      const timer = deadline();
-      const outcome = await Promise.race([Promise.allSettled(jobs.map(syncAfterNow)), timer.expired]);
-      timer.cancel();
+      const outcome = await withinMs(Promise.allSettled(jobs.map(syncAfterNow)), deps.waitMs, timers);
       const still = lagging(demand);
       if (still.length === 0) return;
       const digest = state.policy?.image.digest ?? null;

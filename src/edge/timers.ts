@@ -18,3 +18,16 @@ export const systemTimers: Timers = {
     clearTimeout(handle as NodeJS.Timeout);
   },
 };
+
+/** `work`'s value, or `'timeout'` once `ms` have passed first; the timer is cleared either way. */
+export async function withinMs<T>(work: Promise<T>, ms: number, timers: Timers): Promise<T | 'timeout'> {
+  let handle: unknown;
+  const expired = new Promise<'timeout'>((resolve) => {
+    handle = timers.setTimeout(() => resolve('timeout'), ms);
+  });
+  try {
+    return await Promise.race([work, expired]);
+  } finally {
+    timers.clearTimeout(handle);
+  }
+}
