@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { directoryDataSchema } from '../directory';
 import { apiErrors, type ApiRoute } from '../http';
+import { EXEC_OUTCOMES } from '../relay';
 import { ACCOUNT_KINDS, MEMBER_ROLES } from './account';
 import { consoleMemberSchema } from './console-member-routes';
 import { CONSOLE_PAGE_PATH } from './console-page';
@@ -83,12 +84,7 @@ export const CONSOLE_ROUTES: readonly ApiRoute[] = [
         400: 'bad instance id or body',
         ...ROLE('admin'),
         404: 'no such tenant among your accounts, or no such instance for it',
-        409: 'registered but not connected, or disconnected while waiting',
-        413: 'body over 4 kB',
-        429: 'too many commands waiting on the instance',
-        502: 'the edge reported a failure',
-        503: 'the relay is shutting down, or storage is unavailable',
-        504: 'no confirmation within the exec timeout',
+        ...EXEC_OUTCOMES,
       }),
     },
   },

@@ -10,4 +10,4 @@ export { CLOSE_CODES } from './close-codes';
 export { FRAME_RATE } from './frame-rate';
 export { MAX_BAD_FRAMES } from './edge-session';
 export type { EdgeConnection } from './relay-store';
-export { RELAY_ROUTES } from './relay-openapi';
+export { RELAY_ROUTES, EXEC_OUTCOMES } from './relay-openapi';

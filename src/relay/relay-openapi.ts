@@ -30,6 +30,16 @@ const registration = z.object({
 
 const UNAUTHORIZED = { 401: 'missing or wrong tenant id or Discovery API key' };
 
+/** How an exec ends besides 200 and the caller's own mistakes: the same wherever a command is sent (§4.2, the console). */
+export const EXEC_OUTCOMES = {
+  409: 'registered but not connected, or disconnected while waiting',
+  413: 'body over 4 kB',
+  429: 'too many commands waiting on the instance',
+  502: 'the edge reported a failure',
+  503: 'the relay is shutting down, or storage is unavailable',
+  504: 'no confirmation within the exec timeout',
+} as const;
+
 /** The relay management API (docs/service-interface.md §4.2–§4.3), for the control plane's document. */
 export const RELAY_ROUTES: readonly ApiRoute[] = [
   {
@@ -43,12 +53,7 @@ export const RELAY_ROUTES: readonly ApiRoute[] = [
         400: 'malformed body or unknown command',
         ...UNAUTHORIZED,
         404: 'no such instance for this tenant',
-        409: 'registered but not connected, or disconnected while waiting',
-        413: 'body over 4 kB',
-        429: 'too many commands waiting on the instance',
-        502: 'the edge reported a failure',
-        503: 'the relay is shutting down, or storage is unavailable',
-        504: 'no confirmation within the exec timeout',
+        ...EXEC_OUTCOMES,
       }),
     },
   },
