@@ -33,6 +33,24 @@ afterEach(async () => {
   await stack?.close();
 });
 
+/**
+ * `npm run policy -- diff` of a copy of policies/rbac where editors may DELETE, against
+ * `instance`: the printed lines (rejects as the script does).
+ */
+async function diffEditorsMayDelete(instance = stack.edge.instanceId): Promise<string[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'outpost-diff-'));
+  try {
+    cpSync(join(stack.config.policiesDir, 'rbac'), join(dir, 'rbac'), { recursive: true });
+    writeFileSync(join(dir, 'rbac', 'rbac.cedar'), editorsMayDelete()['rbac.cedar']!);
+    const printed: string[] = [];
+    const creds = { relayUrl: stack.relayUrl, tenantId: stack.demo.tenantId, key: stack.demo.adminApiKey, source: 'test' };
+    await diffPolicyFolder(join(dir, 'rbac'), { instance }, creds, (text) => printed.push(text));
+    return printed[0]!.split('\n');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** The rbac policy with DELETE added to what editors may do. */
 function editorsMayDelete(): Record<string, string> {
   const before = rbac.files['rbac.cedar']!;
@@ -173,57 +191,35 @@ it("says so when the registry no longer holds the edge's image: policy_only is n
   expect(stack.store.images.stored(stack.demo.tenantId, 'rbac', seeded)).toBeUndefined();
   const reply = await dryRun({ files: editorsMayDelete(), instance_id: stack.edge.instanceId });
   expect(reply).toMatchObject({ status: 200, body: { edge_policy_digest: seeded, flips: { allow_to_deny: 0, deny_to_allow: 2 }, policy_only: null } });
-  const dir = mkdtempSync(join(tmpdir(), 'outpost-diff-'));
-  try {
-    cpSync(join(stack.config.policiesDir, 'rbac'), join(dir, 'rbac'), { recursive: true });
-    writeFileSync(join(dir, 'rbac', 'rbac.cedar'), editorsMayDelete()['rbac.cedar']!);
-    const printed: string[] = [];
-    const creds = { relayUrl: stack.relayUrl, tenantId: stack.demo.tenantId, key: stack.demo.adminApiKey, source: 'test' };
-    await diffPolicyFolder(join(dir, 'rbac'), { instance: stack.edge.instanceId }, creds, (text) => printed.push(text));
-    const lines = printed[0]!.split('\n');
-    expect(lines[1]).toBe(`deny -> allow  ?      ${USERS.morty.id}  DELETE  Resource:mega-seed`);
-    expect(lines.at(-1)).toBe("the edge's current image is not in the registry: flips caused by the policy alone are not separated");
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const lines = await diffEditorsMayDelete();
+  expect(lines[1]).toBe(`deny -> allow  ?      ${USERS.morty.id}  DELETE  Resource:mega-seed`);
+  expect(lines.at(-1)).toBe("the edge's current image is not in the registry: flips caused by the policy alone are not separated");
 });
 
 it('npm run policy -- diff prints the flips as a table', async () => {
   await recordTraffic();
-  const dir = mkdtempSync(join(tmpdir(), 'outpost-diff-'));
-  try {
-    cpSync(join(stack.config.policiesDir, 'rbac'), join(dir, 'rbac'), { recursive: true });
-    writeFileSync(join(dir, 'rbac', 'rbac.cedar'), editorsMayDelete()['rbac.cedar']!);
-    const printed: string[] = [];
-    const creds = { relayUrl: stack.relayUrl, tenantId: stack.demo.tenantId, key: stack.demo.adminApiKey, source: 'test' };
-    await diffPolicyFolder(join(dir, 'rbac'), { instance: stack.edge.instanceId }, creds, (text) => printed.push(text));
-    const digest = createPolicyImage('rbac', editorsMayDelete()).digest;
-    expect(printed[0]!.split('\n')).toEqual([
-      'flip           cause   principal                             action  resource',
-      `deny -> allow  policy  ${USERS.morty.id}  DELETE  Resource:mega-seed`,
-      `deny -> allow  policy  ${USERS.summer.id}  DELETE  Resource:mega-seed`,
-      `rbac ${digest} against ${stack.edge.instanceId}'s 8 recorded decisions (central directory revision 1): 0 allow -> deny, 2 deny -> allow, 6 unchanged`,
-      "the policy alone (against the edge's current image, same directory): 0 allow -> deny, 2 deny -> allow",
-    ]);
+  const digest = createPolicyImage('rbac', editorsMayDelete()).digest;
+  expect(await diffEditorsMayDelete()).toEqual([
+    'flip           cause   principal                             action  resource',
+    `deny -> allow  policy  ${USERS.morty.id}  DELETE  Resource:mega-seed`,
+    `deny -> allow  policy  ${USERS.summer.id}  DELETE  Resource:mega-seed`,
+    `rbac ${digest} against ${stack.edge.instanceId}'s 8 recorded decisions (central directory revision 1): 0 allow -> deny, 2 deny -> allow, 6 unchanged`,
+    "the policy alone (against the edge's current image, same directory): 0 allow -> deny, 2 deny -> allow",
+  ]);
 
-    // A directory change since recording: Beth's DELETE flips too, but not because of the policy.
-    expect((await admin(stack.relayUrl, stack.demo, 'PUT', '/api/v2/admin/directory/users/beth@the-smiths.com/roles/admin')).status).toBe(200);
-    printed.length = 0;
-    await diffPolicyFolder(join(dir, 'rbac'), { instance: stack.edge.instanceId }, creds, (text) => printed.push(text));
-    expect(printed[0]!.split('\n').slice(0, 4)).toEqual([
-      'flip           cause           principal                             action  resource',
-      `deny -> allow  policy          ${USERS.morty.id}  DELETE  Resource:mega-seed`,
-      `deny -> allow  policy          ${USERS.summer.id}  DELETE  Resource:mega-seed`,
-      `deny -> allow  since recorded  ${USERS.beth.id}  DELETE  Resource:mega-seed`,
-    ]);
+  // A directory change since recording: Beth's DELETE flips too, but not because of the policy.
+  expect((await admin(stack.relayUrl, stack.demo, 'PUT', '/api/v2/admin/directory/users/beth@the-smiths.com/roles/admin')).status).toBe(200);
+  expect((await diffEditorsMayDelete()).slice(0, 4)).toEqual([
+    'flip           cause           principal                             action  resource',
+    `deny -> allow  policy          ${USERS.morty.id}  DELETE  Resource:mega-seed`,
+    `deny -> allow  policy          ${USERS.summer.id}  DELETE  Resource:mega-seed`,
+    `deny -> allow  since recorded  ${USERS.beth.id}  DELETE  Resource:mega-seed`,
+  ]);
 
-    // An unknown instance: the control plane's answer, as a script error.
-    await expect(diffPolicyFolder(join(dir, 'rbac'), { instance: 'nobody' }, creds, () => undefined)).rejects.toThrow(
-      new ScriptError('404 instance_not_found: no instance with this id is registered for the tenant'),
-    );
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  // An unknown instance: the control plane's answer, as a script error.
+  await expect(diffEditorsMayDelete('nobody')).rejects.toThrow(
+    new ScriptError('404 instance_not_found: no instance with this id is registered for the tenant'),
+  );
 });
 
 it('an edge that never decided has an empty sample; a central change since is replayed at the central revision', async () => {
