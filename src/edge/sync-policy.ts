@@ -72,9 +72,9 @@ function passOwnTests(next: ActivePolicy): void {
 /**
  * One discovery run: a conditional download (`If-None-Match` with the active digest, so
  * an unchanged image costs a 304), then verify (and check the signature when keys are
- * pinned), compile, run the image's own tests, persist (with its signature) and swap. Any failure throws before the swap, so a bad image — or one failing
- * its own tests, even if it got into the registry past the push check — never replaces
- * the last good one. The image
+ * pinned), compile, run the image's own tests, persist (with its signature) and swap. Any
+ * failure throws before the swap, so a bad image — or one failing its own tests, even if it
+ * got into the registry past the push check — never replaces the last good one. The image
  * swapped out is released at once (decisions read and evaluate the active policy in one
  * synchronous step, so none is still using it), and Cedar's memory holds one image.
  */
