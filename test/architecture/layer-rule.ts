@@ -8,7 +8,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
  */
 export const LAYERS: readonly (readonly string[])[] = [
   // foundation: logging, HTTP plumbing, generic data structures and files
-  ['observability', 'http', 'cache', 'files'],
+  ['observability', 'http', 'cache', 'files', 'sql'],
   // protocol: wire formats and standards, no business rules
   ['oauth2-bearer', 'relay-protocol', 'decision-protocol'],
   // core: configuration, token verification, policy images and Cedar, the directory, decisions

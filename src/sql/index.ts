@@ -1,0 +1,1 @@
+export type { SqlDatabase, SqlEngine, SqlExecutor, SqlRunResult, SqlValue } from './sql-database';
