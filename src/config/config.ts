@@ -124,6 +124,12 @@ function toConfig(e: Env, projectRoot: string) {
       execTimeout: e.RELAY_EXEC_TIMEOUT_MS / 1000,
       /** Ping period; an edge silent for a whole period is dropped (s). */
       heartbeat: e.RELAY_HEARTBEAT_MS / 1000,
+      /** PostgreSQL instead of SQLite when set (several nodes share it). Holds a password: never log it. */
+      databaseUrl: e.DATABASE_URL,
+      databasePoolSize: e.DATABASE_POOL_SIZE,
+      /** Redis for cluster mode when set: shared registrations, exec routed between nodes. */
+      redisUrl: e.REDIS_URL,
+      nodeId: e.RELAY_NODE_ID,
     },
     edge: {
       port: e.EDGE_PORT,

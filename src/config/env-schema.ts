@@ -67,6 +67,24 @@ export const ENV_GROUPS = {
     RELAY_EXEC_TIMEOUT_MS: v(milliseconds.default(10_000), 'exec waits this long for the edge, then 504 (ms)'),
     RELAY_HEARTBEAT_MS: v(milliseconds.default(30_000), 'ping period; an edge silent for a whole period is dropped (ms)'),
   },
+  'Several control-plane nodes (README, "Running more than one node")': {
+    DATABASE_URL: v(
+      z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+      'PostgreSQL for every control-plane repository (`postgres://user:pass@host:port/db`)',
+      'unset: SQLite in OUTPOST_DATA_DIR',
+    ),
+    DATABASE_POOL_SIZE: v(z.coerce.number().int().min(1).max(100).default(10), 'PostgreSQL connections per control-plane node'),
+    REDIS_URL: v(
+      z.url({ protocol: /^rediss?$/ }).optional(),
+      'Redis that shares registrations and routes exec between nodes (`redis://host:port`)',
+      'unset: one node, sockets in memory',
+    ),
+    RELAY_NODE_ID: v(
+      z.string().regex(/^[A-Za-z0-9._-]{1,64}$/).optional(),
+      "this node's name in Redis (letters, digits, `.`, `_`, `-`)",
+      'hostname-pid-random',
+    ),
+  },
   'Edge authorizer': {
     EDGE_PORT: v(port.default(8383), 'edge authorizer port'),
     EDGE_URL: v(url.optional(), 'the edge as the apps reach it', 'http://localhost:<EDGE_PORT>'),
