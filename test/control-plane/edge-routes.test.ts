@@ -7,8 +7,8 @@ describe('edge API', () => {
   let fx: Fixture;
   let auth: string;
   const rbac = readPolicyFolder(join(policiesDir, 'rbac'));
-  beforeEach(() => {
-    fx = makeFixture({ changeLogLimit: 3 });
+  beforeEach(async () => {
+    fx = await makeFixture({ changeLogLimit: 3 });
     auth = edgeAuth(fx.demo.connection_id, fx.demo.connection_secret);
   });
   afterEach(() => fx.close());
@@ -33,7 +33,7 @@ describe('edge API', () => {
   });
 
   it('answers 404 no_image when the connection policy has no image', async () => {
-    const conn = fx.store.tenants.addConnection(fx.demo.tenant_id, 'missing');
+    const conn = await fx.store.tenants.addConnection(fx.demo.tenant_id, 'missing');
     const res = await get('/policy-image', edgeAuth(conn.connectionId, conn.connectionSecret));
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ code: 'no_image', message: 'no image for policy missing' });
@@ -110,8 +110,8 @@ describe('edge API', () => {
 
 describe('control plane app', () => {
   let fx: Fixture;
-  beforeAll(() => {
-    fx = makeFixture();
+  beforeAll(async () => {
+    fx = await makeFixture();
   });
   afterAll(() => fx.close());
 

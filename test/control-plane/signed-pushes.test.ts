@@ -11,8 +11,8 @@ describe('signing keys and signed pushes', () => {
   const changedFiles = { ...rbac.files, 'rbac.cedar': `${rbac.files['rbac.cedar']}\n// changed\n` };
   const changed = createPolicyImage('rbac', changedFiles);
 
-  beforeEach(() => {
-    fx = makeFixture();
+  beforeEach(async () => {
+    fx = await makeFixture();
     headers = adminHeaders(fx.demo.tenant_id, fx.demo.admin_api_key);
   });
   afterEach(() => fx.close());
@@ -20,7 +20,7 @@ describe('signing keys and signed pushes', () => {
   const keys = () => request(fx.app).get('/api/v2/admin/signing-keys').set(headers);
   const addKey = (jwk: unknown, h = headers) => request(fx.app).post('/api/v2/admin/signing-keys').set(h).send({ jwk });
   const push = (body: object) => request(fx.app).post('/api/v2/admin/policies/rbac').set(headers).send(body);
-  const versions = () => fx.store.images.versions(fx.demo.tenant_id, 'rbac');
+  const versions = () => await fx.store.images.versions(fx.demo.tenant_id, 'rbac');
 
   /** Registers a fresh key with the demo tenant; returns its private half. */
   async function registeredKey() {
@@ -79,7 +79,7 @@ describe('signing keys and signed pushes', () => {
       message: 'this tenant has registered signing keys: push the image signed (npm run policy -- push --sign <private key file>)',
     });
     expect(versions()).toEqual(before);
-    expect(fx.store.images.taggedDigest(fx.demo.tenant_id, 'rbac')).toBe(rbac.digest);
+    expect(await fx.store.images.taggedDigest(fx.demo.tenant_id, 'rbac')).toBe(rbac.digest);
   });
 
   it('refuses a push signed by a key the tenant did not register: 400 invalid_signature', async () => {
@@ -90,7 +90,7 @@ describe('signing keys and signed pushes', () => {
       status: 400,
       body: { code: 'invalid_signature', message: 'the policy image signature does not verify with any trusted key' },
     });
-    expect(fx.store.images.taggedDigest(fx.demo.tenant_id, 'rbac')).toBe(rbac.digest);
+    expect(await fx.store.images.taggedDigest(fx.demo.tenant_id, 'rbac')).toBe(rbac.digest);
   });
 
   it('refuses an image changed after signing, and a JWS over a different digest', async () => {
@@ -113,7 +113,7 @@ describe('signing keys and signed pushes', () => {
     const other = await push({ files: changedFiles, signature: await signImageDigest(elsewhere.digest, key) });
     expect(other.status).toBe(400);
     expect(other.body.code).toBe('invalid_signature');
-    expect(fx.store.images.taggedDigest(fx.demo.tenant_id, 'rbac')).toBe(rbac.digest);
+    expect(await fx.store.images.taggedDigest(fx.demo.tenant_id, 'rbac')).toBe(rbac.digest);
   });
 
   it('accepts a correctly signed push, and edges download the image with its signature', async () => {
@@ -121,22 +121,22 @@ describe('signing keys and signed pushes', () => {
     const signature = await signImageDigest(changed.digest, key);
     const res = await push({ files: changedFiles, signature });
     expect({ status: res.status, body: res.body }).toEqual({ status: 201, body: { name: 'rbac', digest: changed.digest, tag: 'latest' } });
-    const conn = fx.store.tenants.addConnection(fx.demo.tenant_id, 'rbac');
+    const conn = await fx.store.tenants.addConnection(fx.demo.tenant_id, 'rbac');
     const download = await request(fx.app).get('/api/v2/edge/policy-image').auth(conn.connectionId, conn.connectionSecret);
     expect(download.status).toBe(200);
     expect(download.body).toEqual({ ...changed, signature });
     await expect(verifyImageSignature(download.body.digest, download.body.signature, [(await keys()).body.keys[0].jwk])).resolves.toBeUndefined();
   });
 
-  it("keeps an image's signature with it: an unsigned re-push leaves it, dropping the image drops it", () => {
+  it("keeps an image's signature with it: an unsigned re-push leaves it, dropping the image drops it", async () => {
     const { db } = fx.store;
-    fx.store.images.push(fx.demo.tenant_id, changed, 'a.b.c');
-    expect(fx.store.images.tagged(fx.demo.tenant_id, 'rbac')).toEqual({ image: changed, signature: 'a.b.c' });
+    await fx.store.images.push(fx.demo.tenant_id, changed, 'a.b.c');
+    expect(await fx.store.images.tagged(fx.demo.tenant_id, 'rbac')).toEqual({ image: changed, signature: 'a.b.c' });
     // Pushing the same content unsigned leaves the signature; moving the tag away and dropping the image drops it.
-    fx.store.images.push(fx.demo.tenant_id, changed);
-    expect(fx.store.images.tagged(fx.demo.tenant_id, 'rbac')?.signature).toBe('a.b.c');
-    fx.store.images.push(fx.demo.tenant_id, rbac);
-    expect(fx.store.images.tagged(fx.demo.tenant_id, 'rbac')).toEqual({ image: rbac, signature: undefined });
+    await fx.store.images.push(fx.demo.tenant_id, changed);
+    expect((await fx.store.images.tagged(fx.demo.tenant_id, 'rbac'))?.signature).toBe('a.b.c');
+    await fx.store.images.push(fx.demo.tenant_id, rbac);
+    expect(await fx.store.images.tagged(fx.demo.tenant_id, 'rbac')).toEqual({ image: rbac, signature: undefined });
     db.prepare('DELETE FROM policy_images WHERE digest = ?').run(changed.digest);
     expect(db.prepare('SELECT COUNT(*) FROM policy_signatures').pluck().get()).toBe(0);
   });
