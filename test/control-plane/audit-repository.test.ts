@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,12 +18,12 @@ describe('audit repository', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const tenant = () => (await createTenant(store, { name: 't', directory: { roles: seedDirectory.roles, users: [], resources: [] } })).tenantId;
+  const tenant = async () => (await createTenant(store, { name: 't', directory: { roles: seedDirectory.roles, users: [], resources: [] } })).tenantId;
   const entry = (action: string) => ({ actor: 'rick', action, target: null, outcome: 'ok' });
 
   it("lists a tenant's own entries, newest first, a page at a time", async () => {
-    const a = tenant();
-    const b = tenant();
+    const a = await tenant();
+    const b = await tenant();
     await store.audit.record(a, entry('first'));
     await store.audit.record(b, entry('other tenant'));
     await store.audit.record(a, { actor: 'morty', action: 'second', target: 'x', outcome: 'edge_error' });
@@ -37,18 +38,20 @@ describe('audit repository', () => {
   });
 
   it(`keeps the newest ${MAX_AUDIT_ENTRIES_PER_TENANT} entries of a tenant, dropping the oldest`, async () => {
-    const a = tenant();
-    const b = tenant();
+    const a = await tenant();
+    const b = await tenant();
     await store.audit.record(b, entry('kept: another tenant'));
-    const insert = store.db.prepare("INSERT INTO audit_log (tenant_id, actor, action, target, outcome, at) VALUES (?, 'x', ?, NULL, 'ok', 0)");
-    store.db.transaction(() => {
+    const raw = new Database(controlPlaneDbPath(dir));
+    const insert = raw.prepare("INSERT INTO audit_log (tenant_id, actor, action, target, outcome, at) VALUES (?, 'x', ?, NULL, 'ok', 0)");
+    raw.transaction(() => {
       for (let i = 0; i < MAX_AUDIT_ENTRIES_PER_TENANT; i += 1) insert.run(a, `old ${i}`);
     })();
     await store.audit.record(a, entry('newest'));
-    const count = store.db.prepare('SELECT count(*) FROM audit_log WHERE tenant_id = ?').pluck();
+    const count = raw.prepare('SELECT count(*) FROM audit_log WHERE tenant_id = ?').pluck();
     expect(count.get(a)).toBe(MAX_AUDIT_ENTRIES_PER_TENANT);
-    expect(store.db.prepare("SELECT count(*) FROM audit_log WHERE tenant_id = ? AND action = 'old 0'").pluck().get(a)).toBe(0);
+    expect(raw.prepare("SELECT count(*) FROM audit_log WHERE tenant_id = ? AND action = 'old 0'").pluck().get(a)).toBe(0);
     expect((await store.audit.list(a))[0]!.action).toBe('newest');
     expect(count.get(b)).toBe(1);
+    raw.close();
   });
 });

@@ -41,7 +41,7 @@ describe('openControlPlaneStore', () => {
     expect(raw.pragma('user_version', { simple: true })).toBe(5);
     raw.close();
     // Foreign keys are per connection: a tenant's rows refuse a tenant that does not exist.
-    await expect(store.directory.initialize('no-such-tenant', { roles: [], users: [], resources: [] })).rejects.toThrow(/FOREIGN KEY/);
+    await expect(store.directory.initialize('no-such-tenant', { roles: [], users: [], resources: [] })).rejects.toMatchObject({ code: 'SQLITE_CONSTRAINT_FOREIGNKEY' });
     await store.close();
   });
 

@@ -1,5 +1,7 @@
+import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import request from 'supertest';
+import { controlPlaneDbPath } from '../../src/control-plane';
 import { readPolicyFolder, verifyPolicyImage } from '../../src/policy';
 import { MORTY, adminHeaders, edgeAuth, makeFixture, policiesDir, type Fixture } from './fixture';
 
@@ -62,7 +64,9 @@ describe('edge API', () => {
         { rev: 5, op: 'role.grant', user_id: MORTY, role: 'admin' },
       ],
     });
-    const kept = fx.store.db.prepare('SELECT count(*) FROM directory_changes WHERE tenant_id = ?').pluck().get(fx.demo.tenant_id);
+    const raw = new Database(controlPlaneDbPath(fx.dir), { readonly: true });
+    const kept = raw.prepare('SELECT count(*) FROM directory_changes WHERE tenant_id = ?').pluck().get(fx.demo.tenant_id);
+    raw.close();
     expect(kept).toBe(3);
     expect((await get('/directory/changes?since=2')).body.changes.map((c: { rev: number }) => c.rev)).toEqual([3, 4, 5]);
     for (const since of ['1', '0', '6']) {

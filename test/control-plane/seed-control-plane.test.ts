@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,10 +29,10 @@ describe('seedControlPlane', () => {
   });
 
   const seed = (policies = policiesDir) =>
-    await seedControlPlane(store, { policiesDir: policies, directorySeed: seedDirectory, dataDir: dir, urls: URLS });
+    seedControlPlane(store, { policiesDir: policies, directorySeed: seedDirectory, dataDir: dir, urls: URLS });
 
   it('creates the demo tenant, its connection, images and directory, and writes demo-tenant.json (0600)', async () => {
-    const demo = seed();
+    const demo = await seed();
     expect(demo).toBeDefined();
     const file = join(dir, DEMO_TENANT_FILE);
     expect(statSync(file).mode & 0o777).toBe(0o600);
@@ -63,13 +64,13 @@ describe('seedControlPlane', () => {
   });
 
   it('changes nothing on later starts (no new keys, file untouched)', async () => {
-    const demo = seed()!;
+    const demo = (await seed())!;
     const file = join(dir, DEMO_TENANT_FILE);
     const before = readFileSync(file, 'utf8');
     const mtime = statSync(file).mtimeMs;
     await store.close();
     store = await openControlPlaneStore(controlPlaneDbPath(dir));
-    expect(seed()).toBeUndefined();
+    expect(await seed()).toBeUndefined();
     expect(readFileSync(file, 'utf8')).toBe(before);
     expect(statSync(file).mtimeMs).toBe(mtime);
     expect(await store.tenants.list()).toHaveLength(1 + seedDirectory.users.length);
@@ -80,7 +81,7 @@ describe('seedControlPlane', () => {
   });
 
   it('adds the apps\' connections to a demo tenant seeded before they existed, once', async () => {
-    const { app_connections: _dropped, ...old } = seed()!;
+    const { app_connections: _dropped, ...old } = (await seed())!;
     writeDemoTenantFile(dir, old);
     expect(await ensureDemoAppConnections(store, dir)).toBe(true);
     const upgraded = readDemoTenantFile(dir);
@@ -93,17 +94,19 @@ describe('seedControlPlane', () => {
   });
 
   it('makes the demo tenant an organization (Rick owner, Morty admin, Beth viewer) and gives each demo user a personal account', async () => {
-    const demo = seed()!;
-    expectDemoAccounts(demo.tenant_id);
+    const demo = (await seed())!;
+    await expectDemoAccounts(demo.tenant_id);
   });
 
   it('adds the accounts to a data directory seeded before they existed, once', async () => {
-    const demo = seed()!;
+    const demo = (await seed())!;
     // What an older build left: no members, no personal accounts.
-    store.db.exec("DELETE FROM tenant_members; DELETE FROM tenants WHERE kind = 'personal'");
+    const raw = new Database(controlPlaneDbPath(dir));
+    raw.exec("DELETE FROM tenant_members; DELETE FROM tenants WHERE kind = 'personal'");
+    raw.close();
     expect(await store.tenants.list()).toHaveLength(1);
     expect(await ensureDemoAccounts(store, dir, seedDirectory)).toBe(true);
-    expectDemoAccounts(demo.tenant_id);
+    await expectDemoAccounts(demo.tenant_id);
     expect(await ensureDemoAccounts(store, dir, seedDirectory)).toBe(false);
     expect(await store.tenants.list()).toHaveLength(1 + seedDirectory.users.length);
   });
@@ -114,7 +117,7 @@ describe('seedControlPlane', () => {
   });
 
   /** The demo organization's members by e-mail, and one personal account per directory user. */
-  function expectDemoAccounts(demoTenantId: string): void {
+  async function expectDemoAccounts(demoTenantId: string): Promise<void> {
     const emailOf = new Map(seedDirectory.users.map((u) => [u.id, u.email]));
     const members = (await store.members.members(demoTenantId)).map((m) => [emailOf.get(m.userId), m.role]);
     expect(Object.fromEntries(members)).toEqual(DEMO_MEMBERS);
@@ -139,7 +142,7 @@ describe('seedControlPlane', () => {
       writeFileSync(join(broken, 'rbac', 'rbac.cedar'), 'permit (\n  principal,\n  action == Outpost::Action::"FLY",\n  resource\n);\n');
       let error: unknown;
       try {
-        seed(broken);
+        await seed(broken);
       } catch (e) {
         error = e;
       }
@@ -158,8 +161,8 @@ describe('seedControlPlane', () => {
       cpSync(join(policiesDir, 'rbac'), join(failing, 'rbac'), { recursive: true });
       const text = readFileSync(join(failing, 'rbac', 'rbac.cedar'), 'utf8');
       writeFileSync(join(failing, 'rbac', 'rbac.cedar'), text.replace('principal in Outpost::Role::"editor"', 'principal in Outpost::Role::"viewer"'));
-      expect(() => seed(failing)).toThrow(PolicyTestsFailedError);
-      expect(() => seed(failing)).toThrow('1 of 8 tests of policy image "rbac" failed: tests/rbac.json "a viewer may not PUT": expected deny, got allow');
+      await expect(seed(failing)).rejects.toThrow(PolicyTestsFailedError);
+      await expect(seed(failing)).rejects.toThrow('1 of 8 tests of policy image "rbac" failed: tests/rbac.json "a viewer may not PUT": expected deny, got allow');
       expect(await store.tenants.list()).toEqual([]);
       expect(() => readDemoTenantFile(dir)).toThrow();
     } finally {
@@ -170,10 +173,8 @@ describe('seedControlPlane', () => {
   it('rolls the database back when demo-tenant.json cannot be written', async () => {
     const notADir = join(dir, 'file');
     writeFileSync(notADir, 'x');
-    expect(() =>
-      await seedControlPlane(store, { policiesDir, directorySeed: seedDirectory, dataDir: join(notADir, 'sub'), urls: URLS }),
-    ).toThrow();
+    await expect(seedControlPlane(store, { policiesDir, directorySeed: seedDirectory, dataDir: join(notADir, 'sub'), urls: URLS })).rejects.toThrow();
     expect(await store.tenants.list()).toEqual([]);
-    expect(seed()).toBeDefined();
+    expect(await seed()).toBeDefined();
   });
 });

@@ -1,5 +1,7 @@
+import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import request from 'supertest';
+import { controlPlaneDbPath } from '../../src/control-plane';
 import { SIGNING_KEY_LIMITS, createPolicyImage, readPolicyFolder, signImageDigest, signingKeyId, verifyImageSignature } from '../../src/policy';
 import { newSigningKey } from '../helpers/signing';
 import { adminHeaders, makeFixture, policiesDir, type Fixture } from './fixture';
@@ -20,7 +22,7 @@ describe('signing keys and signed pushes', () => {
   const keys = () => request(fx.app).get('/api/v2/admin/signing-keys').set(headers);
   const addKey = (jwk: unknown, h = headers) => request(fx.app).post('/api/v2/admin/signing-keys').set(h).send({ jwk });
   const push = (body: object) => request(fx.app).post('/api/v2/admin/policies/rbac').set(headers).send(body);
-  const versions = () => await fx.store.images.versions(fx.demo.tenant_id, 'rbac');
+  const versions = () => fx.store.images.versions(fx.demo.tenant_id, 'rbac');
 
   /** Registers a fresh key with the demo tenant; returns its private half. */
   async function registeredKey() {
@@ -71,14 +73,14 @@ describe('signing keys and signed pushes', () => {
 
   it('with a registered key, refuses an unsigned push: 400 signature_required, nothing stored', async () => {
     await registeredKey();
-    const before = versions();
+    const before = await versions();
     const res = await push({ files: changedFiles });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({
       code: 'signature_required',
       message: 'this tenant has registered signing keys: push the image signed (npm run policy -- push --sign <private key file>)',
     });
-    expect(versions()).toEqual(before);
+    expect(await versions()).toEqual(before);
     expect(await fx.store.images.taggedDigest(fx.demo.tenant_id, 'rbac')).toBe(rbac.digest);
   });
 
@@ -129,7 +131,8 @@ describe('signing keys and signed pushes', () => {
   });
 
   it("keeps an image's signature with it: an unsigned re-push leaves it, dropping the image drops it", async () => {
-    const { db } = fx.store;
+    const db = new Database(controlPlaneDbPath(fx.dir));
+    db.pragma('foreign_keys = ON');
     await fx.store.images.push(fx.demo.tenant_id, changed, 'a.b.c');
     expect(await fx.store.images.tagged(fx.demo.tenant_id, 'rbac')).toEqual({ image: changed, signature: 'a.b.c' });
     // Pushing the same content unsigned leaves the signature; moving the tag away and dropping the image drops it.
@@ -139,5 +142,6 @@ describe('signing keys and signed pushes', () => {
     expect(await fx.store.images.tagged(fx.demo.tenant_id, 'rbac')).toEqual({ image: rbac, signature: undefined });
     db.prepare('DELETE FROM policy_images WHERE digest = ?').run(changed.digest);
     expect(db.prepare('SELECT COUNT(*) FROM policy_signatures').pluck().get()).toBe(0);
+    db.close();
   });
 });
