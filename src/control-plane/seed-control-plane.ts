@@ -72,8 +72,6 @@ export async function seedControlPlane(store: ControlPlaneStore, options: SeedOp
   const images = readSeedImages(options.policiesDir);
   return store.transaction(async (tx): Promise<DemoTenant | undefined> => {
     // Re-checked inside the transaction: another process may have seeded meanwhile.
-    // (SQLite's BEGIN IMMEDIATE serializes the two; elsewhere the second insert of the
-    // demo tenant's rows would not conflict, so the list is the check.)
     if ((await tx.tenants.list()).length > 0) return undefined;
     const { roles, users, resources } = options.directorySeed;
     const keys = await createTenant(tx, { name: DEMO_TENANT_NAME, directory: { roles, users, resources } });
