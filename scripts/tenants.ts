@@ -35,25 +35,25 @@ import { ScriptError } from './lib/script-error';
 
 const SECRET_NOTE = 'Shown once: only hashes are stored. Keep these in a secret store.';
 
-function withStore<T>(work: (store: ControlPlaneStore, config: ReturnType<typeof loadConfig>) => T): T {
+async function withStore<T>(work: (store: ControlPlaneStore, config: ReturnType<typeof loadConfig>) => Promise<T>): Promise<T> {
   const config = loadConfig();
   const file = controlPlaneDbPath(config.dataDir);
   // Creating the database here would stop the first start from seeding the demo tenant.
   if (!existsSync(file)) throw new MissingStateError(`${file} does not exist — start the control plane once (npm start) first`, config, 'control-plane');
-  const store = openControlPlaneStore(file);
+  const store = await openControlPlaneStore(file);
   try {
-    return work(store, config);
+    return await work(store, config);
   } catch (err) {
     if (err instanceof UnknownTenantError || err instanceof MembershipError) throw new ScriptError(err.message);
     throw err;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
-function list(): void {
-  withStore((store) => {
-    const tenants = store.tenants.list();
+async function list(): Promise<void> {
+  return withStore(async (store) => {
+    const tenants = await store.tenants.list();
     if (tenants.length === 0) console.log('no tenants');
     for (const t of tenants) {
       console.log(`${t.id}  ${t.name}  ${t.kind}  (created ${new Date(t.createdAt).toISOString()})`);
@@ -66,13 +66,13 @@ function checkUserId(userId: string): void {
   if (!USER_ID_PATTERN.test(userId)) throw new ScriptError(`invalid user id ${JSON.stringify(userId)}: 1-128 printable characters, no spaces`);
 }
 
-function create(name: string, options: { kind: AccountKind; owner?: string }): void {
+async function create(name: string, options: { kind: AccountKind; owner?: string }): Promise<void> {
   if (options.owner !== undefined) checkUserId(options.owner);
   if (options.kind === 'personal' && options.owner === undefined) throw new ScriptError('a personal account needs --owner <user-id>');
-  withStore((store, config) => {
+  return withStore(async (store, config) => {
     // A new tenant gets the seed's roles (so grants work) but no users or resources.
     const { roles } = loadDirectorySeed(config.directorySeedFile).directory;
-    const keys = createTenant(store, {
+    const keys = await createTenant(store, {
       name,
       directory: { roles, users: [], resources: [] },
       kind: options.kind,
@@ -83,50 +83,50 @@ function create(name: string, options: { kind: AccountKind; owner?: string }): v
   });
 }
 
-function addConnection(tenantId: string, options: { policy: string }): void {
+async function addConnection(tenantId: string, options: { policy: string }): Promise<void> {
   if (!POLICY_NAME_PATTERN.test(options.policy)) throw new ScriptError(`invalid policy name ${options.policy}`);
-  withStore((store) => {
-    const conn = store.tenants.addConnection(tenantId, options.policy);
+  return withStore(async (store) => {
+    const conn = await store.tenants.addConnection(tenantId, options.policy);
     console.log(`connection_id=${conn.connectionId}\nconnection_secret=${conn.connectionSecret}\n${SECRET_NOTE}`);
     console.log('Start an edge with EDGE_CONNECTION_ID and EDGE_CONNECTION_SECRET set to these.');
   });
 }
 
-function rotateKey(tenantId: string, kind: TenantKeyKind): void {
-  withStore((store) => {
-    const key = store.tenants.rotateKey(tenantId, kind);
+async function rotateKey(tenantId: string, kind: TenantKeyKind): Promise<void> {
+  return withStore(async (store) => {
+    const key = await store.tenants.rotateKey(tenantId, kind);
     console.log(`${kind}_api_key=${key}\nThe old ${kind} key no longer works. ${SECRET_NOTE}`);
   });
 }
 
-function setKind(tenantId: string, kind: AccountKind): void {
-  withStore((store) => {
-    store.members.setKind(tenantId, kind);
+async function setKind(tenantId: string, kind: AccountKind): Promise<void> {
+  return withStore(async (store) => {
+    await store.members.setKind(tenantId, kind);
     console.log(`${tenantId} is now ${kind === 'personal' ? 'a personal account' : 'an organization'}`);
   });
 }
 
-function listMembers(tenantId: string): void {
-  withStore((store) => {
-    const kind = store.members.kind(tenantId);
-    const members = store.members.members(tenantId);
+async function listMembers(tenantId: string): Promise<void> {
+  return withStore(async (store) => {
+    const kind = await store.members.kind(tenantId);
+    const members = await store.members.members(tenantId);
     console.log(`${tenantId}  ${kind}`);
     if (members.length === 0) console.log('  no members');
     for (const m of members) console.log(`  ${m.userId}  ${m.role}  (since ${new Date(m.createdAt).toISOString()})`);
   });
 }
 
-function addMember(tenantId: string, userId: string, options: { role: MemberRole }): void {
+async function addMember(tenantId: string, userId: string, options: { role: MemberRole }): Promise<void> {
   checkUserId(userId);
-  withStore((store) => {
-    const changed = store.members.setMember(tenantId, userId, options.role);
+  return withStore(async (store) => {
+    const changed = await store.members.setMember(tenantId, userId, options.role);
     console.log(changed ? `${userId} is now ${options.role} of ${tenantId}` : `${userId} already is ${options.role} of ${tenantId}`);
   });
 }
 
-function removeMember(tenantId: string, userId: string): void {
-  withStore((store) => {
-    if (!store.members.removeMember(tenantId, userId)) throw new ScriptError(`${userId} is not a member of ${tenantId}`);
+async function removeMember(tenantId: string, userId: string): Promise<void> {
+  return withStore(async (store) => {
+    if (!(await store.members.removeMember(tenantId, userId))) throw new ScriptError(`${userId} is not a member of ${tenantId}`);
     console.log(`${userId} is no longer a member of ${tenantId}`);
   });
 }

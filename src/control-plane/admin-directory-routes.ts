@@ -34,44 +34,46 @@ export function resolveUser(data: DirectoryData, ref: string): string {
 export function adminDirectoryRoutes(store: ControlPlaneStore): Router {
   const router = Router();
 
-  const snapshotOf = (res: Response): DirectoryData => {
-    const data = store.directory.snapshot(authenticatedTenant(res.locals));
+  const snapshotOf = async (res: Response): Promise<DirectoryData> => {
+    const data = await store.directory.snapshot(authenticatedTenant(res.locals));
     if (!data) throw new Error('tenant has no directory');
     return data;
   };
-  const write = (res: Response, change: DirectoryChangeInput) => {
-    const applied = store.directory.change(authenticatedTenant(res.locals), change);
+  const write = async (res: Response, change: DirectoryChangeInput) => {
+    const applied = await store.directory.change(authenticatedTenant(res.locals), change);
     res.json({ revision: applied.rev });
   };
-  const userParam = (res: Response, value: string | string[] | undefined) =>
-    resolveUser(snapshotOf(res), parseParam(value, DIRECTORY_USER_REF, 'user'));
+  const userParam = async (res: Response, value: string | string[] | undefined) => {
+    const ref = parseParam(value, DIRECTORY_USER_REF, 'user');
+    return resolveUser(await snapshotOf(res), ref);
+  };
 
-  router.get('/', (_req, res) => {
-    res.json(snapshotOf(res));
+  router.get('/', async (_req, res) => {
+    res.json(await snapshotOf(res));
   });
 
-  router.put('/users/:id', (req, res) => {
+  router.put('/users/:id', async (req, res) => {
     const id = parseParam(req.params.id, DIRECTORY_USER_REF, 'user id');
     const body = parseBody(userBodySchema, req.body);
-    write(res, { op: 'user.put', user: { id, email: body.email, name: body.name, roles: [...new Set(body.roles)] } });
+    await write(res, { op: 'user.put', user: { id, email: body.email, name: body.name, roles: [...new Set(body.roles)] } });
   });
 
-  router.delete('/users/:id', (req, res) => {
-    write(res, { op: 'user.delete', user_id: userParam(res, req.params.id) });
+  router.delete('/users/:id', async (req, res) => {
+    await write(res, { op: 'user.delete', user_id: await userParam(res, req.params.id) });
   });
 
   for (const [method, op] of [['put', 'role.grant'], ['delete', 'role.revoke']] as const) {
-    router[method]('/users/:id/roles/:role', (req, res) => {
+    router[method]('/users/:id/roles/:role', async (req, res) => {
       const role = parseParam(req.params.role, DIRECTORY_ROLE_PATTERN, 'role');
-      write(res, { op, user_id: userParam(res, req.params.id), role });
+      await write(res, { op, user_id: await userParam(res, req.params.id), role });
     });
   }
 
   for (const [method, op] of [['put', 'relation.add'], ['delete', 'relation.remove']] as const) {
-    router[method]('/resources/:resource/relations/:relation/:userId', (req, res) => {
+    router[method]('/resources/:resource/relations/:relation/:userId', async (req, res) => {
       const resourceId = parseParam(req.params.resource, RESOURCE, 'resource id');
       const relation = parseParam(req.params.relation, RELATION, `relation (one of ${RELATIONS.join(', ')})`) as Relation;
-      write(res, { op, resource_id: resourceId, relation, user_id: userParam(res, req.params.userId) });
+      await write(res, { op, resource_id: resourceId, relation, user_id: await userParam(res, req.params.userId) });
     });
   }
 

@@ -13,12 +13,12 @@ import { pushBodySchema, validatePushedImage } from './validate-pushed-image';
  * `unknown_policy` when the tenant has no image of that name): the admin API's and the
  * console's answer to "which versions of this policy are there".
  */
-export function policyVersionsView(store: ControlPlaneStore, tenantId: string, name: string) {
-  const images = store.images.versions(tenantId, name);
+export async function policyVersionsView(store: ControlPlaneStore, tenantId: string, name: string) {
+  const images = await store.images.versions(tenantId, name);
   if (images.length === 0) throw new NotFoundError(`no policy named ${name}`, 'unknown_policy');
   return {
     name,
-    latest: store.images.taggedDigest(tenantId, name) ?? null,
+    latest: (await store.images.taggedDigest(tenantId, name)) ?? null,
     images: images.map((i) => ({ digest: i.digest, created_at: new Date(i.createdAt).toISOString() })),
   };
 }
@@ -49,11 +49,11 @@ export function adminPolicyRoutes(store: ControlPlaneStore, sampler?: DecisionSa
       if (sample.status.policy_name !== name) {
         throw new ConflictError(`instance ${instanceId} serves policy ${sample.status.policy_name}, not ${name}`, 'policy_mismatch');
       }
-      const directory = store.directory.snapshot(tenantId);
+      const directory = await store.directory.snapshot(tenantId);
       if (directory === undefined) throw new ConflictError('this tenant has no central directory to decide with', 'no_directory');
       // The edge's current image, to tell the candidate's own flips from what changed since recording.
       const digest = sample.status.policy_digest;
-      const current = digest === null ? undefined : store.images.stored(tenantId, name, digest);
+      const current = digest === null ? undefined : await store.images.stored(tenantId, name, digest);
       const replay = replaySample(image, directory, sample.entries, current);
       res.set('Cache-Control', 'no-store').json({
         name,
@@ -69,17 +69,17 @@ export function adminPolicyRoutes(store: ControlPlaneStore, sampler?: DecisionSa
   router.post('/:name', async (req, res) => {
     const tenantId = authenticatedTenant(res.locals);
     const name = parseParam(req.params.name, POLICY_NAME_PATTERN, 'policy name');
-    const keys = store.signingKeys.list(tenantId).map((k) => k.jwk);
+    const keys = (await store.signingKeys.list(tenantId)).map((k) => k.jwk);
     const { image, signature } = await validatePushedImage(name, parseBody(pushBodySchema, req.body), keys);
-    const pushed = store.images.push(tenantId, image, signature);
+    const pushed = await store.images.push(tenantId, image, signature);
     if (pushed.quotaExceeded) {
       throw new HttpError(409, 'quota_exceeded', `this tenant already stores ${MAX_IMAGES_PER_TENANT} tagged policy images`);
     }
     res.status(pushed.created ? 201 : 200).json({ name, digest: pushed.digest, tag: LATEST_TAG });
   });
 
-  router.get('/:name', (req, res) => {
-    res.json(policyVersionsView(store, authenticatedTenant(res.locals), parseParam(req.params.name, POLICY_NAME_PATTERN, 'policy name')));
+  router.get('/:name', async (req, res) => {
+    res.json(await policyVersionsView(store, authenticatedTenant(res.locals), parseParam(req.params.name, POLICY_NAME_PATTERN, 'policy name')));
   });
 
   return router;

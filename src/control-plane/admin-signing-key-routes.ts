@@ -31,22 +31,22 @@ export function adminSigningKeyRoutes(store: ControlPlaneStore): Router {
     // Stored without any `kid` the caller sent: the id is the key's own thumbprint.
     const stored = publicPart(jwk);
     const kid = await signingKeyId(stored);
-    const added = store.signingKeys.add(tenantId, kid, stored);
+    const added = await store.signingKeys.add(tenantId, kid, stored);
     if (added.quotaExceeded) {
       throw new HttpError(409, 'quota_exceeded', `this tenant already has ${SIGNING_KEY_LIMITS.maxKeys} signing keys`);
     }
     res.status(added.created ? 201 : 200).json({ kid });
   });
 
-  router.get('/', (_req, res) => {
-    const keys = store.signingKeys.list(authenticatedTenant(res.locals));
+  router.get('/', async (_req, res) => {
+    const keys = await store.signingKeys.list(authenticatedTenant(res.locals));
     res.json({ keys: keys.map((k) => ({ kid: k.kid, jwk: k.jwk, created_at: new Date(k.createdAt).toISOString() })) });
   });
 
-  router.delete('/:kid', (req, res) => {
+  router.delete('/:kid', async (req, res) => {
     const tenantId = authenticatedTenant(res.locals);
     const kid = parseParam(req.params.kid, KID, 'key id');
-    if (!store.signingKeys.remove(tenantId, kid)) throw new NotFoundError('no signing key with that id', 'unknown_key');
+    if (!(await store.signingKeys.remove(tenantId, kid))) throw new NotFoundError('no signing key with that id', 'unknown_key');
     res.status(204).end();
   });
 

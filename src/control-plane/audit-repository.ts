@@ -1,4 +1,4 @@
-import type { Database } from 'better-sqlite3';
+import { inTransaction, type SqlHandle } from './in-transaction';
 
 /** Audit entries kept per tenant; the oldest are dropped beyond it (README Limits). */
 export const MAX_AUDIT_ENTRIES_PER_TENANT = 10_000;
@@ -18,28 +18,52 @@ export interface AuditEntry {
 
 /** A tenant's audit log: every change made through the console, appended, never edited. */
 export interface AuditRepository {
-  record(tenantId: string, entry: Omit<AuditEntry, 'id' | 'at'>): void;
+  record(tenantId: string, entry: Omit<AuditEntry, 'id' | 'at'>): Promise<void>;
   /** Up to {@link AUDIT_PAGE_SIZE} entries older than `before` (an entry id), newest first. */
-  list(tenantId: string, before?: number): AuditEntry[];
+  list(tenantId: string, before?: number): Promise<AuditEntry[]>;
 }
 
 /** Builds the audit repository over an open, migrated database. */
-export function createAuditRepository(db: Database, now: () => number): AuditRepository {
-  const insert = db.prepare('INSERT INTO audit_log (tenant_id, actor, action, target, outcome, at) VALUES (?, ?, ?, ?, ?, ?)');
-  // Keeps the newest entries only: a tenant's log cannot grow the file without bound.
-  const trim = db.prepare(
-    `DELETE FROM audit_log WHERE tenant_id = ? AND id <= (
-       SELECT id FROM audit_log WHERE tenant_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)`,
-  );
-  const select = db.prepare(
-    'SELECT id, actor, action, target, outcome, at FROM audit_log WHERE tenant_id = ? AND id < ? ORDER BY id DESC LIMIT ?',
-  );
-  const append = db.transaction((tenantId: string, entry: Omit<AuditEntry, 'id' | 'at'>) => {
-    insert.run(tenantId, entry.actor, entry.action, entry.target, entry.outcome, now());
-    trim.run(tenantId, tenantId, MAX_AUDIT_ENTRIES_PER_TENANT);
-  });
+export function createAuditRepository(db: SqlHandle, now: () => number): AuditRepository {
   return {
-    record: (tenantId, entry) => append.immediate(tenantId, entry),
-    list: (tenantId, before = Number.MAX_SAFE_INTEGER) => select.all(tenantId, before, AUDIT_PAGE_SIZE) as AuditEntry[],
+    record(tenantId, entry) {
+      return inTransaction(db, async (tx) => {
+        await tx.run('INSERT INTO audit_log (tenant_id, actor, action, target, outcome, at) VALUES (?, ?, ?, ?, ?, ?)', [
+          tenantId,
+          entry.actor,
+          entry.action,
+          entry.target,
+          entry.outcome,
+          now(),
+        ]);
+        // Keeps the newest entries only: a tenant's log cannot grow the database without bound.
+        // Concurrent appends need no lock: each trim only drops what is beyond the bound anyway.
+        await tx.run(
+          `DELETE FROM audit_log WHERE tenant_id = ? AND id <= (
+             SELECT id FROM audit_log WHERE tenant_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)`,
+          [tenantId, tenantId, MAX_AUDIT_ENTRIES_PER_TENANT],
+        );
+      });
+    },
+    list: (tenantId, before = Number.MAX_SAFE_INTEGER) =>
+      db.all<AuditEntry>(
+        'SELECT id, actor, action, target, outcome, at FROM audit_log WHERE tenant_id = ? AND id < ? ORDER BY id DESC LIMIT ?',
+        [tenantId, before, AUDIT_PAGE_SIZE],
+      ),
   };
+}
+
+/**
+ * Writes one audit entry: tenant, actor (user id), action, target, outcome (`ok` or an error
+ * code). Given a transaction's repository, the entry commits or rolls back with the change.
+ */
+export function recordAudit(
+  audit: AuditRepository,
+  tenantId: string,
+  actor: string,
+  action: string,
+  target: string | null,
+  outcome = 'ok',
+): Promise<void> {
+  return audit.record(tenantId, { actor, action, target, outcome });
 }

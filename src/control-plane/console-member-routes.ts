@@ -2,15 +2,13 @@ import express, { type Router } from 'express';
 import { z } from 'zod';
 import { HttpError, NotFoundError, parseBody, parseParam } from '../http';
 import { MEMBER_ROLES, USER_ID_PATTERN, type MemberRole } from './account';
-import type { ControlPlaneStore } from './control-plane-store';
+import { recordAudit } from './audit-repository';
+import type { ControlPlaneRepositories, ControlPlaneStore } from './control-plane-store';
 import { MembershipError } from './membership-repository';
 import { memberOf, requireMember, type MemberContext } from './require-member';
 
 /** `PUT …/members/:userId`: the member's new role. */
 export const consoleMemberSchema = z.strictObject({ role: z.enum(MEMBER_ROLES) });
-
-/** Writes one audit entry: tenant, actor (user id), action, target, outcome (`ok` or an error code). */
-export type Audit = (tenantId: string, actor: string, action: string, target: string | null, outcome?: string) => void;
 
 /** A membership refusal is the caller's conflict with the account's invariants: 409 naming it. */
 function asConflict(err: unknown): unknown {
@@ -20,11 +18,13 @@ function asConflict(err: unknown): unknown {
 /**
  * Owners manage every member; admins manage admins and viewers but never the owner role:
  * they can neither make an owner nor change or remove one (else an admin could take the
- * account from its owners). Checked against the stored roles inside the write transaction.
+ * account from its owners). Checked against the stored roles inside the write transaction,
+ * after the tenant's row is locked, so a concurrent change cannot slip in between.
  */
-function checkOwnerRole(store: ControlPlaneStore, caller: MemberContext, userId: string, newRole: MemberRole | undefined): void {
+async function checkOwnerRole(tx: ControlPlaneRepositories, caller: MemberContext, userId: string, newRole: MemberRole | undefined): Promise<void> {
+  await tx.tenants.lock(caller.tenantId);
   if (caller.role === 'owner') return;
-  if (newRole === 'owner' || store.members.role(caller.tenantId, userId) === 'owner') {
+  if (newRole === 'owner' || (await tx.members.role(caller.tenantId, userId)) === 'owner') {
     throw new HttpError(403, 'forbidden', 'only owners grant, change or remove the owner role');
   }
 }
@@ -35,41 +35,43 @@ function checkOwnerRole(store: ControlPlaneStore, caller: MemberContext, userId:
  * written in one transaction; a change the account's invariants refuse is a 409 and writes
  * nothing.
  */
-export function consoleMemberRoutes(store: ControlPlaneStore, audit: Audit): Router {
+export function consoleMemberRoutes(store: ControlPlaneStore): Router {
   const router = express.Router({ mergeParams: true });
   const admin = requireMember(store, 'admin');
 
-  router.put('/:userId', admin, function setMember(req, res) {
+  router.put('/:userId', admin, async function setMember(req, res) {
     const caller = memberOf(res.locals);
     const { tenantId, userId: actor } = caller;
     const userId = parseParam(req.params.userId, USER_ID_PATTERN, 'user id');
     const { role } = parseBody(consoleMemberSchema, req.body);
-    store.db.transaction(() => {
-      checkOwnerRole(store, caller, userId, role);
+    await store.transaction(async (tx) => {
+      await checkOwnerRole(tx, caller, userId, role);
+      let changed: boolean;
       try {
-        if (store.members.setMember(tenantId, userId, role)) audit(tenantId, actor, `member.set.${role}`, userId);
+        changed = await tx.members.setMember(tenantId, userId, role);
       } catch (err) {
         throw asConflict(err);
       }
-    }).immediate();
+      if (changed) await recordAudit(tx.audit, tenantId, actor, `member.set.${role}`, userId);
+    });
     res.json({ user_id: userId, role });
   });
 
-  router.delete('/:userId', admin, function removeMember(req, res) {
+  router.delete('/:userId', admin, async function removeMember(req, res) {
     const caller = memberOf(res.locals);
     const { tenantId, userId: actor } = caller;
     const userId = parseParam(req.params.userId, USER_ID_PATTERN, 'user id');
-    store.db.transaction(() => {
-      checkOwnerRole(store, caller, userId, undefined);
+    await store.transaction(async (tx) => {
+      await checkOwnerRole(tx, caller, userId, undefined);
       let removed: boolean;
       try {
-        removed = store.members.removeMember(tenantId, userId);
+        removed = await tx.members.removeMember(tenantId, userId);
       } catch (err) {
         throw asConflict(err);
       }
       if (!removed) throw new NotFoundError('no such member', 'member_not_found');
-      audit(tenantId, actor, 'member.remove', userId);
-    }).immediate();
+      await recordAudit(tx.audit, tenantId, actor, 'member.remove', userId);
+    });
     res.status(204).end();
   });
   return router;

@@ -17,18 +17,18 @@ export function consolePolicyRoutes(store: ControlPlaneStore): Router {
   const viewer = requireMember(store, 'viewer');
   const nameOf = (value: string | string[] | undefined) => parseParam(value, POLICY_NAME_PATTERN, 'policy name');
 
-  router.get('/', viewer, function policies(_req, res) {
-    res.json({ policies: store.images.latest(memberOf(res.locals).tenantId) });
+  router.get('/', viewer, async function policies(_req, res) {
+    res.json({ policies: await store.images.latest(memberOf(res.locals).tenantId) });
   });
 
-  router.get('/:name', viewer, function versions(req, res) {
-    res.json(policyVersionsView(store, memberOf(res.locals).tenantId, nameOf(req.params.name)));
+  router.get('/:name', viewer, async function versions(req, res) {
+    res.json(await policyVersionsView(store, memberOf(res.locals).tenantId, nameOf(req.params.name)));
   });
 
-  router.get('/:name/images/:digest', viewer, function image(req, res) {
+  router.get('/:name/images/:digest', viewer, async function image(req, res) {
     const name = nameOf(req.params.name);
     const digest = parseParam(req.params.digest, DIGEST_PATTERN, 'digest');
-    const stored = store.images.stored(memberOf(res.locals).tenantId, name, digest);
+    const stored = await store.images.stored(memberOf(res.locals).tenantId, name, digest);
     if (!stored) throw new NotFoundError(`no image ${digest} of policy ${name}`, 'unknown_image');
     res.json({ name, digest, files: stored.files });
   });

@@ -4,10 +4,10 @@ import { POLICY_NAME_PATTERN, POLICY_NAME_RULE } from '../decision-protocol';
 import { BadRequestError, ConflictError, HttpError, NotFoundError, parseBody, parseParam } from '../http';
 import { COMMANDS, INSTANCE_ID_PATTERN } from '../relay-protocol';
 import type { Relay } from '../relay';
-import type { AuditEntry } from './audit-repository';
+import { recordAudit, type AuditEntry } from './audit-repository';
 import type { ControlPlaneStore } from './control-plane-store';
 import { consoleDirectoryRoutes } from './console-directory-routes';
-import { consoleMemberRoutes, type Audit } from './console-member-routes';
+import { consoleMemberRoutes } from './console-member-routes';
 import { consolePageRouter, type ConsolePage } from './console-page';
 import { consolePolicyRoutes } from './console-policy-routes';
 import { consoleUser, requireConsoleUser, type ConsoleAuthOptions } from './require-console-user';
@@ -54,26 +54,25 @@ export function createConsoleRouter(deps: ConsoleDeps): Router {
   const api = express.Router();
   const viewer = requireMember(store, 'viewer');
   const admin = requireMember(store, 'admin');
-  const audit: Audit = (tenantId, actor, action, target, outcome = 'ok') => store.audit.record(tenantId, { actor, action, target, outcome });
 
-  api.get('/me', function me(_req, res) {
+  api.get('/me', async function me(_req, res) {
     const userId = consoleUser(res.locals);
-    const accounts = store.members.accountsOf(userId).map((a) => ({ tenant_id: a.tenantId, name: a.name, kind: a.kind, role: a.role }));
+    const accounts = (await store.members.accountsOf(userId)).map((a) => ({ tenant_id: a.tenantId, name: a.name, kind: a.kind, role: a.role }));
     res.json({ user: { id: userId }, accounts });
   });
 
-  api.get('/tenants/:tenantId', viewer, function tenant(_req, res) {
+  api.get('/tenants/:tenantId', viewer, async function tenant(_req, res) {
     const { tenantId, role } = memberOf(res.locals);
-    const summary = store.tenants.get(tenantId)!;
+    const summary = (await store.tenants.get(tenantId))!;
     const members =
       summary.kind === 'organization'
-        ? { members: store.members.members(tenantId).map((m) => ({ user_id: m.userId, role: m.role, since: new Date(m.createdAt).toISOString() })) }
+        ? { members: (await store.members.members(tenantId)).map((m) => ({ user_id: m.userId, role: m.role, since: new Date(m.createdAt).toISOString() })) }
         : {};
     res.json({ id: summary.id, name: summary.name, kind: summary.kind, role, ...members });
   });
 
-  api.get('/tenants/:tenantId/authorizers', viewer, function authorizers(req, res) {
-    res.json(relay.registrations(memberOf(res.locals).tenantId, req.query as Record<string, unknown>));
+  api.get('/tenants/:tenantId/authorizers', viewer, async function authorizers(req, res) {
+    res.json(await relay.registrations(memberOf(res.locals).tenantId, req.query as Record<string, unknown>));
   });
 
   api.post('/tenants/:tenantId/authorizers/:instanceId/commands', admin, async function command(req, res) {
@@ -84,16 +83,16 @@ export function createConsoleRouter(deps: ConsoleDeps): Router {
       await relay.exec(tenantId, instanceId, command);
     } catch (err) {
       // A refused command is still an action someone took: logged with its error code.
-      audit(tenantId, userId, `command.${command}`, instanceId, err instanceof HttpError ? err.code : 'server_error');
+      await recordAudit(store.audit, tenantId, userId, `command.${command}`, instanceId, err instanceof HttpError ? err.code : 'server_error');
       throw err;
     }
-    audit(tenantId, userId, `command.${command}`, instanceId);
+    await recordAudit(store.audit, tenantId, userId, `command.${command}`, instanceId);
     res.json({ result: {} });
   });
 
-  api.get('/tenants/:tenantId/connections', viewer, function connections(_req, res) {
+  api.get('/tenants/:tenantId/connections', viewer, async function connections(_req, res) {
     const { tenantId } = memberOf(res.locals);
-    const summary = store.tenants.get(tenantId)!;
+    const summary = (await store.tenants.get(tenantId))!;
     res.json({
       tenant_id: tenantId,
       connections: summary.connections.map((c) => ({ connection_id: c.connectionId, policy_name: c.policyName })),
@@ -102,45 +101,47 @@ export function createConsoleRouter(deps: ConsoleDeps): Router {
     });
   });
 
-  api.post('/tenants/:tenantId/connections', admin, function createConnection(req, res) {
+  api.post('/tenants/:tenantId/connections', admin, async function createConnection(req, res) {
     const { tenantId, userId } = memberOf(res.locals);
     const { policy_name: policyName } = parseBody(consoleConnectionSchema, req.body);
-    const created = store.db.transaction(() => {
-      if (store.images.taggedDigest(tenantId, policyName) === undefined) {
+    const created = await store.transaction(async (tx) => {
+      // Count-then-add: under the tenant's row lock, so concurrent requests cannot both pass the bound.
+      await tx.tenants.lock(tenantId);
+      if ((await tx.images.taggedDigest(tenantId, policyName)) === undefined) {
         throw new NotFoundError(`no policy named ${policyName}: push it first`, 'unknown_policy');
       }
-      if (store.tenants.get(tenantId)!.connections.length >= MAX_CONNECTIONS_PER_TENANT) {
+      if ((await tx.tenants.get(tenantId))!.connections.length >= MAX_CONNECTIONS_PER_TENANT) {
         throw new ConflictError(`this tenant already has ${MAX_CONNECTIONS_PER_TENANT} connections`, 'too_many_connections');
       }
-      const connection = store.tenants.addConnection(tenantId, policyName);
+      const connection = await tx.tenants.addConnection(tenantId, policyName);
       // The id only: the secret is in this answer and nowhere else (the store keeps its hash).
-      audit(tenantId, userId, 'connection.create', connection.connectionId);
+      await recordAudit(tx.audit, tenantId, userId, 'connection.create', connection.connectionId);
       return connection;
-    }).immediate();
+    });
     res.status(201).json({ connection_id: created.connectionId, policy_name: policyName, connection_secret: created.connectionSecret });
   });
 
-  api.post('/tenants/:tenantId/discovery-key/rotate', admin, function rotateDiscoveryKey(_req, res) {
+  api.post('/tenants/:tenantId/discovery-key/rotate', admin, async function rotateDiscoveryKey(_req, res) {
     const { tenantId, userId } = memberOf(res.locals);
-    const key = store.db.transaction(() => {
-      const rotated = store.tenants.rotateKey(tenantId, 'discovery');
-      audit(tenantId, userId, 'discovery_key.rotate', null);
+    const key = await store.transaction(async (tx) => {
+      const rotated = await tx.tenants.rotateKey(tenantId, 'discovery');
+      await recordAudit(tx.audit, tenantId, userId, 'discovery_key.rotate', null);
       return rotated;
-    }).immediate();
+    });
     res.set('Cache-Control', 'no-store').json({ discovery_api_key: key });
   });
 
-  api.get('/tenants/:tenantId/audit', viewer, function auditLog(req, res) {
+  api.get('/tenants/:tenantId/audit', viewer, async function auditLog(req, res) {
     const { before } = req.query;
     if (before !== undefined && (typeof before !== 'string' || !/^[1-9][0-9]{0,15}$/.test(before))) {
       throw new BadRequestError('before must be an entry id');
     }
-    const entries = store.audit.list(memberOf(res.locals).tenantId, before === undefined ? undefined : Number(before));
+    const entries = await store.audit.list(memberOf(res.locals).tenantId, before === undefined ? undefined : Number(before));
     res.json({ entries: entries.map(auditView) });
   });
 
-  api.use('/tenants/:tenantId/members', consoleMemberRoutes(store, audit));
-  api.use('/tenants/:tenantId/directory', consoleDirectoryRoutes(store, audit));
+  api.use('/tenants/:tenantId/members', consoleMemberRoutes(store));
+  api.use('/tenants/:tenantId/directory', consoleDirectoryRoutes(store));
   api.use('/tenants/:tenantId/policies', consolePolicyRoutes(store));
 
   const router = express.Router();

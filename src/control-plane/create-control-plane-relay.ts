@@ -6,11 +6,11 @@ import { requireTenantKey } from './require-tenant-key';
  * What an edge of this connection should run: the `latest` image of the policy the
  * connection serves and the tenant's central directory revision (null where none exists).
  */
-function desiredState(store: ControlPlaneStore, tenantId: string, connectionId: string): DesiredEdgeState {
-  const policyName = store.tenants.connectionPolicy(connectionId);
+async function desiredState(store: ControlPlaneStore, tenantId: string, connectionId: string): Promise<DesiredEdgeState> {
+  const policyName = await store.tenants.connectionPolicy(connectionId);
   return {
-    policyDigest: (policyName === undefined ? undefined : store.images.taggedDigest(tenantId, policyName)) ?? null,
-    directoryRevision: store.directory.revision(tenantId) ?? null,
+    policyDigest: (policyName === undefined ? undefined : await store.images.taggedDigest(tenantId, policyName)) ?? null,
+    directoryRevision: (await store.directory.revision(tenantId)) ?? null,
   };
 }
 
@@ -22,7 +22,7 @@ function desiredState(store: ControlPlaneStore, tenantId: string, connectionId: 
  */
 export function createControlPlaneRelay(
   deps: Omit<RelayDeps, 'store' | 'requireDiscoveryKey' | 'desiredState'> & { readonly store: ControlPlaneStore },
-): Relay {
+): Promise<Relay> {
   return createRelay({
     ...deps,
     requireDiscoveryKey: requireTenantKey(deps.store, 'discovery'),

@@ -1,5 +1,5 @@
 import type { DirectoryData } from '../directory';
-import type { ControlPlaneStore } from './control-plane-store';
+import { inStoreTransaction, type ControlPlaneRepositories } from './control-plane-store';
 import type { AccountKind } from './account';
 import type { NewTenantKeys } from './tenant-repository';
 
@@ -20,13 +20,12 @@ export interface CreateTenantOptions {
  * are returned once in plain text and only their hashes are kept, so the caller must
  * show or save them now.
  */
-export function createTenant(store: ControlPlaneStore, options: CreateTenantOptions): NewTenantKeys {
-  const run = store.db.transaction(() => {
-    const keys = store.tenants.create(options.name);
-    store.directory.initialize(keys.tenantId, options.directory);
-    if (options.owner !== undefined) store.members.setMember(keys.tenantId, options.owner, 'owner');
-    if (options.kind !== undefined) store.members.setKind(keys.tenantId, options.kind);
+export function createTenant(store: ControlPlaneRepositories, options: CreateTenantOptions): Promise<NewTenantKeys> {
+  return inStoreTransaction(store, async (tx) => {
+    const keys = await tx.tenants.create(options.name);
+    await tx.directory.initialize(keys.tenantId, options.directory);
+    if (options.owner !== undefined) await tx.members.setMember(keys.tenantId, options.owner, 'owner');
+    if (options.kind !== undefined) await tx.members.setKind(keys.tenantId, options.kind);
     return keys;
   });
-  return run.immediate();
 }

@@ -22,9 +22,9 @@ export function edgeRoutes(store: ControlPlaneStore): Router {
   const router = Router();
 
   // Conditional download (RFC 9110 §13.1.2): an unchanged image costs one 304.
-  router.get('/policy-image', (req, res) => {
+  router.get('/policy-image', async (req, res) => {
     const { tenantId, policyName } = authenticatedConnection(res.locals);
-    const digest = store.images.taggedDigest(tenantId, policyName);
+    const digest = await store.images.taggedDigest(tenantId, policyName);
     if (!digest) throw new NotFoundError(`no image for policy ${policyName}`, 'no_image');
     res.set('Cache-Control', 'no-cache');
     if (matchesIfNoneMatch(req, `"${digest}"`)) {
@@ -32,7 +32,7 @@ export function edgeRoutes(store: ControlPlaneStore): Router {
       return;
     }
     // Read again with the body: a push in between moves the tag, and the ETag must match what is sent.
-    const stored = store.images.tagged(tenantId, policyName);
+    const stored = await store.images.tagged(tenantId, policyName);
     if (!stored) throw new NotFoundError(`no image for policy ${policyName}`, 'no_image');
     // The signature travels with the image; the edge decides, from its own configuration,
     // whether it must verify it.
@@ -40,8 +40,8 @@ export function edgeRoutes(store: ControlPlaneStore): Router {
     res.set('ETag', `"${image.digest}"`).json(signature === undefined ? image : { ...image, signature });
   });
 
-  router.get('/directory', (req, res) => {
-    const data = store.directory.snapshot(authenticatedConnection(res.locals).tenantId);
+  router.get('/directory', async (req, res) => {
+    const data = await store.directory.snapshot(authenticatedConnection(res.locals).tenantId);
     if (!data) throw new NotFoundError('no directory for this tenant', 'no_directory');
     const etag = `"${data.revision}"`;
     res.set('ETag', etag).set('Cache-Control', 'no-cache');
@@ -52,12 +52,12 @@ export function edgeRoutes(store: ControlPlaneStore): Router {
     res.json(data);
   });
 
-  router.get('/directory/changes', (req, res) => {
+  router.get('/directory/changes', async (req, res) => {
     const since = req.query.since;
     if (typeof since !== 'string' || !SINCE.test(since)) {
       throw new BadRequestError('query parameter since must be a non-negative integer revision');
     }
-    const result = store.directory.changesSince(authenticatedConnection(res.locals).tenantId, Number(since));
+    const result = await store.directory.changesSince(authenticatedConnection(res.locals).tenantId, Number(since));
     if (result.kind === 'resync') {
       throw new HttpError(410, 'resync_required', `the change log does not reach back to revision ${since}; fetch the full directory`);
     }

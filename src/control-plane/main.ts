@@ -12,9 +12,9 @@ import { SERVER_BUSY_TIMEOUT_MS, controlPlaneDbPath, createControlPlaneApp, crea
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger('control-plane', config.logLevel);
-  const store = openControlPlaneStore(controlPlaneDbPath(config.dataDir), { busyTimeoutMs: SERVER_BUSY_TIMEOUT_MS });
+  const store = await openControlPlaneStore(controlPlaneDbPath(config.dataDir), { busyTimeoutMs: SERVER_BUSY_TIMEOUT_MS });
   const directorySeed = loadDirectorySeed(config.directorySeedFile).directory;
-  const demo = seedControlPlane(store, {
+  const demo = await seedControlPlane(store, {
     policiesDir: config.policiesDir,
     directorySeed,
     dataDir: config.dataDir,
@@ -27,14 +27,14 @@ async function main(): Promise<void> {
       'created the DEMO tenant; its keys are in the file (demo only)',
     );
     if (process.stdout.isTTY) console.log(`DEMO tenant credentials (demo only):\n${JSON.stringify(demo, null, 2)}`);
-  } else if (ensureDemoAppConnections(store, config.dataDir)) {
+  } else if (await ensureDemoAppConnections(store, config.dataDir)) {
     logger.warn({ file: demoTenantPath(config.dataDir) }, "added the sample apps' embedded-edge connections to the DEMO tenant");
   }
-  if (!demo && ensureDemoAccounts(store, config.dataDir, directorySeed)) {
+  if (!demo && (await ensureDemoAccounts(store, config.dataDir, directorySeed))) {
     logger.warn('added the DEMO organization members and the demo users\' personal accounts');
   }
 
-  const relay = createControlPlaneRelay({
+  const relay = await createControlPlaneRelay({
     store,
     logger,
     execTimeoutMs: config.controlPlane.execTimeout * 1000,
@@ -53,7 +53,7 @@ async function main(): Promise<void> {
   shutdownOnSignal(logger, async () => {
     await relay.close();
     await close(server);
-    store.close();
+    await store.close();
   });
 }
 

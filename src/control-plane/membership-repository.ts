@@ -1,6 +1,7 @@
-import type { Database } from 'better-sqlite3';
+import type { SqlExecutor } from '../sql';
+import { inTransaction, type SqlHandle } from './in-transaction';
 import type { AccountKind, MemberRole } from './account';
-import { UnknownTenantError } from './tenant-repository';
+import { LOCK_TENANT, UnknownTenantError } from './tenant-repository';
 
 /** Members of one tenant at most; more are refused (README Limits). */
 export const MAX_MEMBERS_PER_TENANT = 1000;
@@ -41,19 +42,19 @@ export class MembershipError extends Error {
  */
 export interface MembershipRepository {
   /** Undefined for an unknown tenant. */
-  kind(tenantId: string): AccountKind | undefined;
+  kind(tenantId: string): Promise<AccountKind | undefined>;
   /** Makes a tenant personal (only with exactly one member, an owner) or an organization. */
-  setKind(tenantId: string, kind: AccountKind): void;
+  setKind(tenantId: string, kind: AccountKind): Promise<void>;
   /** Members in order of joining. */
-  members(tenantId: string): Member[];
+  members(tenantId: string): Promise<Member[]>;
   /** The user's role in the tenant; undefined when not a member (or no such tenant). */
-  role(tenantId: string, userId: string): MemberRole | undefined;
+  role(tenantId: string, userId: string): Promise<MemberRole | undefined>;
   /** Every tenant the user is a member of: personal accounts first, then organizations by name (case-insensitive). */
-  accountsOf(userId: string): Account[];
+  accountsOf(userId: string): Promise<Account[]>;
   /** Adds a member or changes a member's role. Returns true when something changed. */
-  setMember(tenantId: string, userId: string, role: MemberRole): boolean;
+  setMember(tenantId: string, userId: string, role: MemberRole): Promise<boolean>;
   /** Removes a member. Returns false when the user was not a member. */
-  removeMember(tenantId: string, userId: string): boolean;
+  removeMember(tenantId: string, userId: string): Promise<boolean>;
 }
 
 interface MemberRow {
@@ -63,28 +64,27 @@ interface MemberRow {
 }
 
 /** Builds the membership repository over an open, migrated database. */
-export function createMembershipRepository(db: Database, now: () => number): MembershipRepository {
-  const selectKind = db.prepare('SELECT kind FROM tenants WHERE id = ?').pluck();
-  const updateKind = db.prepare('UPDATE tenants SET kind = ? WHERE id = ?');
-  const selectMembers = db.prepare('SELECT user_id, role, created_at FROM tenant_members WHERE tenant_id = ? ORDER BY created_at, user_id');
-  const selectRole = db.prepare('SELECT role FROM tenant_members WHERE tenant_id = ? AND user_id = ?').pluck();
-  const selectAccounts = db.prepare(
-    `SELECT t.id, t.name, t.kind, m.role FROM tenant_members m JOIN tenants t ON t.id = m.tenant_id
-     WHERE m.user_id = ? ORDER BY t.kind = 'organization', t.name COLLATE NOCASE, t.id`,
-  );
-  const upsertMember = db.prepare(
-    `INSERT INTO tenant_members (tenant_id, user_id, role, created_at) VALUES (?, ?, ?, ?)
-     ON CONFLICT (tenant_id, user_id) DO UPDATE SET role = excluded.role`,
-  );
-  const deleteMember = db.prepare('DELETE FROM tenant_members WHERE tenant_id = ? AND user_id = ?');
+export function createMembershipRepository(db: SqlHandle, now: () => number): MembershipRepository {
+  const selectKind = async (sql: SqlExecutor, tenantId: string) =>
+    (await sql.get<{ kind: AccountKind }>('SELECT kind FROM tenants WHERE id = ?', [tenantId]))?.kind;
+  const membersOf = async (sql: SqlExecutor, tenantId: string): Promise<Member[]> =>
+    (
+      await sql.all<MemberRow>('SELECT user_id, role, created_at FROM tenant_members WHERE tenant_id = ? ORDER BY created_at, user_id', [
+        tenantId,
+      ])
+    ).map((m) => ({ userId: m.user_id, role: m.role, createdAt: m.created_at }));
 
-  const kindOf = (tenantId: string): AccountKind => {
-    const kind = selectKind.get(tenantId) as AccountKind | undefined;
+  /**
+   * Locks the tenant's row by writing it, then reads its kind. Every membership change
+   * starts here, so two concurrent changes (the console and the CLI, or two nodes at READ
+   * COMMITTED) run one after the other and cannot both remove "another" owner.
+   */
+  const lockTenant = async (tx: SqlExecutor, tenantId: string): Promise<AccountKind> => {
+    const { changes } = await tx.run(LOCK_TENANT, [tenantId]);
+    const kind = changes === 0 ? undefined : await selectKind(tx, tenantId);
     if (kind === undefined) throw new UnknownTenantError(tenantId);
     return kind;
   };
-  const membersOf = (tenantId: string): Member[] =>
-    (selectMembers.all(tenantId) as MemberRow[]).map((m) => ({ userId: m.user_id, role: m.role, createdAt: m.created_at }));
 
   /** Checks the tenant's members as they would be after a change; throws what it breaks. */
   const checkInvariants = (kind: AccountKind, before: readonly Member[], after: readonly Member[]) => {
@@ -100,44 +100,44 @@ export function createMembershipRepository(db: Database, now: () => number): Mem
     }
   };
 
-  // Each change reads, checks and writes under one write lock, so two concurrent changes
-  // (the console and the CLI) cannot both remove "another" owner.
-  const change = (tenantId: string, next: (members: Member[]) => Member[], write: () => void): boolean => {
-    const run = db.transaction(() => {
-      const kind = kindOf(tenantId);
-      const before = membersOf(tenantId);
+  // Each change reads, checks and writes in one transaction under the tenant's row lock.
+  const change = (tenantId: string, next: (members: Member[]) => Member[], write: (tx: SqlExecutor) => Promise<unknown>) =>
+    inTransaction(db, async (tx) => {
+      const kind = await lockTenant(tx, tenantId);
+      const before = await membersOf(tx, tenantId);
       const after = next(before);
       if (sameMembers(before, after)) return false;
       checkInvariants(kind, before, after);
-      write();
+      await write(tx);
       return true;
     });
-    return run.immediate();
-  };
 
   return {
-    kind: (tenantId) => selectKind.get(tenantId) as AccountKind | undefined,
+    kind: (tenantId) => selectKind(db, tenantId),
     setKind(tenantId, kind) {
-      const run = db.transaction(() => {
-        kindOf(tenantId);
-        const members = membersOf(tenantId);
+      return inTransaction(db, async (tx) => {
+        await lockTenant(tx, tenantId);
+        const members = await membersOf(tx, tenantId);
         checkInvariants(kind, members, members);
-        updateKind.run(kind, tenantId);
+        await tx.run('UPDATE tenants SET kind = ? WHERE id = ?', [kind, tenantId]);
       });
-      run.immediate();
     },
-    members(tenantId) {
-      kindOf(tenantId);
-      return membersOf(tenantId);
+    async members(tenantId) {
+      if ((await selectKind(db, tenantId)) === undefined) throw new UnknownTenantError(tenantId);
+      return membersOf(db, tenantId);
     },
-    role: (tenantId, userId) => selectRole.get(tenantId, userId) as MemberRole | undefined,
-    accountsOf: (userId) =>
-      (selectAccounts.all(userId) as { id: string; name: string; kind: AccountKind; role: MemberRole }[]).map((a) => ({
-        tenantId: a.id,
-        name: a.name,
-        kind: a.kind,
-        role: a.role,
-      })),
+    async role(tenantId, userId) {
+      const row = await db.get<{ role: MemberRole }>('SELECT role FROM tenant_members WHERE tenant_id = ? AND user_id = ?', [tenantId, userId]);
+      return row?.role;
+    },
+    async accountsOf(userId) {
+      const rows = await db.all<{ id: string; name: string; kind: AccountKind; role: MemberRole }>(
+        `SELECT t.id, t.name, t.kind, m.role FROM tenant_members m JOIN tenants t ON t.id = m.tenant_id
+         WHERE m.user_id = ? ORDER BY CASE WHEN t.kind = 'organization' THEN 1 ELSE 0 END, LOWER(t.name), t.id`,
+        [userId],
+      );
+      return rows.map((a) => ({ tenantId: a.id, name: a.name, kind: a.kind, role: a.role }));
+    },
     setMember(tenantId, userId, role) {
       const at = now();
       return change(
@@ -146,14 +146,19 @@ export function createMembershipRepository(db: Database, now: () => number): Mem
           members.some((m) => m.userId === userId)
             ? members.map((m) => (m.userId === userId ? { ...m, role } : m))
             : [...members, { userId, role, createdAt: at }],
-        () => upsertMember.run(tenantId, userId, role, at),
+        (tx) =>
+          tx.run(
+            `INSERT INTO tenant_members (tenant_id, user_id, role, created_at) VALUES (?, ?, ?, ?)
+             ON CONFLICT (tenant_id, user_id) DO UPDATE SET role = excluded.role`,
+            [tenantId, userId, role, at],
+          ),
       );
     },
     removeMember(tenantId, userId) {
       return change(
         tenantId,
         (members) => members.filter((m) => m.userId !== userId),
-        () => deleteMember.run(tenantId, userId),
+        (tx) => tx.run('DELETE FROM tenant_members WHERE tenant_id = ? AND user_id = ?', [tenantId, userId]),
       );
     },
   };

@@ -1,4 +1,6 @@
-import type { Database } from 'better-sqlite3';
+import type { SqlExecutor } from '../sql';
+import { inTransaction, type SqlHandle } from './in-transaction';
+import { LOCK_TENANT } from './tenant-repository';
 import type { PolicyImage } from '../policy';
 
 /** The tag edges follow; pushes move it. */
@@ -42,90 +44,102 @@ export interface PolicyImageRepository {
    * within {@link MAX_IMAGES_PER_TENANT}. A signature, when given, is kept with the image
    * (replacing an earlier one); a push without one leaves a stored signature in place.
    */
-  push(tenantId: string, image: PolicyImage, signature?: string): PushResult;
+  push(tenantId: string, image: PolicyImage, signature?: string): Promise<PushResult>;
   /** The image a tag points at, with its signature when it has one, or undefined. */
-  tagged(tenantId: string, name: string, tag?: string): SignedPolicyImage | undefined;
+  tagged(tenantId: string, name: string, tag?: string): Promise<SignedPolicyImage | undefined>;
   /** The digest a tag points at (cheap; no body), for conditional requests. */
-  taggedDigest(tenantId: string, name: string, tag?: string): string | undefined;
-  versions(tenantId: string, name: string): PolicyImageVersion[];
+  taggedDigest(tenantId: string, name: string, tag?: string): Promise<string | undefined>;
+  versions(tenantId: string, name: string): Promise<PolicyImageVersion[]>;
   /** Every policy name of the tenant with the digest its `latest` tag points at, by name. */
-  latest(tenantId: string): { readonly name: string; readonly digest: string }[];
+  latest(tenantId: string): Promise<{ readonly name: string; readonly digest: string }[]>;
   /** A stored image by its digest (tagged or not), or undefined: what an edge reported it runs. */
-  stored(tenantId: string, name: string, digest: string): PolicyImage | undefined;
+  stored(tenantId: string, name: string, digest: string): Promise<PolicyImage | undefined>;
 }
 
 /** Builds the policy image repository over an open, migrated database. */
-export function createPolicyImageRepository(db: Database, now: () => number): PolicyImageRepository {
-  const insertImage = db.prepare(
-    'INSERT OR IGNORE INTO policy_images (tenant_id, name, digest, body, created_at) VALUES (?, ?, ?, ?, ?)',
-  );
-  const upsertTag = db.prepare(
-    `INSERT INTO policy_tags (tenant_id, name, tag, digest) VALUES (?, ?, ?, ?)
-     ON CONFLICT (tenant_id, name, tag) DO UPDATE SET digest = excluded.digest`,
-  );
-  const selectDigest = db
-    .prepare('SELECT digest FROM policy_tags WHERE tenant_id = ? AND name = ? AND tag = ?')
-    .pluck();
-  const selectTagged = db.prepare(
-    `SELECT i.body, s.signature FROM policy_tags t JOIN policy_images i
-       ON i.tenant_id = t.tenant_id AND i.name = t.name AND i.digest = t.digest
-     LEFT JOIN policy_signatures s
-       ON s.tenant_id = t.tenant_id AND s.name = t.name AND s.digest = t.digest
-     WHERE t.tenant_id = ? AND t.name = ? AND t.tag = ?`,
-  );
-  const upsertSignature = db.prepare(
-    `INSERT INTO policy_signatures (tenant_id, name, digest, signature) VALUES (?, ?, ?, ?)
-     ON CONFLICT (tenant_id, name, digest) DO UPDATE SET signature = excluded.signature`,
-  );
-  const selectVersions = db.prepare(
-    'SELECT digest, created_at FROM policy_images WHERE tenant_id = ? AND name = ? ORDER BY created_at DESC, rowid DESC',
-  );
-
-  const selectLatest = db.prepare('SELECT name, digest FROM policy_tags WHERE tenant_id = ? AND tag = ? ORDER BY name');
-  const selectBody = db.prepare('SELECT body FROM policy_images WHERE tenant_id = ? AND name = ? AND digest = ?').pluck();
-  const countImages = db.prepare('SELECT COUNT(*) FROM policy_images WHERE tenant_id = ?').pluck();
-  const selectStored = db.prepare('SELECT 1 FROM policy_images WHERE tenant_id = ? AND name = ? AND digest = ?').pluck();
-  const deleteOldestUntagged = db.prepare(
-    `DELETE FROM policy_images WHERE rowid = (
-       SELECT i.rowid FROM policy_images i
-       WHERE i.tenant_id = ? AND NOT EXISTS (
-         SELECT 1 FROM policy_tags t WHERE t.tenant_id = i.tenant_id AND t.name = i.name AND t.digest = i.digest)
-       ORDER BY i.created_at, i.rowid LIMIT 1)`,
-  );
-
+export function createPolicyImageRepository(db: SqlHandle, now: () => number): PolicyImageRepository {
   /** Makes room for one new image; false when every stored image is tagged. */
-  function makeRoom(tenantId: string): boolean {
-    while ((countImages.get(tenantId) as number) >= MAX_IMAGES_PER_TENANT) {
-      if (deleteOldestUntagged.run(tenantId).changes === 0) return false;
+  async function makeRoom(tx: SqlExecutor, tenantId: string): Promise<boolean> {
+    for (;;) {
+      const count = await tx.get<{ n: number }>('SELECT COUNT(*) AS n FROM policy_images WHERE tenant_id = ?', [tenantId]);
+      if (Number(count?.n ?? 0) < MAX_IMAGES_PER_TENANT) return true;
+      const oldest = await tx.get<{ name: string; digest: string }>(
+        `SELECT i.name, i.digest FROM policy_images i
+         WHERE i.tenant_id = ? AND NOT EXISTS (
+           SELECT 1 FROM policy_tags t WHERE t.tenant_id = i.tenant_id AND t.name = i.name AND t.digest = i.digest)
+         ORDER BY i.created_at, i.seq LIMIT 1`,
+        [tenantId],
+      );
+      if (oldest === undefined) return false;
+      await tx.run('DELETE FROM policy_images WHERE tenant_id = ? AND name = ? AND digest = ?', [tenantId, oldest.name, oldest.digest]);
     }
-    return true;
   }
 
-  const push = db.transaction((tenantId: string, image: PolicyImage, signature: string | undefined): PushResult => {
-    const isNew = selectStored.get(tenantId, image.name, image.digest) === undefined;
-    if (isNew && !makeRoom(tenantId)) return { digest: image.digest, created: false, quotaExceeded: true };
-    const inserted = insertImage.run(tenantId, image.name, image.digest, JSON.stringify(image), now());
-    if (signature !== undefined) upsertSignature.run(tenantId, image.name, image.digest, signature);
-    upsertTag.run(tenantId, image.name, LATEST_TAG, image.digest);
-    return { digest: image.digest, created: inserted.changes === 1 };
-  });
-
   return {
-    push: (tenantId, image, signature) => push.immediate(tenantId, image, signature),
-    tagged(tenantId, name, tag = LATEST_TAG) {
-      const row = selectTagged.get(tenantId, name, tag) as { body: string; signature: string | null } | undefined;
+    push(tenantId, image, signature) {
+      return inTransaction(db, async (tx): Promise<PushResult> => {
+        // Quota, eviction and the push sequence are read-modify-write over the tenant's
+        // images: the tenant's row is locked first (by writing it), so concurrent pushes
+        // (two nodes at READ COMMITTED) run one after the other.
+        await tx.run(LOCK_TENANT, [tenantId]);
+        const stored = await tx.get('SELECT 1 AS one FROM policy_images WHERE tenant_id = ? AND name = ? AND digest = ?', [
+          tenantId,
+          image.name,
+          image.digest,
+        ]);
+        let created = false;
+        if (stored === undefined) {
+          if (!(await makeRoom(tx, tenantId))) return { digest: image.digest, created: false, quotaExceeded: true };
+          const last = await tx.get<{ seq: number | null }>('SELECT MAX(seq) AS seq FROM policy_images WHERE tenant_id = ?', [tenantId]);
+          const inserted = await tx.run(
+            `INSERT INTO policy_images (tenant_id, name, digest, body, created_at, seq) VALUES (?, ?, ?, ?, ?, ?)
+             ON CONFLICT (tenant_id, name, digest) DO NOTHING`,
+            [tenantId, image.name, image.digest, JSON.stringify(image), now(), Number(last?.seq ?? 0) + 1],
+          );
+          created = inserted.changes === 1;
+        }
+        if (signature !== undefined) {
+          await tx.run(
+            `INSERT INTO policy_signatures (tenant_id, name, digest, signature) VALUES (?, ?, ?, ?)
+             ON CONFLICT (tenant_id, name, digest) DO UPDATE SET signature = excluded.signature`,
+            [tenantId, image.name, image.digest, signature],
+          );
+        }
+        await tx.run(
+          `INSERT INTO policy_tags (tenant_id, name, tag, digest) VALUES (?, ?, ?, ?)
+           ON CONFLICT (tenant_id, name, tag) DO UPDATE SET digest = excluded.digest`,
+          [tenantId, image.name, LATEST_TAG, image.digest],
+        );
+        return { digest: image.digest, created };
+      });
+    },
+    async tagged(tenantId, name, tag = LATEST_TAG) {
+      const row = await db.get<{ body: string; signature: string | null }>(
+        `SELECT i.body, s.signature FROM policy_tags t JOIN policy_images i
+           ON i.tenant_id = t.tenant_id AND i.name = t.name AND i.digest = t.digest
+         LEFT JOIN policy_signatures s
+           ON s.tenant_id = t.tenant_id AND s.name = t.name AND s.digest = t.digest
+         WHERE t.tenant_id = ? AND t.name = ? AND t.tag = ?`,
+        [tenantId, name, tag],
+      );
       return row === undefined ? undefined : { image: JSON.parse(row.body) as PolicyImage, signature: row.signature ?? undefined };
     },
-    taggedDigest: (tenantId, name, tag = LATEST_TAG) => selectDigest.get(tenantId, name, tag) as string | undefined,
-    versions: (tenantId, name) =>
-      (selectVersions.all(tenantId, name) as { digest: string; created_at: number }[]).map((r) => ({
-        digest: r.digest,
-        createdAt: r.created_at,
-      })),
-    latest: (tenantId) => selectLatest.all(tenantId, LATEST_TAG) as { name: string; digest: string }[],
-    stored(tenantId, name, digest) {
-      const body = selectBody.get(tenantId, name, digest) as string | undefined;
-      return body === undefined ? undefined : (JSON.parse(body) as PolicyImage);
+    async taggedDigest(tenantId, name, tag = LATEST_TAG) {
+      const row = await db.get<{ digest: string }>('SELECT digest FROM policy_tags WHERE tenant_id = ? AND name = ? AND tag = ?', [tenantId, name, tag]);
+      return row?.digest;
+    },
+    async versions(tenantId, name) {
+      const rows = await db.all<{ digest: string; created_at: number }>(
+        'SELECT digest, created_at FROM policy_images WHERE tenant_id = ? AND name = ? ORDER BY created_at DESC, seq DESC',
+        [tenantId, name],
+      );
+      return rows.map((r) => ({ digest: r.digest, createdAt: r.created_at }));
+    },
+    latest: (tenantId) =>
+      db.all<{ name: string; digest: string }>('SELECT name, digest FROM policy_tags WHERE tenant_id = ? AND tag = ? ORDER BY name', [tenantId, LATEST_TAG]),
+    async stored(tenantId, name, digest) {
+      const row = await db.get<{ body: string }>('SELECT body FROM policy_images WHERE tenant_id = ? AND name = ? AND digest = ?', [tenantId, name, digest]);
+      return row === undefined ? undefined : (JSON.parse(row.body) as PolicyImage);
     },
   };
 }

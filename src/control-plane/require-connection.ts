@@ -15,10 +15,10 @@ function connectionUnauthorized(): HttpError {
  * {@link EdgeConnection}; any failure is the same 401.
  */
 export function requireConnection(store: ControlPlaneStore): RequestHandler {
-  return function requireConnectionMiddleware(req, res, next) {
+  return async function requireConnectionMiddleware(req, res, next) {
     const credential = basicCredential(req.get('authorization'));
     const pair = credential === undefined ? undefined : decodeBasicPair(credential);
-    const connection = pair && store.verifyConnection(pair.user, pair.password);
+    const connection = pair && (await store.verifyConnection(pair.user, pair.password));
     if (!connection) throw connectionUnauthorized();
     res.locals.connection = connection;
     next();

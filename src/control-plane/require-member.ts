@@ -21,10 +21,10 @@ export interface MemberContext {
  * id; a member whose role is too low gets 403 `forbidden`.
  */
 export function requireMember(store: ControlPlaneStore, least: MemberRole): RequestHandler {
-  return function requireMemberMiddleware(req, res, next) {
+  return async function requireMemberMiddleware(req, res, next) {
     const userId = consoleUser(res.locals);
     const tenantId = String(req.params.tenantId);
-    const role = store.members.role(tenantId, userId);
+    const role = await store.members.role(tenantId, userId);
     if (role === undefined) throw new NotFoundError('no such tenant among your accounts', 'tenant_not_found');
     if (RANK[role] < RANK[least]) throw new HttpError(403, 'forbidden', `this needs the ${least} role; yours is ${role}`);
     res.locals.member = { tenantId, userId, role } satisfies MemberContext;

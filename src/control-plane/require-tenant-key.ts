@@ -21,14 +21,14 @@ export function tenantUnauthorized(): HttpError {
  * `res.locals.tenantId` holds the tenant id.
  */
 export function requireTenantKey(store: ControlPlaneStore, kind: TenantKeyKind): RequestHandler {
-  return function requireTenantKeyMiddleware(req, res, next) {
+  return async function requireTenantKeyMiddleware(req, res, next) {
     const tenantId = req.get(TENANT_HEADER)?.trim();
     const credential = basicCredential(req.get('authorization'));
     if (!tenantId || !credential) throw tenantUnauthorized();
-    let valid = store.verifyTenantKey(tenantId, kind, credential);
+    let valid = await store.verifyTenantKey(tenantId, kind, credential);
     if (!valid) {
       const pair = decodeBasicPair(credential);
-      valid = pair !== undefined && pair.user === tenantId && store.verifyTenantKey(tenantId, kind, pair.password);
+      valid = pair !== undefined && pair.user === tenantId && (await store.verifyTenantKey(tenantId, kind, pair.password));
     }
     if (!valid) throw tenantUnauthorized();
     res.locals.tenantId = tenantId;

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { DirectoryData } from '../directory';
 import { checkPolicyImage } from '../decision';
 import { readPolicyFolder, type PolicyImage } from '../policy';
-import type { ControlPlaneStore } from './control-plane-store';
+import type { ControlPlaneRepositories, ControlPlaneStore } from './control-plane-store';
 import { createTenant } from './create-tenant';
 import { seedDemoAccounts } from './seed-demo-accounts';
 import { readDemoTenantFile, writeDemoTenantFile, type DemoTenant } from '../config';
@@ -20,11 +20,12 @@ export const DEMO_APP_POLICIES = { rbac: 'rbac', todo: 'todo' } as const;
 type AppConnections = NonNullable<DemoTenant['app_connections']>;
 
 /** Adds one connection per sample app to the tenant (inside the caller's transaction). */
-function addAppConnections(store: ControlPlaneStore, tenantId: string): AppConnections {
-  const entries = Object.entries(DEMO_APP_POLICIES).map(([app, policy]) => {
-    const c = store.tenants.addConnection(tenantId, policy);
-    return [app, { connection_id: c.connectionId, connection_secret: c.connectionSecret }] as const;
-  });
+async function addAppConnections(store: ControlPlaneRepositories, tenantId: string): Promise<AppConnections> {
+  const entries: [string, { connection_id: string; connection_secret: string }][] = [];
+  for (const [app, policy] of Object.entries(DEMO_APP_POLICIES)) {
+    const c = await store.tenants.addConnection(tenantId, policy);
+    entries.push([app, { connection_id: c.connectionId, connection_secret: c.connectionSecret }]);
+  }
   return Object.fromEntries(entries) as AppConnections;
 }
 
@@ -66,18 +67,18 @@ function readSeedImages(policiesDir: string): PolicyImage[] {
  * Returns the demo credentials for the caller to print once, or undefined when the store
  * already has tenants: later starts change nothing (the keys exist only as hashes then).
  */
-export function seedControlPlane(store: ControlPlaneStore, options: SeedOptions): DemoTenant | undefined {
-  if (store.tenants.list().length > 0) return undefined;
+export async function seedControlPlane(store: ControlPlaneStore, options: SeedOptions): Promise<DemoTenant | undefined> {
+  if ((await store.tenants.list()).length > 0) return undefined;
   const images = readSeedImages(options.policiesDir);
-  const seed = store.db.transaction((): DemoTenant | undefined => {
-    // Re-checked under the write lock: another process may have seeded meanwhile.
-    if (store.tenants.list().length > 0) return undefined;
+  return store.transaction(async (tx): Promise<DemoTenant | undefined> => {
+    // Re-checked inside the transaction: another process may have seeded meanwhile.
+    if ((await tx.tenants.list()).length > 0) return undefined;
     const { roles, users, resources } = options.directorySeed;
-    const keys = createTenant(store, { name: DEMO_TENANT_NAME, directory: { roles, users, resources } });
-    seedDemoAccounts(store, keys.tenantId, options.directorySeed);
-    const connection = store.tenants.addConnection(keys.tenantId, DEMO_POLICY);
-    const appConnections = addAppConnections(store, keys.tenantId);
-    for (const image of images) store.images.push(keys.tenantId, image);
+    const keys = await createTenant(tx, { name: DEMO_TENANT_NAME, directory: { roles, users, resources } });
+    await seedDemoAccounts(tx, keys.tenantId, options.directorySeed);
+    const connection = await tx.tenants.addConnection(keys.tenantId, DEMO_POLICY);
+    const appConnections = await addAppConnections(tx, keys.tenantId);
+    for (const image of images) await tx.images.push(keys.tenantId, image);
     const demo: DemoTenant = {
       tenant_id: keys.tenantId,
       discovery_api_key: keys.discoveryApiKey,
@@ -93,7 +94,6 @@ export function seedControlPlane(store: ControlPlaneStore, options: SeedOptions)
     writeDemoTenantFile(options.dataDir, demo);
     return demo;
   });
-  return seed.immediate();
 }
 
 /**
@@ -102,17 +102,16 @@ export function seedControlPlane(store: ControlPlaneStore, options: SeedOptions)
  * nothing when the file is absent, already has them, or names a tenant the store lacks.
  * Returns true when it added them.
  */
-export function ensureDemoAppConnections(store: ControlPlaneStore, dataDir: string): boolean {
+export async function ensureDemoAppConnections(store: ControlPlaneStore, dataDir: string): Promise<boolean> {
   let demo: DemoTenant;
   try {
     demo = readDemoTenantFile(dataDir);
   } catch {
     return false;
   }
-  if (demo.app_connections || !store.tenants.exists(demo.tenant_id)) return false;
-  const upgrade = store.db.transaction(() => {
-    writeDemoTenantFile(dataDir, { ...demo, app_connections: addAppConnections(store, demo.tenant_id) });
+  if (demo.app_connections || !(await store.tenants.exists(demo.tenant_id))) return false;
+  await store.transaction(async (tx) => {
+    writeDemoTenantFile(dataDir, { ...demo, app_connections: await addAppConnections(tx, demo.tenant_id) });
   });
-  upgrade.immediate();
   return true;
 }

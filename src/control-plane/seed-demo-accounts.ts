@@ -1,7 +1,7 @@
 import { readDemoTenantFile } from '../config';
 import type { DirectoryData } from '../directory';
 import type { MemberRole } from './account';
-import type { ControlPlaneStore } from './control-plane-store';
+import { inStoreTransaction, type ControlPlaneRepositories, type ControlPlaneStore } from './control-plane-store';
 import { createTenant } from './create-tenant';
 
 /** The demo organization's members, by e-mail in the Citadel directory. */
@@ -17,21 +17,21 @@ export const DEMO_MEMBERS: Readonly<Record<string, MemberRole>> = {
  * caller's transaction; members are IdP user ids, which are the directory's user ids.
  * Returns true when it changed anything, so a second run is a no-op.
  */
-export function seedDemoAccounts(store: ControlPlaneStore, demoTenantId: string, directory: DirectoryData): boolean {
+export async function seedDemoAccounts(store: ControlPlaneRepositories, demoTenantId: string, directory: DirectoryData): Promise<boolean> {
   let changed = false;
-  if (store.members.members(demoTenantId).length === 0) {
+  if ((await store.members.members(demoTenantId)).length === 0) {
     // Owner first: an organization with members always has an owner.
     const ordered = directory.users
       .filter((u) => DEMO_MEMBERS[u.email] !== undefined)
       .sort((a, b) => Number(DEMO_MEMBERS[b.email] === 'owner') - Number(DEMO_MEMBERS[a.email] === 'owner'));
-    for (const user of ordered) store.members.setMember(demoTenantId, user.id, DEMO_MEMBERS[user.email]!);
+    for (const user of ordered) await store.members.setMember(demoTenantId, user.id, DEMO_MEMBERS[user.email]!);
     changed = ordered.length > 0;
   }
   for (const user of directory.users) {
-    if (store.members.accountsOf(user.id).some((a) => a.kind === 'personal' && a.role === 'owner')) continue;
+    if ((await store.members.accountsOf(user.id)).some((a) => a.kind === 'personal' && a.role === 'owner')) continue;
     // A personal account starts like a CLI-made tenant: the seed's roles, no users. Its keys
     // are not kept; the owner rotates one when needed.
-    createTenant(store, {
+    await createTenant(store, {
       name: `${user.name} (personal)`,
       directory: { roles: directory.roles, users: [], resources: [] },
       kind: 'personal',
@@ -48,13 +48,13 @@ export function seedDemoAccounts(store: ControlPlaneStore, demoTenantId: string,
  * transaction. Does nothing when the file is absent, names a tenant the store lacks, or
  * everything is there already. Returns true when it added anything.
  */
-export function ensureDemoAccounts(store: ControlPlaneStore, dataDir: string, directory: DirectoryData): boolean {
+export async function ensureDemoAccounts(store: ControlPlaneStore, dataDir: string, directory: DirectoryData): Promise<boolean> {
   let tenantId: string;
   try {
     tenantId = readDemoTenantFile(dataDir).tenant_id;
   } catch {
     return false;
   }
-  if (!store.tenants.exists(tenantId)) return false;
-  return store.db.transaction(() => seedDemoAccounts(store, tenantId, directory)).immediate();
+  if (!(await store.tenants.exists(tenantId))) return false;
+  return inStoreTransaction(store, (tx) => seedDemoAccounts(tx, tenantId, directory));
 }

@@ -1,4 +1,5 @@
-import type { Database } from 'better-sqlite3';
+import { inTransaction, type SqlHandle } from './in-transaction';
+import { LOCK_TENANT } from './tenant-repository';
 import { SIGNING_KEY_LIMITS, type PublicSigningKey } from '../policy';
 
 /** One registered public key, as listed. */
@@ -18,35 +19,41 @@ export type AddKeyResult = { readonly created: boolean; readonly quotaExceeded?:
  */
 export interface SigningKeyRepository {
   /** Registers a key under its id (idempotent), within {@link SIGNING_KEY_LIMITS}.maxKeys. */
-  add(tenantId: string, kid: string, jwk: PublicSigningKey): AddKeyResult;
-  list(tenantId: string): RegisteredSigningKey[];
+  add(tenantId: string, kid: string, jwk: PublicSigningKey): Promise<AddKeyResult>;
+  list(tenantId: string): Promise<RegisteredSigningKey[]>;
   /** False when the tenant has no key with that id. */
-  remove(tenantId: string, kid: string): boolean;
+  remove(tenantId: string, kid: string): Promise<boolean>;
 }
 
 /** Builds the signing key repository over an open, migrated database. */
-export function createSigningKeyRepository(db: Database, now: () => number): SigningKeyRepository {
-  const insert = db.prepare('INSERT OR IGNORE INTO signing_keys (tenant_id, kid, jwk, created_at) VALUES (?, ?, ?, ?)');
-  const count = db.prepare('SELECT COUNT(*) FROM signing_keys WHERE tenant_id = ?').pluck();
-  const exists = db.prepare('SELECT 1 FROM signing_keys WHERE tenant_id = ? AND kid = ?').pluck();
-  const select = db.prepare('SELECT kid, jwk, created_at FROM signing_keys WHERE tenant_id = ? ORDER BY created_at, kid');
-  const remove = db.prepare('DELETE FROM signing_keys WHERE tenant_id = ? AND kid = ?');
-
-  const add = db.transaction((tenantId: string, kid: string, jwk: PublicSigningKey): AddKeyResult => {
-    if (exists.get(tenantId, kid) !== undefined) return { created: false };
-    if ((count.get(tenantId) as number) >= SIGNING_KEY_LIMITS.maxKeys) return { created: false, quotaExceeded: true };
-    insert.run(tenantId, kid, JSON.stringify(jwk), now());
-    return { created: true };
-  });
-
+export function createSigningKeyRepository(db: SqlHandle, now: () => number): SigningKeyRepository {
   return {
-    add: (tenantId, kid, jwk) => add.immediate(tenantId, kid, jwk),
-    list: (tenantId) =>
-      (select.all(tenantId) as { kid: string; jwk: string; created_at: number }[]).map((r) => ({
-        kid: r.kid,
-        jwk: JSON.parse(r.jwk) as PublicSigningKey,
-        createdAt: r.created_at,
-      })),
-    remove: (tenantId, kid) => remove.run(tenantId, kid).changes === 1,
+    add(tenantId, kid, jwk) {
+      return inTransaction(db, async (tx): Promise<AddKeyResult> => {
+        // Count-then-insert: the tenant's row is locked first (by writing it), so two
+        // concurrent adds cannot both see room for one more key.
+        await tx.run(LOCK_TENANT, [tenantId]);
+        if ((await tx.get('SELECT 1 AS one FROM signing_keys WHERE tenant_id = ? AND kid = ?', [tenantId, kid])) !== undefined) {
+          return { created: false };
+        }
+        const count = await tx.get<{ n: number }>('SELECT COUNT(*) AS n FROM signing_keys WHERE tenant_id = ?', [tenantId]);
+        if (Number(count?.n ?? 0) >= SIGNING_KEY_LIMITS.maxKeys) return { created: false, quotaExceeded: true };
+        await tx.run(
+          'INSERT INTO signing_keys (tenant_id, kid, jwk, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (tenant_id, kid) DO NOTHING',
+          [tenantId, kid, JSON.stringify(jwk), now()],
+        );
+        return { created: true };
+      });
+    },
+    async list(tenantId) {
+      const rows = await db.all<{ kid: string; jwk: string; created_at: number }>(
+        'SELECT kid, jwk, created_at FROM signing_keys WHERE tenant_id = ? ORDER BY created_at, kid',
+        [tenantId],
+      );
+      return rows.map((r) => ({ kid: r.kid, jwk: JSON.parse(r.jwk) as PublicSigningKey, createdAt: r.created_at }));
+    },
+    async remove(tenantId, kid) {
+      return (await db.run('DELETE FROM signing_keys WHERE tenant_id = ? AND kid = ?', [tenantId, kid])).changes === 1;
+    },
   };
 }

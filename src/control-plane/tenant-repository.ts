@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Database } from 'better-sqlite3';
+import type { SqlHandle } from './in-transaction';
 import type { AccountKind } from './account';
 import { generateSecret, hashSecret, secretMatches } from './secrets';
 
@@ -37,18 +37,26 @@ export interface NewConnection {
 
 /** Tenants, their keys and their edge connections. */
 export interface TenantRepository {
-  create(name: string): NewTenantKeys;
-  exists(tenantId: string): boolean;
+  create(name: string): Promise<NewTenantKeys>;
+  exists(tenantId: string): Promise<boolean>;
   /** One tenant with its connections; undefined when unknown. */
-  get(tenantId: string): TenantSummary | undefined;
-  list(): TenantSummary[];
-  addConnection(tenantId: string, policyName: string): NewConnection;
+  get(tenantId: string): Promise<TenantSummary | undefined>;
+  list(): Promise<TenantSummary[]>;
+  addConnection(tenantId: string, policyName: string): Promise<NewConnection>;
   /** Replaces a key; the old one stops working at once. */
-  rotateKey(tenantId: string, kind: TenantKeyKind): string;
-  verifyKey(tenantId: string, kind: TenantKeyKind, key: string): boolean;
-  verifyConnection(connectionId: string, secret: string): EdgeConnection | undefined;
+  rotateKey(tenantId: string, kind: TenantKeyKind): Promise<string>;
+  verifyKey(tenantId: string, kind: TenantKeyKind, key: string): Promise<boolean>;
+  verifyConnection(connectionId: string, secret: string): Promise<EdgeConnection | undefined>;
   /** The policy name a connection serves, or undefined for an unknown connection. */
-  connectionPolicy(connectionId: string): string | undefined;
+  connectionPolicy(connectionId: string): Promise<string | undefined>;
+  /**
+   * Inside a transaction: locks the tenant's row until it ends, by writing it (a no-op
+   * update both engines accept). A read-modify-write across the tenant's rows (counting
+   * before adding, checking roles before changing them) takes it first, so concurrent
+   * writers — at READ COMMITTED on several nodes too — run one after the other.
+   * Throws {@link UnknownTenantError} for an unknown tenant.
+   */
+  lock(tenantId: string): Promise<void>;
 }
 
 interface TenantRow {
@@ -58,84 +66,112 @@ interface TenantRow {
   created_at: number;
 }
 
-/** Builds the tenant repository over an open, migrated database. */
-export function createTenantRepository(db: Database, now: () => number): TenantRepository {
-  const insertTenant = db.prepare(
-    'INSERT INTO tenants (id, name, discovery_key_hash, admin_key_hash, created_at) VALUES (?, ?, ?, ?, ?)',
-  );
-  const selectExists = db.prepare('SELECT 1 FROM tenants WHERE id = ?').pluck();
-  const selectConnectionPolicy = db.prepare('SELECT policy_name FROM connections WHERE connection_id = ?').pluck();
-  const selectTenants = db.prepare('SELECT id, name, kind, created_at FROM tenants ORDER BY created_at, id');
-  const selectTenant = db.prepare('SELECT id, name, kind, created_at FROM tenants WHERE id = ?');
-  const selectConnections = db.prepare(
-    'SELECT connection_id, policy_name FROM connections WHERE tenant_id = ? ORDER BY created_at, connection_id',
-  );
-  const insertConnection = db.prepare(
-    'INSERT INTO connections (connection_id, tenant_id, secret_hash, policy_name, created_at) VALUES (?, ?, ?, ?, ?)',
-  );
-  const keyHash = {
-    discovery: db.prepare('SELECT discovery_key_hash FROM tenants WHERE id = ?').pluck(),
-    admin: db.prepare('SELECT admin_key_hash FROM tenants WHERE id = ?').pluck(),
-  } as const;
-  const updateKey = {
-    discovery: db.prepare('UPDATE tenants SET discovery_key_hash = ? WHERE id = ?'),
-    admin: db.prepare('UPDATE tenants SET admin_key_hash = ? WHERE id = ?'),
-  } as const;
-  const selectConnection = db.prepare(
-    'SELECT tenant_id, secret_hash, policy_name FROM connections WHERE connection_id = ?',
-  );
+interface ConnectionRow {
+  tenant_id: string;
+  connection_id: string;
+  policy_name: string;
+}
 
-  const summarize = (t: TenantRow): TenantSummary => ({
+/** The row lock of {@link TenantRepository.lock}; other repositories take the same one. */
+export const LOCK_TENANT = 'UPDATE tenants SET kind = kind WHERE id = ?';
+
+// The key columns by kind: fixed texts, never built from input.
+const SELECT_KEY_HASH = {
+  discovery: 'SELECT discovery_key_hash AS hash FROM tenants WHERE id = ?',
+  admin: 'SELECT admin_key_hash AS hash FROM tenants WHERE id = ?',
+} as const;
+const UPDATE_KEY_HASH = {
+  discovery: 'UPDATE tenants SET discovery_key_hash = ? WHERE id = ?',
+  admin: 'UPDATE tenants SET admin_key_hash = ? WHERE id = ?',
+} as const;
+
+/** Builds the tenant repository over an open, migrated database. */
+export function createTenantRepository(db: SqlHandle, now: () => number): TenantRepository {
+  const summarize = (t: TenantRow, connections: readonly ConnectionRow[]): TenantSummary => ({
     id: t.id,
     name: t.name,
     kind: t.kind,
     createdAt: t.created_at,
-    connections: (selectConnections.all(t.id) as { connection_id: string; policy_name: string }[]).map((c) => ({
-      connectionId: c.connection_id,
-      policyName: c.policy_name,
-    })),
+    connections: connections.map((c) => ({ connectionId: c.connection_id, policyName: c.policy_name })),
   });
 
-  const requireTenant = (tenantId: string) => {
-    if (!selectExists.get(tenantId)) throw new UnknownTenantError(tenantId);
+  const exists = async (tenantId: string) => (await db.get('SELECT 1 AS one FROM tenants WHERE id = ?', [tenantId])) !== undefined;
+  const requireTenant = async (tenantId: string) => {
+    if (!(await exists(tenantId))) throw new UnknownTenantError(tenantId);
   };
 
   return {
-    create(name) {
+    async create(name) {
       const keys = { tenantId: randomUUID(), discoveryApiKey: generateSecret('dk'), adminApiKey: generateSecret('ak') };
-      insertTenant.run(keys.tenantId, name, hashSecret(keys.discoveryApiKey), hashSecret(keys.adminApiKey), now());
+      await db.run('INSERT INTO tenants (id, name, discovery_key_hash, admin_key_hash, created_at) VALUES (?, ?, ?, ?, ?)', [
+        keys.tenantId,
+        name,
+        hashSecret(keys.discoveryApiKey),
+        hashSecret(keys.adminApiKey),
+        now(),
+      ]);
       return keys;
     },
-    exists: (tenantId) => selectExists.get(tenantId) !== undefined,
-    get(tenantId) {
-      const row = selectTenant.get(tenantId) as TenantRow | undefined;
-      return row && summarize(row);
+    exists,
+    async get(tenantId) {
+      const row = await db.get<TenantRow>('SELECT id, name, kind, created_at FROM tenants WHERE id = ?', [tenantId]);
+      if (row === undefined) return undefined;
+      const connections = await db.all<ConnectionRow>(
+        'SELECT tenant_id, connection_id, policy_name FROM connections WHERE tenant_id = ? ORDER BY created_at, connection_id',
+        [tenantId],
+      );
+      return summarize(row, connections);
     },
-    list: () => (selectTenants.all() as TenantRow[]).map(summarize),
-    addConnection(tenantId, policyName) {
-      requireTenant(tenantId);
+    async list() {
+      const tenants = await db.all<TenantRow>('SELECT id, name, kind, created_at FROM tenants ORDER BY created_at, id');
+      const connections = await db.all<ConnectionRow>(
+        'SELECT tenant_id, connection_id, policy_name FROM connections ORDER BY created_at, connection_id',
+      );
+      const byTenant = new Map<string, ConnectionRow[]>();
+      for (const c of connections) {
+        const list = byTenant.get(c.tenant_id);
+        if (list === undefined) byTenant.set(c.tenant_id, [c]);
+        else list.push(c);
+      }
+      return tenants.map((t) => summarize(t, byTenant.get(t.id) ?? []));
+    },
+    async addConnection(tenantId, policyName) {
+      await requireTenant(tenantId);
       const created = { connectionId: randomUUID(), connectionSecret: generateSecret('cs') };
-      insertConnection.run(created.connectionId, tenantId, hashSecret(created.connectionSecret), policyName, now());
+      await db.run('INSERT INTO connections (connection_id, tenant_id, secret_hash, policy_name, created_at) VALUES (?, ?, ?, ?, ?)', [
+        created.connectionId,
+        tenantId,
+        hashSecret(created.connectionSecret),
+        policyName,
+        now(),
+      ]);
       return created;
     },
-    rotateKey(tenantId, kind) {
-      requireTenant(tenantId);
+    async rotateKey(tenantId, kind) {
       const key = generateSecret(kind === 'discovery' ? 'dk' : 'ak');
-      updateKey[kind].run(hashSecret(key), tenantId);
+      const { changes } = await db.run(UPDATE_KEY_HASH[kind], [hashSecret(key), tenantId]);
+      if (changes === 0) throw new UnknownTenantError(tenantId);
       return key;
     },
-    verifyKey(tenantId, kind, key) {
-      return secretMatches(key, keyHash[kind].get(tenantId) as Buffer | undefined);
+    async verifyKey(tenantId, kind, key) {
+      const row = await db.get<{ hash: Buffer }>(SELECT_KEY_HASH[kind], [tenantId]);
+      return secretMatches(key, row?.hash);
     },
-    verifyConnection(connectionId, secret) {
-      const row = selectConnection.get(connectionId) as
-        | { tenant_id: string; secret_hash: Buffer; policy_name: string }
-        | undefined;
+    async verifyConnection(connectionId, secret) {
+      const row = await db.get<{ tenant_id: string; secret_hash: Buffer; policy_name: string }>(
+        'SELECT tenant_id, secret_hash, policy_name FROM connections WHERE connection_id = ?',
+        [connectionId],
+      );
       if (!secretMatches(secret, row?.secret_hash)) return undefined;
       return { tenantId: row!.tenant_id, connectionId, policyName: row!.policy_name };
     },
-    connectionPolicy(connectionId) {
-      return selectConnectionPolicy.get(connectionId) as string | undefined;
+    async lock(tenantId) {
+      const { changes } = await db.run(LOCK_TENANT, [tenantId]);
+      if (changes === 0) throw new UnknownTenantError(tenantId);
+    },
+    async connectionPolicy(connectionId) {
+      const row = await db.get<{ policy_name: string }>('SELECT policy_name FROM connections WHERE connection_id = ?', [connectionId]);
+      return row?.policy_name;
     },
   };
 }

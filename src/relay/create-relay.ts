@@ -16,6 +16,7 @@ import { openRegistrationStore } from './registration-store';
 import { openRelayDatabase } from './relay-database';
 import type { DecisionSampleReply } from './pending-samples';
 import { instanceNotConnected, instanceNotFound, relayClosing } from './relay-errors';
+import type { Registration } from './registration';
 import type { RelayStore } from './relay-store';
 
 /** Dependencies of {@link createRelay}. */
@@ -55,9 +56,9 @@ export interface Relay {
    * with exec's errors: 404 unknown, 409 not connected, 502 edge failure, 504 timeout.
    */
   sampleDecisions(tenantId: string, instanceId: string): Promise<DecisionSampleReply>;
-  /** One page of the tenant's registrations (`page_size`, `page_token` in `query`), as §4.3 answers. Throws 400 for bad paging. */
-  registrations(tenantId: string, query: Record<string, unknown>): RegistrationsPage;
-  /** Closes every edge socket (1001) and fails pending commands. */
+  /** One page of the tenant's registrations (`page_size`, `page_token` in `query`), as §4.3 answers. Rejects with 400 for bad paging. */
+  registrations(tenantId: string, query: Record<string, unknown>): Promise<RegistrationsPage>;
+  /** Closes every edge socket (1001), fails pending commands, stores the disconnects and closes its database handle. */
   close(): Promise<void>;
 }
 
@@ -72,15 +73,23 @@ function liveKey(tenantId: string, instanceId: string): string {
   return `${tenantId}\u0000${instanceId}`;
 }
 
-/** Builds the relay; nothing listens until {@link Relay.attach}. */
-export function createRelay(deps: RelayDeps): Relay {
+/**
+ * Builds the relay once its database handle is open and every stored registration is
+ * marked disconnected; nothing listens until {@link Relay.attach}.
+ */
+export async function createRelay(deps: RelayDeps): Promise<Relay> {
   if (!(deps.execTimeoutMs > 0) || !(deps.heartbeatMs > 0)) throw new Error('execTimeoutMs and heartbeatMs must be positive');
   const now = deps.now ?? Date.now;
   const log = deps.logger.child({ component: 'relay' });
-  const relayDb = openRelayDatabase(deps.store, log);
+  const relayDb = await openRelayDatabase(deps.store, log);
   const registrations = openRegistrationStore(relayDb.db);
-  // A previous process may have died with rows still marked connected.
-  registrations.markAllDisconnected();
+  try {
+    // A previous process may have died with rows still marked connected.
+    await registrations.markAllDisconnected();
+  } catch (err) {
+    await relayDb.close();
+    throw err;
+  }
   const store = relayDb.write;
 
   const live = new Map<string, EdgeSession>();
@@ -93,8 +102,8 @@ export function createRelay(deps: RelayDeps): Relay {
   const heartbeat = startHeartbeat(deps.heartbeatMs, (ws) => {
     const session = sessions.get(ws);
     const key = session?.key;
-    if (key && live.get(liveKey(key.tenantId, key.instanceId)) === session) {
-      store('last_seen', key.instanceId, () => registrations.touch(key, now()));
+    if (session && key && live.get(liveKey(key.tenantId, key.instanceId)) === session) {
+      void session.record('last_seen', (k) => registrations.touch(k, now()));
     }
   });
 
@@ -122,7 +131,7 @@ export function createRelay(deps: RelayDeps): Relay {
       const key = session.key;
       if (key === undefined || live.get(liveKey(key.tenantId, key.instanceId)) !== session) return;
       live.delete(liveKey(key.tenantId, key.instanceId));
-      if (!closing) store('disconnect', key.instanceId, () => registrations.markDisconnected(key, now()));
+      if (!closing) void session.record('disconnect', (k) => registrations.markDisconnected(k, now()));
     },
   };
 
@@ -143,10 +152,11 @@ export function createRelay(deps: RelayDeps): Relay {
   });
 
   /** The live session of one of the tenant's instances, or the HttpError exec answers with. */
-  function liveSession(tenantId: string, instanceId: string): EdgeSession {
+  async function liveSession(tenantId: string, instanceId: string): Promise<EdgeSession> {
     if (closing) throw relayClosing();
     // Ids are looked up within the caller's tenant: another tenant's instance is simply unknown.
-    const registration = registrations.get({ tenantId, instanceId });
+    const registration = await registrations.get({ tenantId, instanceId });
+    if (closing) throw relayClosing();
     if (!registration) throw instanceNotFound();
     const session = live.get(liveKey(tenantId, instanceId));
     if (!session) throw instanceNotConnected();
@@ -154,7 +164,7 @@ export function createRelay(deps: RelayDeps): Relay {
   }
 
   async function exec(tenantId: string, instanceId: string, command: CommandName): Promise<EdgeStatus> {
-    return liveSession(tenantId, instanceId).send(command);
+    return (await liveSession(tenantId, instanceId)).send(command);
   }
 
   // A socket is the truth about "connected"; the stored flag may lag a failed write.
@@ -167,11 +177,14 @@ export function createRelay(deps: RelayDeps): Relay {
       isConnected,
       exec,
       desiredState: deps.desiredState,
-      *connectedRegistrations() {
-        for (const session of live.values()) {
-          const registration = registrations.get(session.key!);
-          if (registration) yield registration;
+      async connectedRegistrations() {
+        const keys = [...live.values()].map((session) => session.key!);
+        const found: Registration[] = [];
+        for (const key of keys) {
+          const registration = await registrations.get(key);
+          if (registration) found.push(registration);
         }
+        return found;
       },
     }),
     attach(server) {
@@ -180,20 +193,19 @@ export function createRelay(deps: RelayDeps): Relay {
     },
     exec,
     async sampleDecisions(tenantId, instanceId) {
-      return liveSession(tenantId, instanceId).sample();
+      return (await liveSession(tenantId, instanceId)).sample();
     },
     registrations: (tenantId, query) => registrationsPage({ registrations, isConnected, desiredState: deps.desiredState }, tenantId, query),
     async close() {
       closing = true;
       heartbeat.stop();
       for (const server of servers) server.off('upgrade', onUpgrade);
-      for (const session of live.values()) {
-        const key = session.key!;
-        store('disconnect', key.instanceId, () => registrations.markDisconnected(key, now()));
-      }
+      const disconnects: Promise<boolean>[] = [];
+      for (const session of live.values()) disconnects.push(session.record('disconnect', (k) => registrations.markDisconnected(k, now())));
       await closeAllSockets(wss, CLOSE_CODES.goingAway, 'relay shutting down');
       live.clear();
-      relayDb.close();
+      await Promise.all(disconnects);
+      await relayDb.close();
     },
   };
 }

@@ -10,7 +10,7 @@ export interface DesiredEdgeState {
 }
 
 /** Looks up the desired state of an edge by its tenant and connection; the control plane supplies it. */
-export type DesiredStateLookup = (tenantId: string, connectionId: string) => DesiredEdgeState;
+export type DesiredStateLookup = (tenantId: string, connectionId: string) => Promise<DesiredEdgeState>;
 
 /** How far an edge's reported state is from the desired one (docs/api.md, "Relay management API"). */
 export interface EdgeDrift {
@@ -41,7 +41,7 @@ export function edgeDrift(registration: Registration, desired: DesiredEdgeState)
  * page of 1,000 registrations should not run 2,000 queries for a handful of connections.
  */
 export function memoizeDesiredState(lookup: DesiredStateLookup): DesiredStateLookup {
-  const seen = new Map<string, DesiredEdgeState>();
+  const seen = new Map<string, Promise<DesiredEdgeState>>();
   return (tenantId, connectionId) => {
     const key = `${tenantId}\u0000${connectionId}`;
     let desired = seen.get(key);

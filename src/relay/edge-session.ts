@@ -11,6 +11,7 @@ import { createPendingSamples, type DecisionSampleReply } from './pending-sample
 import { edgeError, instanceDisconnected } from './relay-errors';
 import type { InstanceKey } from './registration';
 import type { RegistrationStore } from './registration-store';
+import type { RegistrationWrite } from './relay-database';
 
 /** Bad frames tolerated on one connection before it is closed. */
 export const MAX_BAD_FRAMES = 5;
@@ -26,6 +27,12 @@ export interface EdgeSession {
   send(command: CommandName): Promise<EdgeStatus>;
   /** Asks for the edge's decision sample and resolves once its last chunk arrived. */
   sample(): Promise<DecisionSampleReply>;
+  /**
+   * Queues one write of this session's registration behind the ones before it, so they
+   * are applied in order even where the engine runs statements concurrently. Resolves
+   * false when the database refused it (logged there); the queue goes on.
+   */
+  record(what: string, write: (key: InstanceKey) => Promise<unknown>): Promise<boolean>;
   close(code: number, reason: string): void;
 }
 
@@ -34,9 +41,9 @@ export interface EdgeSessionDeps {
   readonly registrations: RegistrationStore;
   /**
    * Runs one write to the registration table; false when the database refused it (locked,
-   * read-only, disk full). The error is logged there; a socket handler never throws.
+   * read-only, disk full). The error is logged there; it never rejects.
    */
-  readonly store: (what: string, instanceId: string, write: () => void) => boolean;
+  readonly store: RegistrationWrite;
   readonly logger: Logger;
   readonly now: () => number;
   readonly execTimeoutMs: number;
@@ -60,6 +67,15 @@ export function startEdgeSession(ws: WebSocket, connection: EdgeConnection, deps
   let key: InstanceKey | undefined;
   let badFrames = 0;
   const frames = createFrameBucket();
+  // This session's registration writes, one after the other (the store never rejects).
+  let writes: Promise<boolean> = Promise.resolve(true);
+  const inOrder = (what: string, id: string, write: () => Promise<unknown>): Promise<boolean> => {
+    const next = writes.then(() => deps.store(what, id, write));
+    writes = next;
+    return next;
+  };
+  // Set while a `register` frame is being stored: frames after it wait for the outcome.
+  let registering: Promise<void> | undefined;
 
   const reply = (message: RelayMessage) => ws.send(JSON.stringify(message));
   const close = (code: number, reason: string) => ws.close(code, reason);
@@ -85,18 +101,29 @@ export function startEdgeSession(ws: WebSocket, connection: EdgeConnection, deps
       reply({ type: 'sample_request', request_id: requestId });
       return result;
     },
+    record(what, write) {
+      const k = key;
+      if (k === undefined) return Promise.resolve(false);
+      return inOrder(what, k.instanceId, () => write(k));
+    },
     close,
   };
 
-  function register(message: Extract<EdgeMessage, { type: 'register' }>): void {
+  async function register(message: Extract<EdgeMessage, { type: 'register' }>): Promise<void> {
     clearTimeout(registerTimer);
-    const result = registerEdge(message, connection, { registrations: deps.registrations, store: deps.store, now: deps.now, log });
+    // Stored before the edge hears it is registered, as the protocol promises.
+    const result = await registerEdge(message, connection, { registrations: deps.registrations, store: inOrder, now: deps.now, log });
     if (!result.ok) {
       reply(result.reply);
       close(result.closeCode, result.closeReason);
       return;
     }
     const id = message.instance_id;
+    if (ws.readyState !== ws.OPEN) {
+      // The socket closed while the registration was being stored: it is not connected.
+      void inOrder('disconnect', id, () => deps.registrations.markDisconnected({ tenantId: connection.tenantId, instanceId: id }, deps.now()));
+      return;
+    }
     instanceId = id;
     key = { tenantId: connection.tenantId, instanceId: id };
     deps.onRegistered(session);
@@ -110,7 +137,7 @@ export function startEdgeSession(ws: WebSocket, connection: EdgeConnection, deps
         reply({ type: 'error', code: 'already_registered', message: 'this connection has already registered' });
         return;
       case 'status':
-        deps.store('status', id.instanceId, () => deps.registrations.updateStatus(id, message.status, deps.now()));
+        void inOrder('status', id.instanceId, () => deps.registrations.updateStatus(id, message.status, deps.now()));
         return;
       case 'sample_chunk':
         if (!samples.receive(message)) {
@@ -119,7 +146,7 @@ export function startEdgeSession(ws: WebSocket, connection: EdgeConnection, deps
         }
         // Asked for, and bounded by the sample limits, like command results.
         frames.refund();
-        if (message.done) deps.store('status', id.instanceId, () => deps.registrations.updateStatus(id, message.status, deps.now()));
+        if (message.done) void inOrder('status', id.instanceId, () => deps.registrations.updateStatus(id, message.status, deps.now()));
         return;
       case 'command_result': {
         // A failed sample is reported the way a failed command is, under its request id.
@@ -134,21 +161,25 @@ export function startEdgeSession(ws: WebSocket, connection: EdgeConnection, deps
         }
         // The relay asked for this frame; its pending-command cap already bounds how many come.
         frames.refund();
-        if (message.ok) deps.store('status', id.instanceId, () => deps.registrations.updateStatus(id, message.status, deps.now()));
-        else deps.store('last_seen', id.instanceId, () => deps.registrations.touch(id, deps.now()));
+        if (message.ok) void inOrder('status', id.instanceId, () => deps.registrations.updateStatus(id, message.status, deps.now()));
+        else void inOrder('last_seen', id.instanceId, () => deps.registrations.touch(id, deps.now()));
         return;
       }
     }
   }
 
-  ws.on('message', function onMessage(data: RawData, isBinary: boolean) {
+  /** Last line of defence: whatever one edge's frame breaks closes that edge, not the process. */
+  function guarded(work: () => void): void {
     try {
-      receive(data, isBinary);
+      work();
     } catch (err) {
-      // Last line of defence: whatever one edge's frame breaks closes that edge, not the process.
       log.error({ err_name: (err as Error).name, err_code: (err as { code?: unknown }).code, instance_id: instanceId }, 'edge frame handling failed');
       close(CLOSE_CODES.internalError, 'internal error');
     }
+  }
+
+  ws.on('message', function onMessage(data: RawData, isBinary: boolean) {
+    guarded(() => receive(data, isBinary));
   });
 
   function receive(data: RawData, isBinary: boolean): void {
@@ -165,10 +196,27 @@ export function startEdgeSession(ws: WebSocket, connection: EdgeConnection, deps
       if (badFrames > MAX_BAD_FRAMES) close(CLOSE_CODES.policyViolation, 'too many bad frames');
       return;
     }
+    dispatch(message);
+  }
+
+  function dispatch(message: EdgeMessage): void {
+    if (registering !== undefined) {
+      // Handled in arrival order once the registration's outcome is known.
+      void registering.then(() => {
+        if (ws.readyState === ws.OPEN) guarded(() => dispatch(message));
+      });
+      return;
+    }
     if (key !== undefined) {
       handle(message, key);
     } else if (message.type === 'register') {
-      register(message);
+      const done = register(message).catch((err: unknown) => {
+        log.error({ err_name: (err as Error).name, instance_id: message.instance_id }, 'edge registration failed');
+        close(CLOSE_CODES.internalError, 'internal error');
+      });
+      registering = done.finally(() => {
+        registering = undefined;
+      });
     } else {
       reply({ type: 'error', code: 'not_registered', message: 'the first frame must be register' });
       close(CLOSE_CODES.policyViolation, 'not registered');

@@ -13,7 +13,7 @@ export const RELAY_CHALLENGE = 'Basic realm="outpost-relay"';
 /** Dependencies of {@link createUpgradeHandler}. */
 export interface UpgradeHandlerDeps {
   readonly wss: WebSocketServer;
-  readonly verifyConnection: (connectionId: string, secret: string) => EdgeConnection | undefined;
+  readonly verifyConnection: (connectionId: string, secret: string) => Promise<EdgeConnection | undefined>;
   /** Whether the connection may open one more socket (a per-connection cap). */
   readonly admit: (connection: EdgeConnection) => boolean;
   readonly logger: Logger;
@@ -61,7 +61,23 @@ export function createUpgradeHandler(deps: UpgradeHandlerDeps) {
     // RFC 7617: Basic base64(connection_id ":" connection_secret).
     const credential = basicCredential(req.headers.authorization);
     const pair = credential === undefined ? undefined : decodeBasicPair(credential);
-    const connection = pair && deps.verifyConnection(pair.user, pair.password);
+    if (pair === undefined) {
+      admitVerified(req, socket, head, undefined);
+      return;
+    }
+    deps.verifyConnection(pair.user, pair.password).then(
+      (connection) => admitVerified(req, socket, head, connection),
+      (err: unknown) => {
+        // The store failed (locked, unreachable): the edge retries, as after any refused upgrade.
+        const code = (err as { code?: unknown }).code;
+        deps.logger.error({ err_code: typeof code === 'string' ? code : (err as Error).name }, 'relay upgrade refused: storage unavailable');
+        refuse(socket, 503, 'storage_unavailable', 'storage is busy or unavailable; retry shortly', { 'Retry-After': '1' });
+      },
+    );
+  };
+
+  function admitVerified(req: IncomingMessage, socket: Duplex, head: Buffer, connection: EdgeConnection | undefined): void {
+    if (socket.destroyed) return; // the peer gave up while the credentials were checked
     if (!connection) {
       deps.logger.info({ remote: req.socket.remoteAddress }, 'relay upgrade refused: bad connection credentials');
       refuse(socket, 401, 'unauthorized', 'missing or invalid connection credentials', { 'WWW-Authenticate': RELAY_CHALLENGE });
@@ -73,5 +89,5 @@ export function createUpgradeHandler(deps: UpgradeHandlerDeps) {
       return;
     }
     deps.wss.handleUpgrade(req, socket, head, (ws) => deps.onConnection(ws, connection));
-  };
+  }
 }

@@ -3,8 +3,8 @@ import type { RequestHandler, Router } from 'express';
 import { BadRequestError, ConflictError, HttpError } from '../http';
 import { INSTANCE_ID_PATTERN } from '../relay-protocol';
 import type { CommandName, EdgeStatus } from '../relay-protocol';
-import { renderDriftMetrics } from './drift-metrics';
-import { edgeDrift, memoizeDesiredState, type DesiredStateLookup } from './edge-drift';
+import { renderDriftMetrics, type ConnectedEdgeDrift } from './drift-metrics';
+import { edgeDrift, memoizeDesiredState, type DesiredEdgeState, type DesiredStateLookup } from './edge-drift';
 import { parseExecRequest } from './parse-exec-request';
 import { instanceNotFound } from './relay-errors';
 import type { Registration } from './registration';
@@ -33,7 +33,7 @@ export interface ManagementRouterDeps {
   /** What each edge should run: its policy's `latest` digest and the central directory revision. */
   readonly desiredState: DesiredStateLookup;
   /** The registrations of the edges this relay holds a live socket for. */
-  readonly connectedRegistrations: () => Iterable<Registration>;
+  readonly connectedRegistrations: () => Promise<Registration[]>;
 }
 
 /** `page_size` (1…max, default 100) and `page_token` (opaque: the last id of the previous page). */
@@ -56,8 +56,8 @@ function parsePage(query: Record<string, unknown>): { limit: number; after: stri
  * One element of the `result` array (docs/service-interface.md §2.5); `info` carries more,
  * as docs/api.md lists, the drift fields last (additive: the contract's fields never change).
  */
-function toView(r: Registration, connected: boolean, desiredState: DesiredStateLookup) {
-  const drift = edgeDrift(r, desiredState(r.tenantId, r.connectionId));
+function toView(r: Registration, connected: boolean, desired: DesiredEdgeState) {
+  const drift = edgeDrift(r, desired);
   return {
     id: r.instanceId,
     info: {
@@ -88,17 +88,18 @@ export interface RegistrationsPage {
  * One page of the tenant's registrations for `page_size` / `page_token` in `query`, with
  * each edge's drift. Throws 400 for bad paging parameters.
  */
-export function registrationsPage(
+export async function registrationsPage(
   deps: Pick<ManagementRouterDeps, 'registrations' | 'isConnected' | 'desiredState'>,
   tenantId: string,
   query: Record<string, unknown>,
-): RegistrationsPage {
+): Promise<RegistrationsPage> {
   const { limit, after } = parsePage(query);
   // One row more than asked says whether another page exists, without a count query.
-  const rows = deps.registrations.listForTenant(tenantId, { limit: limit + 1, ...(after === undefined ? {} : { after }) });
+  const rows = await deps.registrations.listForTenant(tenantId, { limit: limit + 1, ...(after === undefined ? {} : { after }) });
   const page = rows.slice(0, limit);
   const desired = memoizeDesiredState(deps.desiredState);
-  const result = page.map((r) => toView(r, deps.isConnected(tenantId, r.instanceId), desired));
+  const result: ReturnType<typeof toView>[] = [];
+  for (const r of page) result.push(toView(r, deps.isConnected(tenantId, r.instanceId), await desired(r.tenantId, r.connectionId)));
   if (rows.length <= limit) return { result };
   return { result, next_page_token: Buffer.from(page[page.length - 1]!.instanceId).toString('base64url') };
 }
@@ -113,25 +114,28 @@ export function createManagementRouter(deps: ManagementRouterDeps): Router {
   const router = express.Router();
   const discoveryKey = deps.requireDiscoveryKey;
 
-  router.get(INSTANCE_REGISTRATIONS_PATH, discoveryKey, function listInstanceRegistrations(req, res) {
-    const body = registrationsPage(deps, res.locals.tenantId as string, req.query as Record<string, unknown>);
+  router.get(INSTANCE_REGISTRATIONS_PATH, discoveryKey, async function listInstanceRegistrations(req, res) {
+    const body = await registrationsPage(deps, res.locals.tenantId as string, req.query as Record<string, unknown>);
     res.set('Cache-Control', 'no-store').json(body);
   });
 
-  router.get(METRICS_PATH, function driftMetrics(_req, res) {
+  router.get(METRICS_PATH, async function driftMetrics(_req, res) {
     const desired = memoizeDesiredState(deps.desiredState);
-    const edges = [...deps.connectedRegistrations()].map((r) => ({ tenantId: r.tenantId, drift: edgeDrift(r, desired(r.tenantId, r.connectionId)) }));
+    const edges: ConnectedEdgeDrift[] = [];
+    for (const r of await deps.connectedRegistrations()) {
+      edges.push({ tenantId: r.tenantId, drift: edgeDrift(r, await desired(r.tenantId, r.connectionId)) });
+    }
     res.set('Cache-Control', 'no-store').type('text/plain; version=0.0.4; charset=utf-8').send(renderDriftMetrics(edges));
   });
 
   // Releases an instance id so another edge connection of the tenant may register it.
-  router.delete(`${INSTANCE_REGISTRATIONS_PATH}/:id`, discoveryKey, function releaseInstance(req, res) {
+  router.delete(`${INSTANCE_REGISTRATIONS_PATH}/:id`, discoveryKey, async function releaseInstance(req, res) {
     const tenantId = res.locals.tenantId as string;
     const instanceId = String(req.params.id);
     if (deps.isConnected(tenantId, instanceId)) {
       throw new ConflictError('the instance is connected; stop its edge before releasing its id', 'instance_connected');
     }
-    if (!deps.registrations.release({ tenantId, instanceId })) throw instanceNotFound();
+    if (!(await deps.registrations.release({ tenantId, instanceId }))) throw instanceNotFound();
     res.status(204).end();
   });
 

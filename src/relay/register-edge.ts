@@ -1,6 +1,7 @@
 import type { Logger } from '../observability';
 import type { EdgeMessage, RelayMessage } from '../relay-protocol';
 import { CLOSE_CODES } from './close-codes';
+import type { RegisterOutcome } from './registration';
 import type { RegistrationStore } from './registration-store';
 import type { EdgeConnection } from './relay-store';
 
@@ -12,7 +13,8 @@ export type RegisterResult =
 /** What {@link registerEdge} needs from the relay. */
 export interface RegisterEdgeDeps {
   readonly registrations: RegistrationStore;
-  readonly store: (what: string, instanceId: string, write: () => void) => boolean;
+  /** The session's ordered registration writes (resolves false when the database refused one). */
+  readonly store: (what: string, instanceId: string, write: () => Promise<unknown>) => Promise<boolean>;
   readonly now: () => number;
   readonly log: Logger;
 }
@@ -22,17 +24,20 @@ export interface RegisterEdgeDeps {
  * bound to another connection of the tenant is refused (4002): without that, a second
  * connection could take over the id, receive its commands and confirm them while the real
  * edge did nothing. A registration the database refused closes the socket with 1011; the
- * edge retries with backoff.
+ * edge retries with backoff. Resolves once the registration is stored (or refused).
  */
-export function registerEdge(
+export async function registerEdge(
   message: Extract<EdgeMessage, { type: 'register' }>,
   connection: EdgeConnection,
   deps: RegisterEdgeDeps,
-): RegisterResult {
+): Promise<RegisterResult> {
   const id = message.instance_id;
-  let outcome: ReturnType<RegistrationStore['register']> | undefined;
-  deps.store('registration', id, () => {
-    outcome = deps.registrations.register({ ...message, instanceId: id, tenantId: connection.tenantId, connectionId: connection.connectionId }, deps.now());
+  let outcome: RegisterOutcome | undefined;
+  await deps.store('registration', id, async () => {
+    outcome = await deps.registrations.register(
+      { ...message, instanceId: id, tenantId: connection.tenantId, connectionId: connection.connectionId },
+      deps.now(),
+    );
   });
   if (outcome === 'bound_to_other_connection') {
     deps.log.warn({ instance_id: id }, 'register refused: instance id bound to another connection');

@@ -1,24 +1,27 @@
-import type { Database } from 'better-sqlite3';
+import type { SqlDatabase } from '../sql';
 import type { EdgeStatus } from '../relay-protocol';
 import type { InstanceKey, RegisterOutcome, Registration, RegistrationInput } from './registration';
 
-/** Persistence of registrations in the control plane's SQLite file (the relay's own table). */
+/**
+ * Persistence of registrations in the control plane's database (the relay's own table,
+ * created by the store's migrations). Every method is one statement or one transaction.
+ */
 export interface RegistrationStore {
-  get(key: InstanceKey): Registration | undefined;
+  get(key: InstanceKey): Promise<Registration | undefined>;
   /** A tenant's registrations ordered by instance id, at most `limit`, after `after` when given. */
-  listForTenant(tenantId: string, page?: { readonly after?: string; readonly limit?: number }): Registration[];
+  listForTenant(tenantId: string, page?: { readonly after?: string; readonly limit?: number }): Promise<Registration[]>;
   /**
    * Inserts or refreshes a registration and marks it connected, unless the instance id is
    * bound to another connection of the tenant (the first to register it keeps it).
    */
-  register(input: RegistrationInput, now: number): RegisterOutcome;
-  updateStatus(key: InstanceKey, status: EdgeStatus, now: number): void;
-  touch(key: InstanceKey, now: number): void;
-  markDisconnected(key: InstanceKey, now: number): void;
+  register(input: RegistrationInput, now: number): Promise<RegisterOutcome>;
+  updateStatus(key: InstanceKey, status: EdgeStatus, now: number): Promise<void>;
+  touch(key: InstanceKey, now: number): Promise<void>;
+  markDisconnected(key: InstanceKey, now: number): Promise<void>;
   /** Forgets a registration so another connection may take its id; false when there was none. */
-  release(key: InstanceKey): boolean;
+  release(key: InstanceKey): Promise<boolean>;
   /** After a restart no socket survives, so every row starts disconnected. */
-  markAllDisconnected(): void;
+  markAllDisconnected(): Promise<void>;
 }
 
 interface Row {
@@ -34,28 +37,6 @@ interface Row {
   connected_at: number;
   last_seen: number;
 }
-
-// Keyed by (tenant, instance): instance ids are a tenant's own namespace. The table of the
-// first release (keyed by instance id alone) is dropped: registrations are soft state that
-// every edge re-creates when it reconnects.
-const SCHEMA = `
-DROP TABLE IF EXISTS relay_registrations;
-CREATE TABLE IF NOT EXISTS relay_instances (
-  tenant_id          TEXT NOT NULL,
-  instance_id        TEXT NOT NULL,
-  connection_id      TEXT NOT NULL,
-  hostname           TEXT NOT NULL,
-  version            TEXT NOT NULL,
-  policy_name        TEXT NOT NULL,
-  policy_digest      TEXT,
-  directory_revision INTEGER NOT NULL,
-  connected          INTEGER NOT NULL,
-  connected_at       INTEGER NOT NULL,
-  last_seen          INTEGER NOT NULL,
-  PRIMARY KEY (tenant_id, instance_id)
-) STRICT;
-CREATE INDEX IF NOT EXISTS relay_instances_connection ON relay_instances (connection_id, connected);
-`;
 
 function toRegistration(row: Row): Registration {
   return {
@@ -80,76 +61,78 @@ function toRegistration(row: Row): Registration {
  */
 export const MAX_DISCONNECTED_PER_CONNECTION = 20;
 
-/** Creates the relay's table in the shared database (idempotent) and prepares its statements once. */
-export function openRegistrationStore(db: Database): RegistrationStore {
-  db.exec(SCHEMA);
-  const get = db.prepare<[string, string], Row>('SELECT * FROM relay_instances WHERE tenant_id = ? AND instance_id = ?');
-  const list = db.prepare<[string, string, number], Row>(
-    'SELECT * FROM relay_instances WHERE tenant_id = ? AND instance_id > ? ORDER BY instance_id LIMIT ?',
-  );
-  // The conflict branch only updates a row of the same connection: an id stays bound to
-  // the connection that registered it first, until an operator releases it.
-  const upsert = db.prepare(`
-    INSERT INTO relay_instances (tenant_id, instance_id, connection_id, hostname, version, policy_name,
-      policy_digest, directory_revision, connected, connected_at, last_seen)
-    VALUES (@tenantId, @instanceId, @connectionId, @hostname, @version, @policyName,
-      @policyDigest, @directoryRevision, 1, @now, @now)
-    ON CONFLICT (tenant_id, instance_id) DO UPDATE SET hostname = excluded.hostname,
-      version = excluded.version, policy_name = excluded.policy_name, policy_digest = excluded.policy_digest,
-      directory_revision = excluded.directory_revision, connected = 1, connected_at = excluded.connected_at,
-      last_seen = excluded.last_seen
-    WHERE relay_instances.connection_id = excluded.connection_id`);
-  const prune = db.prepare(`
-    DELETE FROM relay_instances WHERE connection_id = @connectionId AND connected = 0 AND instance_id NOT IN (
-      SELECT instance_id FROM relay_instances WHERE connection_id = @connectionId AND connected = 0
-      ORDER BY last_seen DESC, instance_id LIMIT @keep)`);
-  const register = db.transaction((params: Record<string, unknown>): RegisterOutcome => {
-    if (upsert.run(params).changes === 0) return 'bound_to_other_connection';
-    prune.run({ connectionId: params.connectionId, keep: MAX_DISCONNECTED_PER_CONNECTION });
-    return 'registered';
-  });
-  const status = db.prepare(`UPDATE relay_instances SET policy_name = ?, policy_digest = ?,
-    directory_revision = ?, last_seen = ? WHERE tenant_id = ? AND instance_id = ?`);
-  const touch = db.prepare('UPDATE relay_instances SET last_seen = ? WHERE tenant_id = ? AND instance_id = ?');
-  const disconnect = db.prepare('UPDATE relay_instances SET connected = 0, last_seen = ? WHERE tenant_id = ? AND instance_id = ?');
-  const remove = db.prepare('DELETE FROM relay_instances WHERE tenant_id = ? AND instance_id = ?');
-  const disconnectAll = db.prepare('UPDATE relay_instances SET connected = 0 WHERE connected = 1');
+// The conflict branch only updates a row of the same connection: an id stays bound to
+// the connection that registered it first, until an operator releases it.
+const UPSERT = `
+  INSERT INTO relay_instances (tenant_id, instance_id, connection_id, hostname, version, policy_name,
+    policy_digest, directory_revision, connected, connected_at, last_seen)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)
+  ON CONFLICT (tenant_id, instance_id) DO UPDATE SET hostname = excluded.hostname,
+    version = excluded.version, policy_name = excluded.policy_name, policy_digest = excluded.policy_digest,
+    directory_revision = excluded.directory_revision, connected = 1, connected_at = excluded.connected_at,
+    last_seen = excluded.last_seen
+  WHERE relay_instances.connection_id = excluded.connection_id`;
+const PRUNE = `
+  DELETE FROM relay_instances WHERE connection_id = ? AND connected = 0 AND instance_id NOT IN (
+    SELECT instance_id FROM relay_instances WHERE connection_id = ? AND connected = 0
+    ORDER BY last_seen DESC, instance_id LIMIT ?)`;
 
+/** The registration store over the control plane's database (its table already migrated). */
+export function openRegistrationStore(db: SqlDatabase): RegistrationStore {
   return {
-    get({ tenantId, instanceId }) {
-      const row = get.get(tenantId, instanceId);
+    async get({ tenantId, instanceId }) {
+      const row = await db.get<Row>('SELECT * FROM relay_instances WHERE tenant_id = ? AND instance_id = ?', [tenantId, instanceId]);
       return row ? toRegistration(row) : undefined;
     },
-    listForTenant(tenantId, page = {}) {
-      return list.all(tenantId, page.after ?? '', page.limit ?? -1).map(toRegistration);
+    async listForTenant(tenantId, page = {}) {
+      // Unbounded means no LIMIT clause at all (no engine-specific "no limit" value).
+      const sql = 'SELECT * FROM relay_instances WHERE tenant_id = ? AND instance_id > ? ORDER BY instance_id';
+      const rows =
+        page.limit === undefined
+          ? await db.all<Row>(sql, [tenantId, page.after ?? ''])
+          : await db.all<Row>(`${sql} LIMIT ?`, [tenantId, page.after ?? '', page.limit]);
+      return rows.map(toRegistration);
     },
     register(input, now) {
-      return register({
-        instanceId: input.instanceId,
-        tenantId: input.tenantId,
-        connectionId: input.connectionId,
-        hostname: input.hostname,
-        version: input.version,
-        policyName: input.status.policy_name,
-        policyDigest: input.status.policy_digest,
-        directoryRevision: input.status.directory_revision,
-        now,
+      return db.transaction(async (tx): Promise<RegisterOutcome> => {
+        // The upsert writes (so locks) the instance's row before the prune reads the
+        // connection's other rows; concurrent prunes of one connection each keep the newest
+        // MAX_DISCONNECTED_PER_CONNECTION, so running them one after the other changes nothing.
+        const upserted = await tx.run(UPSERT, [
+          input.tenantId,
+          input.instanceId,
+          input.connectionId,
+          input.hostname,
+          input.version,
+          input.status.policy_name,
+          input.status.policy_digest,
+          input.status.directory_revision,
+          now,
+          now,
+        ]);
+        if (upserted.changes === 0) return 'bound_to_other_connection';
+        await tx.run(PRUNE, [input.connectionId, input.connectionId, MAX_DISCONNECTED_PER_CONNECTION]);
+        return 'registered';
       });
     },
-    updateStatus({ tenantId, instanceId }, s, now) {
-      status.run(s.policy_name, s.policy_digest, s.directory_revision, now, tenantId, instanceId);
+    async updateStatus({ tenantId, instanceId }, s, now) {
+      await db.run(
+        `UPDATE relay_instances SET policy_name = ?, policy_digest = ?, directory_revision = ?, last_seen = ?
+         WHERE tenant_id = ? AND instance_id = ?`,
+        [s.policy_name, s.policy_digest, s.directory_revision, now, tenantId, instanceId],
+      );
     },
-    touch({ tenantId, instanceId }, now) {
-      touch.run(now, tenantId, instanceId);
+    async touch({ tenantId, instanceId }, now) {
+      await db.run('UPDATE relay_instances SET last_seen = ? WHERE tenant_id = ? AND instance_id = ?', [now, tenantId, instanceId]);
     },
-    markDisconnected({ tenantId, instanceId }, now) {
-      disconnect.run(now, tenantId, instanceId);
+    async markDisconnected({ tenantId, instanceId }, now) {
+      await db.run('UPDATE relay_instances SET connected = 0, last_seen = ? WHERE tenant_id = ? AND instance_id = ?', [now, tenantId, instanceId]);
     },
-    release({ tenantId, instanceId }) {
-      return remove.run(tenantId, instanceId).changes > 0;
+    async release({ tenantId, instanceId }) {
+      return (await db.run('DELETE FROM relay_instances WHERE tenant_id = ? AND instance_id = ?', [tenantId, instanceId])).changes > 0;
     },
-    markAllDisconnected() {
-      disconnectAll.run();
+    async markAllDisconnected() {
+      await db.run('UPDATE relay_instances SET connected = 0 WHERE connected = 1');
     },
   };
 }

@@ -1,5 +1,5 @@
-import Database from 'better-sqlite3';
 import type { Logger } from '../observability';
+import type { SqlDatabase } from '../sql';
 import type { RelayStore } from './relay-store';
 
 /**
@@ -9,39 +9,47 @@ import type { RelayStore } from './relay-store';
  */
 export const REGISTRATION_BUSY_TIMEOUT_MS = 50;
 
+/** Runs one registration write; resolves false when the database refused it, never rejects. */
+export type RegistrationWrite = (what: string, instanceId: string, work: () => Promise<unknown>) => Promise<boolean>;
+
 /** The relay's own handle on the registration table, and how writes to it fail. */
 export interface RelayDatabase {
-  readonly db: Database.Database;
+  readonly db: SqlDatabase;
   /**
    * Runs one registration write; false when the database refused it (locked, read-only,
-   * disk full). The error is logged with its SQLite code only; nothing here throws.
+   * disk full). The error is logged with its code only; nothing here rejects.
    */
-  write(what: string, instanceId: string, work: () => void): boolean;
-  close(): void;
+  readonly write: RegistrationWrite;
+  /** Waits for the writes under way, then closes the handle. */
+  close(): Promise<void>;
 }
 
 /**
- * The relay writes registrations through a connection of its own to the control plane's
- * file, with a short busy timeout; the REST API's connection keeps its own. A ':memory:'
- * store has no file to share, so it is used as it is (and not closed here).
+ * The relay writes registrations through a handle of its own, with a short busy timeout;
+ * the REST API's handle keeps its own.
  */
-export function openRelayDatabase(store: RelayStore, log: Logger): RelayDatabase {
-  const own = !store.db.memory;
-  const db = own ? new Database(store.db.name, { fileMustExist: true, timeout: REGISTRATION_BUSY_TIMEOUT_MS }) : store.db;
-  return {
-    db,
-    write(what, instanceId, work) {
-      try {
-        work();
-        return true;
-      } catch (err) {
+export async function openRelayDatabase(store: RelayStore, log: Logger): Promise<RelayDatabase> {
+  const db = await store.openRegistrationDatabase({ busyTimeoutMs: REGISTRATION_BUSY_TIMEOUT_MS });
+  const inFlight = new Set<Promise<boolean>>();
+  const write: RegistrationWrite = (what, instanceId, work) => {
+    const done = work().then(
+      () => true,
+      (err: unknown) => {
         const code = (err as { code?: unknown }).code;
         log.error({ instance_id: instanceId, err_code: typeof code === 'string' ? code : (err as Error).name }, `relay could not store the ${what}`);
         return false;
-      }
-    },
-    close() {
-      if (own && db.open) db.close();
+      },
+    );
+    inFlight.add(done);
+    void done.then(() => inFlight.delete(done));
+    return done;
+  };
+  return {
+    db,
+    write,
+    async close() {
+      await Promise.all(inFlight);
+      await db.close();
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { Database } from 'better-sqlite3';
+import type { SqlDatabase } from '../sql';
 
 /** The edge connection an upgrade authenticated as: which tenant, which connection. */
 export interface EdgeConnection {
@@ -7,11 +7,15 @@ export interface EdgeConnection {
 }
 
 /**
- * What the relay needs from the control plane's store: the SQLite handle its registration
- * table lives in, and the check of an edge's connection credentials. The control plane
- * passes its store; the relay never imports the control plane.
+ * What the relay needs from the control plane's store: the check of an edge's connection
+ * credentials, and a database handle for its registration table (created by the store's
+ * migrations). The control plane passes its store; the relay never imports the control plane.
  */
 export interface RelayStore {
-  readonly db: Database;
-  verifyConnection(connectionId: string, secret: string): EdgeConnection | undefined;
+  verifyConnection(connectionId: string, secret: string): Promise<EdgeConnection | undefined>;
+  /**
+   * A handle the relay writes registrations through, with the relay's own busy timeout
+   * where the engine has one; the relay closes it when it closes.
+   */
+  openRegistrationDatabase(options: { readonly busyTimeoutMs: number }): Promise<SqlDatabase>;
 }

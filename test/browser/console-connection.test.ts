@@ -24,10 +24,10 @@ describe('console: create a connection in Chromium', () => {
     await view().getByRole('button', { name: 'Copy connection secret' }).click();
     expect(await ctx.page.evaluate('navigator.clipboard.readText()')).toBe(secret);
 
-    const created = ctx.stack.store.tenants.get(ctx.stack.demo.tenantId)!.connections.at(-1)!;
+    const created = (await ctx.stack.store.tenants.get(ctx.stack.demo.tenantId))!.connections.at(-1)!;
     expect(await view().locator('.plain li code').allTextContents()).toContain(created.connectionId);
-    expect(ctx.stack.store.tenants.verifyConnection(created.connectionId, secret)).toEqual({ tenantId: ctx.stack.demo.tenantId, connectionId: created.connectionId, policyName: 'rbac' });
-    expect(ctx.stack.store.audit.list(ctx.stack.demo.tenantId)[0]).toMatchObject({ action: 'connection.create', target: created.connectionId, outcome: 'ok' });
+    expect(await ctx.stack.store.tenants.verifyConnection(created.connectionId, secret)).toEqual({ tenantId: ctx.stack.demo.tenantId, connectionId: created.connectionId, policyName: 'rbac' });
+    expect((await ctx.stack.store.audit.list(ctx.stack.demo.tenantId))[0]).toMatchObject({ action: 'connection.create', target: created.connectionId, outcome: 'ok' });
 
     // Shown once: leaving and coming back lists the connection, never its secret.
     await ctx.page.getByRole('button', { name: 'Authorizers', exact: true }).click();

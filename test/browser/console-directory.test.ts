@@ -14,7 +14,7 @@ describe('console Directory view in Chromium', () => {
 
   it('lets Rick grant Morty admin; the Authorizers view then shows the edge 1 revision behind', async () => {
     await ctx.browser.signIn('rick@the-citadel.com', 'Rick Sanchez');
-    const before = ctx.stack.store.directory.revision(ctx.stack.demo.tenantId)!;
+    const before = (await ctx.stack.store.directory.revision(ctx.stack.demo.tenantId))!;
     await ctx.page.getByRole('button', { name: 'Directory', exact: true }).click();
     await ctx.page.locator('#directory-revision', { hasText: String(before) }).waitFor();
     expect(await mortyRow().locator('td').nth(2).textContent()).toMatch(/^editor/);
@@ -24,8 +24,8 @@ describe('console Directory view in Chromium', () => {
     await ctx.page.locator('#view-directory .result.ok', { hasText: `admin granted to ${MORTY} (revision ${before + 1})` }).waitFor();
     await ctx.page.locator('#directory-revision', { hasText: String(before + 1) }).waitFor();
     expect(await mortyRow().getByRole('button', { name: `Revoke admin from ${MORTY}` }).count()).toBe(1);
-    expect(ctx.stack.store.directory.snapshot(ctx.stack.demo.tenantId)!.users.find((u) => u.email === MORTY)!.roles).toEqual(['editor', 'admin']);
-    expect(ctx.stack.store.audit.list(ctx.stack.demo.tenantId)[0]).toMatchObject({ action: 'directory.role.grant.admin', outcome: 'ok' });
+    expect((await ctx.stack.store.directory.snapshot(ctx.stack.demo.tenantId))!.users.find((u) => u.email === MORTY)!.roles).toEqual(['editor', 'admin']);
+    expect((await ctx.stack.store.audit.list(ctx.stack.demo.tenantId))[0]).toMatchObject({ action: 'directory.role.grant.admin', outcome: 'ok' });
     await ctx.page.screenshot({ path: join(SCREENSHOTS, 'console-directory.png'), fullPage: true });
 
     await ctx.page.getByRole('button', { name: 'Authorizers', exact: true }).click();

@@ -65,7 +65,7 @@ describe('control-plane console in Chromium', () => {
 
     await card.getByRole('button', { name: 'Sync policy instance' }).click();
     await card.locator('.result', { hasText: 'Sync policy instance: confirmed by the edge' }).waitFor();
-    const audit = ctx.stack.store.audit.list(ctx.stack.demo.tenantId).map((e) => [e.action, e.target, e.outcome]);
+    const audit = (await ctx.stack.store.audit.list(ctx.stack.demo.tenantId)).map((e) => [e.action, e.target, e.outcome]);
     expect(audit).toEqual(
       expect.arrayContaining([
         ['command.sync_edge_directory', ctx.stack.edge.instanceId, 'ok'],

@@ -56,16 +56,16 @@ export async function startConsoleStack(): Promise<ConsoleStack> {
     const idp = await startTestIdp({ RELAY_URL: url, IDP_CORS_ORIGINS: url, LOGIN_MAX_FAILURES: '1000' });
     cleanup.unshift(() => idp.close());
     const config = loadConfig({ AUTH_URL: idp.url, RELAY_URL: url, LOG_LEVEL: 'silent' });
-    const store = openControlPlaneStore(controlPlaneDbPath(root));
+    const store = await openControlPlaneStore(controlPlaneDbPath(root));
     cleanup.unshift(() => store.close());
-    const seeded = seedControlPlane(store, {
+    const seeded = await seedControlPlane(store, {
       policiesDir: config.policiesDir,
       directorySeed: loadDirectorySeed(config.directorySeedFile).directory,
       dataDir: root,
       urls: { auth_url: idp.url, relay_url: url, app_url: 'http://127.0.0.1:0' },
     });
     if (!seeded) throw new Error('the fresh control plane was not seeded');
-    const relay = createControlPlaneRelay({ store, logger: silentLogger(), execTimeoutMs: 10_000, heartbeatMs: 3_600_000 });
+    const relay = await createControlPlaneRelay({ store, logger: silentLogger(), execTimeoutMs: 10_000, heartbeatMs: 3_600_000 });
     cleanup.unshift(() => relay.close());
     const consoleRouter = createConsoleRouter({
       store,

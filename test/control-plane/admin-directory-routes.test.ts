@@ -4,8 +4,8 @@ import { MORTY, RICK, adminHeaders, makeFixture, type Fixture } from './fixture'
 describe('admin directory API', () => {
   let fx: Fixture;
   let headers: Record<string, string>;
-  beforeEach(() => {
-    fx = makeFixture();
+  beforeEach(async () => {
+    fx = await makeFixture();
     headers = adminHeaders(fx.demo.tenant_id, fx.demo.admin_api_key);
   });
   afterEach(() => fx.close());
@@ -29,7 +29,7 @@ describe('admin directory API', () => {
     const revoke = await request(fx.app).delete(`${dir}/users/${MORTY}/roles/admin`).set(headers);
     expect(revoke.body).toEqual({ revision: 3 });
     expect((await morty()).roles).toEqual(['editor']);
-    const log = fx.store.directory.changesSince(fx.demo.tenant_id, 1);
+    const log = await fx.store.directory.changesSince(fx.demo.tenant_id, 1);
     expect(log).toEqual({
       kind: 'changes',
       revision: 3,
@@ -68,7 +68,7 @@ describe('admin directory API', () => {
     const res = await request(fx.app)[method === 'PUT' ? 'put' : 'delete'](`${dir}${path}`).set(headers);
     expect(res.status).toBe(status);
     expect(res.body).toEqual({ code, message });
-    expect(fx.store.directory.snapshot(fx.demo.tenant_id)?.revision).toBe(1);
+    expect((await fx.store.directory.snapshot(fx.demo.tenant_id))?.revision).toBe(1);
   });
 
   it('validates user bodies: malformed JSON, bad fields, unknown role, duplicate e-mail, oversized', async () => {
@@ -89,7 +89,7 @@ describe('admin directory API', () => {
     expect(big.body.code).toBe('payload_too_large');
     const text = await request(fx.app).put(`${dir}/users/u1`).set(headers).set('content-type', 'text/plain').send('hi');
     expect(text.status).toBe(400);
-    expect(fx.store.directory.snapshot(fx.demo.tenant_id)?.revision).toBe(1);
+    expect((await fx.store.directory.snapshot(fx.demo.tenant_id))?.revision).toBe(1);
   });
 
   it("keeps tenants apart: B's key cannot touch A, and B's writes stay in B", async () => {
@@ -98,7 +98,7 @@ describe('admin directory API', () => {
     expect(cross.body).toEqual({ code: 'unauthorized', message: 'missing or invalid tenant credentials' });
     const own = await request(fx.app).put(`${dir}/users/${MORTY}/roles/admin`).set(adminHeaders(fx.other.tenantId, fx.other.adminApiKey));
     expect(own.status).toBe(404);
-    expect(fx.store.directory.snapshot(fx.demo.tenant_id)?.revision).toBe(1);
+    expect((await fx.store.directory.snapshot(fx.demo.tenant_id))?.revision).toBe(1);
   });
 
   it('loses no update under 40 concurrent writes', async () => {

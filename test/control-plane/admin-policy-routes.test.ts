@@ -13,8 +13,8 @@ describe('admin policy API', () => {
   const rbac = readPolicyFolder(join(policiesDir, 'rbac'));
   const changedFiles = { ...rbac.files, 'rbac.cedar': `${rbac.files['rbac.cedar']}\n// changed\n` };
 
-  beforeEach(() => {
-    fx = makeFixture();
+  beforeEach(async () => {
+    fx = await makeFixture();
     headers = adminHeaders(fx.demo.tenant_id, fx.demo.admin_api_key);
   });
   afterEach(() => fx.close());
@@ -38,10 +38,10 @@ describe('admin policy API', () => {
     expect(shown.body.images[0].created_at).toMatch(/^\d{4}-\d\d-\d\dT/);
 
     // Any stored image by digest (what the dry run compares a candidate with), per tenant and name.
-    expect(fx.store.images.stored(fx.demo.tenant_id, 'rbac', rbac.digest)).toEqual(rbac);
-    expect(fx.store.images.stored(fx.demo.tenant_id, 'rbac', expected)).toEqual(createPolicyImage('rbac', changedFiles));
-    expect(fx.store.images.stored(fx.demo.tenant_id, 'todo', expected)).toBeUndefined();
-    expect(fx.store.images.stored('another-tenant', 'rbac', expected)).toBeUndefined();
+    expect(await fx.store.images.stored(fx.demo.tenant_id, 'rbac', rbac.digest)).toEqual(rbac);
+    expect(await fx.store.images.stored(fx.demo.tenant_id, 'rbac', expected)).toEqual(createPolicyImage('rbac', changedFiles));
+    expect(await fx.store.images.stored(fx.demo.tenant_id, 'todo', expected)).toBeUndefined();
+    expect(await fx.store.images.stored('another-tenant', 'rbac', expected)).toBeUndefined();
   });
 
   it('accepts a complete image and moves latest back to an older digest (rollback, 200)', async () => {
@@ -49,7 +49,7 @@ describe('admin policy API', () => {
     const res = await push('rbac', { name: rbac.name, digest: rbac.digest, files: rbac.files });
     expect(res.status).toBe(200);
     expect(res.body.digest).toBe(rbac.digest);
-    expect(fx.store.images.taggedDigest(fx.demo.tenant_id, 'rbac')).toBe(rbac.digest);
+    expect(await fx.store.images.taggedDigest(fx.demo.tenant_id, 'rbac')).toBe(rbac.digest);
   });
 
   it('refuses an image that fails Cedar validation: 400 invalid_policy with file:line', async () => {
@@ -59,14 +59,14 @@ describe('admin policy API', () => {
     expect(res.body.code).toBe('invalid_policy');
     expect(res.body.message).toMatch(/rbac\.cedar:3/);
     expect(res.body.problems.length).toBeGreaterThan(0);
-    expect(fx.store.images.taggedDigest(fx.demo.tenant_id, 'rbac')).toBe(rbac.digest);
+    expect(await fx.store.images.taggedDigest(fx.demo.tenant_id, 'rbac')).toBe(rbac.digest);
   });
 
   it('refuses an image whose own tests fail: 400 policy_tests_failed listing the failing cases, nothing stored', async () => {
     // Viewers may now PUT and POST: the shipped case "a viewer may not PUT" catches it.
     const viewersWrite = rbac.files['rbac.cedar']!.replace('principal in Outpost::Role::"editor"', 'principal in Outpost::Role::"viewer"');
     expect(viewersWrite).not.toBe(rbac.files['rbac.cedar']);
-    const before = fx.store.images.versions(fx.demo.tenant_id, 'rbac');
+    const before = await fx.store.images.versions(fx.demo.tenant_id, 'rbac');
     const res = await push('rbac', { files: { ...rbac.files, 'rbac.cedar': viewersWrite } });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({
@@ -74,8 +74,8 @@ describe('admin policy API', () => {
       message: '1 of 8 tests of policy image "rbac" failed: tests/rbac.json "a viewer may not PUT": expected deny, got allow',
       problems: ['tests/rbac.json "a viewer may not PUT": expected deny, got allow'],
     });
-    expect(fx.store.images.versions(fx.demo.tenant_id, 'rbac')).toEqual(before);
-    expect(fx.store.images.taggedDigest(fx.demo.tenant_id, 'rbac')).toBe(rbac.digest);
+    expect(await fx.store.images.versions(fx.demo.tenant_id, 'rbac')).toEqual(before);
+    expect(await fx.store.images.taggedDigest(fx.demo.tenant_id, 'rbac')).toBe(rbac.digest);
     // The same change with its test updated is accepted.
     const tests = rbac.files['tests/rbac.json']!.replace(/("a viewer may not PUT"[\s\S]*?"decision": )"deny"/, '$1"allow"');
     expect(tests).not.toBe(rbac.files['tests/rbac.json']);
@@ -87,7 +87,7 @@ describe('admin policy API', () => {
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('invalid_policy');
     expect(res.body.message).toMatch(/^tests\/broken\.json: /);
-    expect(fx.store.images.taggedDigest(fx.demo.tenant_id, 'rbac')).toBe(rbac.digest);
+    expect(await fx.store.images.taggedDigest(fx.demo.tenant_id, 'rbac')).toBe(rbac.digest);
   });
 
   it.each([
@@ -123,9 +123,9 @@ describe('admin policy API', () => {
     const dir = mkdtempSync(join(tmpdir(), 'outpost-seed-'));
     cpSync(join(policiesDir, 'rbac'), join(dir, 'policies', 'rbac'), { recursive: true });
     appendFileSync(join(dir, 'policies', 'rbac', 'rbac.cedar'), `// ${dir}\n`);
-    const store = openControlPlaneStore(controlPlaneDbPath(dir));
-    seedControlPlane(store, { policiesDir: join(dir, 'policies'), directorySeed: seedDirectory, dataDir: dir, urls: URLS });
-    store.close();
+    const store = await openControlPlaneStore(controlPlaneDbPath(dir));
+    await seedControlPlane(store, { policiesDir: join(dir, 'policies'), directorySeed: seedDirectory, dataDir: dir, urls: URLS });
+    await store.close();
     rmSync(dir, { recursive: true, force: true });
     expect(preparsedCount()).toBe(before);
     for (let i = 0; i < 5; i += 1) expect((await push('rbac', { files: { ...changedFiles, 'n.cedar': `// ${i}\n` } })).status).toBe(201);
@@ -148,7 +148,7 @@ describe('admin policy API', () => {
     expect(bigImage.status).toBe(413);
     expect(bigImage.body.code).toBe('payload_too_large');
     expect(bigImage.body.message).toMatch(/^policy image is \d+ bytes \(limit 131072\)$/);
-    expect(fx.store.images.taggedDigest(fx.demo.tenant_id, 'rbac')).toBe(rbac.digest);
+    expect(await fx.store.images.taggedDigest(fx.demo.tenant_id, 'rbac')).toBe(rbac.digest);
   });
 
   it('refuses a poisoned policy with 400 invalid_policy, and the next push by another tenant succeeds', async () => {
@@ -174,13 +174,13 @@ describe('admin policy API', () => {
     for (let i = 0; i < MAX_IMAGES_PER_TENANT + 5; i += 1) expect((await push('rbac', version(i))).status).toBe(201);
     // The seed stored one image of every other folder under policies/.
     const others = readdirSync(policiesDir).filter((n) => n !== 'rbac').length;
-    expect(fx.store.images.versions(fx.demo.tenant_id, 'rbac')).toHaveLength(MAX_IMAGES_PER_TENANT - others);
-    expect(fx.store.images.taggedDigest(fx.demo.tenant_id, 'rbac')).toBe(createPolicyImage('rbac', version(MAX_IMAGES_PER_TENANT + 4).files).digest);
+    expect(await fx.store.images.versions(fx.demo.tenant_id, 'rbac')).toHaveLength(MAX_IMAGES_PER_TENANT - others);
+    expect(await fx.store.images.taggedDigest(fx.demo.tenant_id, 'rbac')).toBe(createPolicyImage('rbac', version(MAX_IMAGES_PER_TENANT + 4).files).digest);
     // One tagged image per name: new names evict old rbac versions until every image is tagged.
     for (let i = 0; i < MAX_IMAGES_PER_TENANT - others - 1; i += 1) {
       expect((await push(`p${i}`, { files: { ...rbac.files, 'manifest.json': '{}' } })).status).toBe(201);
     }
-    expect(fx.store.images.versions(fx.demo.tenant_id, 'rbac')).toHaveLength(1);
+    expect(await fx.store.images.versions(fx.demo.tenant_id, 'rbac')).toHaveLength(1);
     const refused = await push('zz', { files: { ...rbac.files, 'manifest.json': '{}' } });
     expect(refused.status).toBe(409);
     expect(refused.body).toEqual({ code: 'quota_exceeded', message: `this tenant already stores ${MAX_IMAGES_PER_TENANT} tagged policy images` });
@@ -214,6 +214,6 @@ describe('admin policy API', () => {
     // Tenant B pushing under its own id only affects B.
     const own = await request(fx.app).post('/api/v2/admin/policies/rbac').set(adminHeaders(fx.other.tenantId, fx.other.adminApiKey)).send({ files: changedFiles });
     expect(own.status).toBe(201);
-    expect(fx.store.images.taggedDigest(fx.demo.tenant_id, 'rbac')).toBe(rbac.digest);
+    expect(await fx.store.images.taggedDigest(fx.demo.tenant_id, 'rbac')).toBe(rbac.digest);
   });
 });

@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,47 +9,49 @@ import { seedDirectory } from './fixture';
 describe('audit repository', () => {
   let dir: string;
   let store: ControlPlaneStore;
-  beforeEach(() => {
+  beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'outpost-cp-audit-'));
-    store = openControlPlaneStore(controlPlaneDbPath(dir), { now: () => 1_700_000_000_000 });
+    store = await openControlPlaneStore(controlPlaneDbPath(dir), { now: () => 1_700_000_000_000 });
   });
-  afterEach(() => {
-    store.close();
+  afterEach(async () => {
+    await store.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const tenant = () => createTenant(store, { name: 't', directory: { roles: seedDirectory.roles, users: [], resources: [] } }).tenantId;
+  const tenant = async () => (await createTenant(store, { name: 't', directory: { roles: seedDirectory.roles, users: [], resources: [] } })).tenantId;
   const entry = (action: string) => ({ actor: 'rick', action, target: null, outcome: 'ok' });
 
-  it("lists a tenant's own entries, newest first, a page at a time", () => {
-    const a = tenant();
-    const b = tenant();
-    store.audit.record(a, entry('first'));
-    store.audit.record(b, entry('other tenant'));
-    store.audit.record(a, { actor: 'morty', action: 'second', target: 'x', outcome: 'edge_error' });
-    const listed = store.audit.list(a);
+  it("lists a tenant's own entries, newest first, a page at a time", async () => {
+    const a = await tenant();
+    const b = await tenant();
+    await store.audit.record(a, entry('first'));
+    await store.audit.record(b, entry('other tenant'));
+    await store.audit.record(a, { actor: 'morty', action: 'second', target: 'x', outcome: 'edge_error' });
+    const listed = await store.audit.list(a);
     expect(listed).toEqual([
       { id: expect.any(Number), actor: 'morty', action: 'second', target: 'x', outcome: 'edge_error', at: 1_700_000_000_000 },
       { id: expect.any(Number), actor: 'rick', action: 'first', target: null, outcome: 'ok', at: 1_700_000_000_000 },
     ]);
-    expect(store.audit.list(a, listed[0]!.id).map((e) => e.action)).toEqual(['first']);
-    for (let i = 0; i < AUDIT_PAGE_SIZE; i += 1) store.audit.record(a, entry(`more ${i}`));
-    expect(store.audit.list(a)).toHaveLength(AUDIT_PAGE_SIZE);
+    expect((await store.audit.list(a, listed[0]!.id)).map((e) => e.action)).toEqual(['first']);
+    for (let i = 0; i < AUDIT_PAGE_SIZE; i += 1) await store.audit.record(a, entry(`more ${i}`));
+    expect(await store.audit.list(a)).toHaveLength(AUDIT_PAGE_SIZE);
   });
 
-  it(`keeps the newest ${MAX_AUDIT_ENTRIES_PER_TENANT} entries of a tenant, dropping the oldest`, () => {
-    const a = tenant();
-    const b = tenant();
-    store.audit.record(b, entry('kept: another tenant'));
-    const insert = store.db.prepare("INSERT INTO audit_log (tenant_id, actor, action, target, outcome, at) VALUES (?, 'x', ?, NULL, 'ok', 0)");
-    store.db.transaction(() => {
+  it(`keeps the newest ${MAX_AUDIT_ENTRIES_PER_TENANT} entries of a tenant, dropping the oldest`, async () => {
+    const a = await tenant();
+    const b = await tenant();
+    await store.audit.record(b, entry('kept: another tenant'));
+    const raw = new Database(controlPlaneDbPath(dir));
+    const insert = raw.prepare("INSERT INTO audit_log (tenant_id, actor, action, target, outcome, at) VALUES (?, 'x', ?, NULL, 'ok', 0)");
+    raw.transaction(() => {
       for (let i = 0; i < MAX_AUDIT_ENTRIES_PER_TENANT; i += 1) insert.run(a, `old ${i}`);
     })();
-    store.audit.record(a, entry('newest'));
-    const count = store.db.prepare('SELECT count(*) FROM audit_log WHERE tenant_id = ?').pluck();
+    await store.audit.record(a, entry('newest'));
+    const count = raw.prepare('SELECT count(*) FROM audit_log WHERE tenant_id = ?').pluck();
     expect(count.get(a)).toBe(MAX_AUDIT_ENTRIES_PER_TENANT);
-    expect(store.db.prepare("SELECT count(*) FROM audit_log WHERE tenant_id = ? AND action = 'old 0'").pluck().get(a)).toBe(0);
-    expect(store.audit.list(a)[0]!.action).toBe('newest');
+    expect(raw.prepare("SELECT count(*) FROM audit_log WHERE tenant_id = ? AND action = 'old 0'").pluck().get(a)).toBe(0);
+    expect((await store.audit.list(a))[0]!.action).toBe('newest');
     expect(count.get(b)).toBe(1);
+    raw.close();
   });
 });

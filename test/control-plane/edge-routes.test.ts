@@ -1,5 +1,7 @@
+import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import request from 'supertest';
+import { controlPlaneDbPath } from '../../src/control-plane';
 import { readPolicyFolder, verifyPolicyImage } from '../../src/policy';
 import { MORTY, adminHeaders, edgeAuth, makeFixture, policiesDir, type Fixture } from './fixture';
 
@@ -7,8 +9,8 @@ describe('edge API', () => {
   let fx: Fixture;
   let auth: string;
   const rbac = readPolicyFolder(join(policiesDir, 'rbac'));
-  beforeEach(() => {
-    fx = makeFixture({ changeLogLimit: 3 });
+  beforeEach(async () => {
+    fx = await makeFixture({ changeLogLimit: 3 });
     auth = edgeAuth(fx.demo.connection_id, fx.demo.connection_secret);
   });
   afterEach(() => fx.close());
@@ -33,7 +35,7 @@ describe('edge API', () => {
   });
 
   it('answers 404 no_image when the connection policy has no image', async () => {
-    const conn = fx.store.tenants.addConnection(fx.demo.tenant_id, 'missing');
+    const conn = await fx.store.tenants.addConnection(fx.demo.tenant_id, 'missing');
     const res = await get('/policy-image', edgeAuth(conn.connectionId, conn.connectionSecret));
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ code: 'no_image', message: 'no image for policy missing' });
@@ -62,7 +64,9 @@ describe('edge API', () => {
         { rev: 5, op: 'role.grant', user_id: MORTY, role: 'admin' },
       ],
     });
-    const kept = fx.store.db.prepare('SELECT count(*) FROM directory_changes WHERE tenant_id = ?').pluck().get(fx.demo.tenant_id);
+    const raw = new Database(controlPlaneDbPath(fx.dir), { readonly: true });
+    const kept = raw.prepare('SELECT count(*) FROM directory_changes WHERE tenant_id = ?').pluck().get(fx.demo.tenant_id);
+    raw.close();
     expect(kept).toBe(3);
     expect((await get('/directory/changes?since=2')).body.changes.map((c: { rev: number }) => c.rev)).toEqual([3, 4, 5]);
     for (const since of ['1', '0', '6']) {
@@ -110,8 +114,8 @@ describe('edge API', () => {
 
 describe('control plane app', () => {
   let fx: Fixture;
-  beforeAll(() => {
-    fx = makeFixture();
+  beforeAll(async () => {
+    fx = await makeFixture();
   });
   afterAll(() => fx.close());
 

@@ -32,24 +32,24 @@ export interface Fixture {
   readonly app: Express;
   readonly demo: DemoTenant;
   readonly other: { tenantId: string; adminApiKey: string; discoveryApiKey: string; connectionId: string; connectionSecret: string };
-  close(): void;
+  close(): Promise<void>;
 }
 
-export function makeFixture(options: ControlPlaneStoreOptions = {}): Fixture {
+export async function makeFixture(options: ControlPlaneStoreOptions = {}): Promise<Fixture> {
   const dir = mkdtempSync(join(tmpdir(), 'outpost-cp-'));
-  const store = openControlPlaneStore(controlPlaneDbPath(dir), options);
-  const demo = seedControlPlane(store, { policiesDir, directorySeed: seedDirectory, dataDir: dir, urls: URLS });
+  const store = await openControlPlaneStore(controlPlaneDbPath(dir), options);
+  const demo = await seedControlPlane(store, { policiesDir, directorySeed: seedDirectory, dataDir: dir, urls: URLS });
   if (!demo) throw new Error('expected a fresh seed');
-  const keys = createTenant(store, { name: 'other', directory: { roles: seedDirectory.roles, users: [], resources: [] } });
-  const conn = store.tenants.addConnection(keys.tenantId, 'rbac');
+  const keys = await createTenant(store, { name: 'other', directory: { roles: seedDirectory.roles, users: [], resources: [] } });
+  const conn = await store.tenants.addConnection(keys.tenantId, 'rbac');
   return {
     dir,
     store,
     app: createControlPlaneApp({ store, logger: silentLogger() }),
     demo,
     other: { ...keys, ...conn },
-    close() {
-      store.close();
+    async close() {
+      await store.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -11,11 +11,11 @@ import { adminHeaders, makeFixture, type Fixture } from './fixture';
 describe('control plane with a write-locked database', () => {
   let fx: Fixture;
   let locker: Database.Database;
-  beforeEach(() => {
-    fx = makeFixture({ busyTimeoutMs: SERVER_BUSY_TIMEOUT_MS });
+  beforeEach(async () => {
+    fx = await makeFixture({ busyTimeoutMs: SERVER_BUSY_TIMEOUT_MS });
     locker = new Database(controlPlaneDbPath(fx.dir));
   });
-  afterEach(() => {
+  afterEach(async () => {
     if (locker.inTransaction) locker.exec('ROLLBACK');
     locker.close();
     fx.close();
@@ -24,7 +24,7 @@ describe('control plane with a write-locked database', () => {
   it('answers a directory write with 503 storage_unavailable and Retry-After, then succeeds once unlocked', async () => {
     const headers = adminHeaders(fx.demo.tenant_id, fx.demo.admin_api_key);
     const path = '/api/v2/admin/directory/users/morty@the-citadel.com/roles/admin';
-    const before = fx.store.directory.snapshot(fx.demo.tenant_id)?.revision;
+    const before = (await fx.store.directory.snapshot(fx.demo.tenant_id))?.revision;
     locker.exec('BEGIN IMMEDIATE');
     const started = Date.now();
     const res = await request(fx.app).put(path).set(headers);
@@ -34,7 +34,7 @@ describe('control plane with a write-locked database', () => {
     expect(res.body).toEqual({ code: 'storage_unavailable', message: 'storage is busy or unavailable; retry shortly' });
     expect(JSON.stringify(res.body)).not.toMatch(/SQLITE/);
     locker.exec('ROLLBACK');
-    expect(fx.store.directory.snapshot(fx.demo.tenant_id)?.revision).toBe(before);
+    expect((await fx.store.directory.snapshot(fx.demo.tenant_id))?.revision).toBe(before);
     const retried = await request(fx.app).put(path).set(headers);
     expect(retried.status).toBe(200);
   });

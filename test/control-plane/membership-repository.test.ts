@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,127 +17,132 @@ describe('membership repository', () => {
   let dir: string;
   let store: ControlPlaneStore;
   let clock: number;
-  beforeEach(() => {
+  beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'outpost-cp-members-'));
     clock = 1_700_000_000_000;
-    store = openControlPlaneStore(controlPlaneDbPath(dir), { now: () => (clock += 1) });
+    store = await openControlPlaneStore(controlPlaneDbPath(dir), { now: () => (clock += 1) });
   });
-  afterEach(() => {
-    store.close();
+  afterEach(async () => {
+    await store.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const tenant = (extra: Partial<Parameters<typeof createTenant>[1]> = {}) =>
-    createTenant(store, { name: 'acme', directory: { roles: seedDirectory.roles, users: [], resources: [] }, ...extra }).tenantId;
-  const problemOf = (work: () => unknown) => {
+  const tenant = async (extra: Partial<Parameters<typeof createTenant>[1]> = {}) =>
+    (await createTenant(store, { name: 'acme', directory: { roles: seedDirectory.roles, users: [], resources: [] }, ...extra })).tenantId;
+  const problemOf = async (work: () => Promise<unknown>) => {
     try {
-      work();
+      await work();
     } catch (err) {
       if (err instanceof MembershipError) return err.problem;
       throw err;
     }
     throw new Error('expected a MembershipError');
   };
-  const roles = (tenantId: string) => Object.fromEntries(store.members.members(tenantId).map((m) => [m.userId, m.role]));
+  const roles = async (tenantId: string) => Object.fromEntries((await store.members.members(tenantId)).map((m) => [m.userId, m.role]));
 
-  it('makes new tenants organizations without members, and lists members and accounts with roles', () => {
-    const org = tenant();
-    expect(store.members.kind(org)).toBe('organization');
-    expect(store.members.members(org)).toEqual([]);
-    expect(store.members.setMember(org, 'rick', 'owner')).toBe(true);
-    expect(store.members.setMember(org, 'beth', 'viewer')).toBe(true);
-    expect(store.members.setMember(org, 'beth', 'viewer')).toBe(false);
-    expect(store.members.members(org)).toEqual([
+  it('makes new tenants organizations without members, and lists members and accounts with roles', async () => {
+    const org = await tenant();
+    expect(await store.members.kind(org)).toBe('organization');
+    expect(await store.members.members(org)).toEqual([]);
+    expect(await store.members.setMember(org, 'rick', 'owner')).toBe(true);
+    expect(await store.members.setMember(org, 'beth', 'viewer')).toBe(true);
+    expect(await store.members.setMember(org, 'beth', 'viewer')).toBe(false);
+    expect(await store.members.members(org)).toEqual([
       { userId: 'rick', role: 'owner', createdAt: expect.any(Number) },
       { userId: 'beth', role: 'viewer', createdAt: expect.any(Number) },
     ]);
-    expect(store.members.role(org, 'beth')).toBe('viewer');
-    expect(store.members.role(org, 'morty')).toBeUndefined();
-    const mine = tenant({ name: 'Rick (personal)', kind: 'personal', owner: 'rick' });
-    const beta = tenant({ name: 'Beta', owner: 'rick' });
+    expect(await store.members.role(org, 'beth')).toBe('viewer');
+    expect(await store.members.role(org, 'morty')).toBeUndefined();
+    const mine = await tenant({ name: 'Rick (personal)', kind: 'personal', owner: 'rick' });
+    const beta = await tenant({ name: 'Beta', owner: 'rick' });
     // Personal account first, then organizations by name, whatever the order of creation.
-    expect(store.members.accountsOf('rick')).toEqual([
+    expect(await store.members.accountsOf('rick')).toEqual([
       { tenantId: mine, name: 'Rick (personal)', kind: 'personal', role: 'owner' },
       { tenantId: org, name: 'acme', kind: 'organization', role: 'owner' },
       { tenantId: beta, name: 'Beta', kind: 'organization', role: 'owner' },
     ]);
-    expect(store.members.accountsOf('nobody')).toEqual([]);
+    expect(await store.members.accountsOf('nobody')).toEqual([]);
   });
 
-  it('keeps at least one owner in an organization: the last one can be neither removed nor demoted', () => {
-    const org = tenant({ owner: 'rick' });
-    store.members.setMember(org, 'morty', 'admin');
-    expect(problemOf(() => store.members.removeMember(org, 'rick'))).toBe('last_owner');
-    expect(problemOf(() => store.members.setMember(org, 'rick', 'admin'))).toBe('last_owner');
+  it('keeps at least one owner in an organization: the last one can be neither removed nor demoted', async () => {
+    const org = await tenant({ owner: 'rick' });
+    await store.members.setMember(org, 'morty', 'admin');
+    expect(await problemOf(() => store.members.removeMember(org, 'rick'))).toBe('last_owner');
+    expect(await problemOf(() => store.members.setMember(org, 'rick', 'admin'))).toBe('last_owner');
     // With a second owner the first may go.
-    store.members.setMember(org, 'morty', 'owner');
-    expect(store.members.removeMember(org, 'rick')).toBe(true);
-    expect(roles(org)).toEqual({ morty: 'owner' });
+    await store.members.setMember(org, 'morty', 'owner');
+    expect(await store.members.removeMember(org, 'rick')).toBe(true);
+    expect(await roles(org)).toEqual({ morty: 'owner' });
     // Even alone, the last owner stays.
-    expect(problemOf(() => store.members.removeMember(org, 'morty'))).toBe('last_owner');
-    expect(store.members.removeMember(org, 'nobody')).toBe(false);
+    expect(await problemOf(() => store.members.removeMember(org, 'morty'))).toBe('last_owner');
+    expect(await store.members.removeMember(org, 'nobody')).toBe(false);
   });
 
-  it("refuses an organization's first member unless it is an owner", () => {
-    const org = tenant();
-    expect(problemOf(() => store.members.setMember(org, 'beth', 'viewer'))).toBe('last_owner');
-    expect(store.members.members(org)).toEqual([]);
+  it("refuses an organization's first member unless it is an owner", async () => {
+    const org = await tenant();
+    expect(await problemOf(() => store.members.setMember(org, 'beth', 'viewer'))).toBe('last_owner');
+    expect(await store.members.members(org)).toEqual([]);
   });
 
-  it('gives a personal account exactly one member, its owner', () => {
-    expect(problemOf(() => tenant({ kind: 'personal' }))).toBe('personal_account');
-    expect(store.tenants.list()).toEqual([]); // the whole creation was rolled back
-    const mine = tenant({ kind: 'personal', owner: 'rick' });
-    expect(store.members.kind(mine)).toBe('personal');
-    expect(problemOf(() => store.members.setMember(mine, 'morty', 'viewer'))).toBe('personal_account');
-    expect(problemOf(() => store.members.setMember(mine, 'rick', 'admin'))).toBe('personal_account');
-    expect(problemOf(() => store.members.removeMember(mine, 'rick'))).toBe('personal_account');
-    expect(store.members.setMember(mine, 'rick', 'owner')).toBe(false);
-    expect(roles(mine)).toEqual({ rick: 'owner' });
+  it('gives a personal account exactly one member, its owner', async () => {
+    expect(await problemOf(() => tenant({ kind: 'personal' }))).toBe('personal_account');
+    expect(await store.tenants.list()).toEqual([]); // the whole creation was rolled back
+    const mine = await tenant({ kind: 'personal', owner: 'rick' });
+    expect(await store.members.kind(mine)).toBe('personal');
+    expect(await problemOf(() => store.members.setMember(mine, 'morty', 'viewer'))).toBe('personal_account');
+    expect(await problemOf(() => store.members.setMember(mine, 'rick', 'admin'))).toBe('personal_account');
+    expect(await problemOf(() => store.members.removeMember(mine, 'rick'))).toBe('personal_account');
+    expect(await store.members.setMember(mine, 'rick', 'owner')).toBe(false);
+    expect(await roles(mine)).toEqual({ rick: 'owner' });
   });
 
-  it('turns an organization personal only with exactly one member who is an owner', () => {
-    const org = tenant({ owner: 'rick' });
-    store.members.setMember(org, 'beth', 'viewer');
-    expect(problemOf(() => store.members.setKind(org, 'personal'))).toBe('personal_account');
-    expect(store.members.kind(org)).toBe('organization');
-    store.members.removeMember(org, 'beth');
-    store.members.setKind(org, 'personal');
-    expect(store.members.kind(org)).toBe('personal');
-    store.members.setKind(org, 'organization');
-    store.members.setMember(org, 'beth', 'viewer');
-    expect(roles(org)).toEqual({ rick: 'owner', beth: 'viewer' });
-    expect(problemOf(() => store.members.setKind(tenant(), 'personal'))).toBe('personal_account');
+  it('turns an organization personal only with exactly one member who is an owner', async () => {
+    const org = await tenant({ owner: 'rick' });
+    await store.members.setMember(org, 'beth', 'viewer');
+    expect(await problemOf(() => store.members.setKind(org, 'personal'))).toBe('personal_account');
+    expect(await store.members.kind(org)).toBe('organization');
+    await store.members.removeMember(org, 'beth');
+    await store.members.setKind(org, 'personal');
+    expect(await store.members.kind(org)).toBe('personal');
+    await store.members.setKind(org, 'organization');
+    await store.members.setMember(org, 'beth', 'viewer');
+    expect(await roles(org)).toEqual({ rick: 'owner', beth: 'viewer' });
+    expect(await problemOf(async () => store.members.setKind(await tenant(), 'personal'))).toBe('personal_account');
   });
 
-  it(`caps a tenant at ${MAX_MEMBERS_PER_TENANT} members`, () => {
-    const org = tenant({ owner: 'owner' });
-    const insert = store.db.prepare("INSERT INTO tenant_members (tenant_id, user_id, role, created_at) VALUES (?, ?, 'viewer', 0)");
-    store.db.transaction(() => {
+  it(`caps a tenant at ${MAX_MEMBERS_PER_TENANT} members`, async () => {
+    const org = await tenant({ owner: 'owner' });
+    const raw = new Database(controlPlaneDbPath(dir));
+    const insert = raw.prepare("INSERT INTO tenant_members (tenant_id, user_id, role, created_at) VALUES (?, ?, 'viewer', 0)");
+    raw.transaction(() => {
       for (let i = 1; i < MAX_MEMBERS_PER_TENANT; i += 1) insert.run(org, `user-${i}`);
     })();
-    expect(problemOf(() => store.members.setMember(org, 'one-too-many', 'viewer'))).toBe('too_many_members');
-    expect(store.members.setMember(org, 'user-1', 'admin')).toBe(true);
+    raw.close();
+    expect(await problemOf(() => store.members.setMember(org, 'one-too-many', 'viewer'))).toBe('too_many_members');
+    expect(await store.members.setMember(org, 'user-1', 'admin')).toBe(true);
   });
 
-  it('names an unknown tenant', () => {
-    expect(store.members.kind('nope')).toBeUndefined();
+  it('names an unknown tenant', async () => {
+    expect(await store.members.kind('nope')).toBeUndefined();
     for (const work of [
       () => store.members.members('nope'),
       () => store.members.setMember('nope', 'rick', 'owner'),
       () => store.members.removeMember('nope', 'rick'),
       () => store.members.setKind('nope', 'organization'),
     ]) {
-      expect(work).toThrow(UnknownTenantError);
+      await expect(work()).rejects.toThrow(UnknownTenantError);
     }
   });
 
-  it('drops members with their tenant, and keeps them across a reopen', () => {
-    const org = tenant({ owner: 'rick' });
-    store.close();
-    store = openControlPlaneStore(controlPlaneDbPath(dir));
-    expect(roles(org)).toEqual({ rick: 'owner' });
-    store.db.prepare('DELETE FROM tenants WHERE id = ?').run(org);
-    expect(store.members.accountsOf('rick')).toEqual([]);
+  it('drops members with their tenant, and keeps them across a reopen', async () => {
+    const org = await tenant({ owner: 'rick' });
+    await store.close();
+    store = await openControlPlaneStore(controlPlaneDbPath(dir));
+    expect(await roles(org)).toEqual({ rick: 'owner' });
+    const raw = new Database(controlPlaneDbPath(dir));
+    raw.pragma('foreign_keys = ON');
+    raw.prepare('DELETE FROM tenants WHERE id = ?').run(org);
+    raw.close();
+    expect(await store.members.accountsOf('rick')).toEqual([]);
   });
 });

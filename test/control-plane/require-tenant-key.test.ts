@@ -11,8 +11,8 @@ const b64 = (s: string) => Buffer.from(s).toString('base64');
 describe('requireTenantKey', () => {
   let fx: Fixture;
   let app: express.Express;
-  beforeAll(() => {
-    fx = makeFixture();
+  beforeAll(async () => {
+    fx = await makeFixture();
     app = express();
     app.get('/d', requireTenantKey(fx.store, 'discovery'), (_req, res) => {
       res.json({ tenant: res.locals.tenantId });

@@ -11,7 +11,7 @@ describe('script helpers (scripts/lib)', () => {
   let server: Server;
   let url: string;
   beforeAll(async () => {
-    fx = makeFixture();
+    fx = await makeFixture();
     server = await listen(fx.app, 0, '127.0.0.1');
     url = baseUrl(server);
   });
@@ -23,7 +23,7 @@ describe('script helpers (scripts/lib)', () => {
   const load = (env: Record<string, string>, kind: 'admin' | 'discovery' = 'admin', dataDir = fx.dir) =>
     loadTenantCredentials(loadConfig({ ...env, OUTPOST_DATA_DIR: dataDir, RELAY_URL: url }), kind);
 
-  it('reads demo-tenant.json, or the environment when both variables are set', () => {
+  it('reads demo-tenant.json, or the environment when both variables are set', async () => {
     expect(load({})).toEqual({ relayUrl: url, tenantId: fx.demo.tenant_id, key: fx.demo.admin_api_key, source: `${fx.dir}/demo-tenant.json` });
     expect(load({}, 'discovery').key).toBe(fx.demo.discovery_api_key);
     expect(load({ OUTPOST_TENANT_ID: 't', OUTPOST_ADMIN_API_KEY: 'k' })).toEqual({ relayUrl: url, tenantId: 't', key: 'k', source: 'environment' });

@@ -1,5 +1,7 @@
+import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import request from 'supertest';
+import { controlPlaneDbPath } from '../../src/control-plane';
 import { SIGNING_KEY_LIMITS, createPolicyImage, readPolicyFolder, signImageDigest, signingKeyId, verifyImageSignature } from '../../src/policy';
 import { newSigningKey } from '../helpers/signing';
 import { adminHeaders, makeFixture, policiesDir, type Fixture } from './fixture';
@@ -11,8 +13,8 @@ describe('signing keys and signed pushes', () => {
   const changedFiles = { ...rbac.files, 'rbac.cedar': `${rbac.files['rbac.cedar']}\n// changed\n` };
   const changed = createPolicyImage('rbac', changedFiles);
 
-  beforeEach(() => {
-    fx = makeFixture();
+  beforeEach(async () => {
+    fx = await makeFixture();
     headers = adminHeaders(fx.demo.tenant_id, fx.demo.admin_api_key);
   });
   afterEach(() => fx.close());
@@ -71,15 +73,15 @@ describe('signing keys and signed pushes', () => {
 
   it('with a registered key, refuses an unsigned push: 400 signature_required, nothing stored', async () => {
     await registeredKey();
-    const before = versions();
+    const before = await versions();
     const res = await push({ files: changedFiles });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({
       code: 'signature_required',
       message: 'this tenant has registered signing keys: push the image signed (npm run policy -- push --sign <private key file>)',
     });
-    expect(versions()).toEqual(before);
-    expect(fx.store.images.taggedDigest(fx.demo.tenant_id, 'rbac')).toBe(rbac.digest);
+    expect(await versions()).toEqual(before);
+    expect(await fx.store.images.taggedDigest(fx.demo.tenant_id, 'rbac')).toBe(rbac.digest);
   });
 
   it('refuses a push signed by a key the tenant did not register: 400 invalid_signature', async () => {
@@ -90,7 +92,7 @@ describe('signing keys and signed pushes', () => {
       status: 400,
       body: { code: 'invalid_signature', message: 'the policy image signature does not verify with any trusted key' },
     });
-    expect(fx.store.images.taggedDigest(fx.demo.tenant_id, 'rbac')).toBe(rbac.digest);
+    expect(await fx.store.images.taggedDigest(fx.demo.tenant_id, 'rbac')).toBe(rbac.digest);
   });
 
   it('refuses an image changed after signing, and a JWS over a different digest', async () => {
@@ -113,7 +115,7 @@ describe('signing keys and signed pushes', () => {
     const other = await push({ files: changedFiles, signature: await signImageDigest(elsewhere.digest, key) });
     expect(other.status).toBe(400);
     expect(other.body.code).toBe('invalid_signature');
-    expect(fx.store.images.taggedDigest(fx.demo.tenant_id, 'rbac')).toBe(rbac.digest);
+    expect(await fx.store.images.taggedDigest(fx.demo.tenant_id, 'rbac')).toBe(rbac.digest);
   });
 
   it('accepts a correctly signed push, and edges download the image with its signature', async () => {
@@ -121,23 +123,25 @@ describe('signing keys and signed pushes', () => {
     const signature = await signImageDigest(changed.digest, key);
     const res = await push({ files: changedFiles, signature });
     expect({ status: res.status, body: res.body }).toEqual({ status: 201, body: { name: 'rbac', digest: changed.digest, tag: 'latest' } });
-    const conn = fx.store.tenants.addConnection(fx.demo.tenant_id, 'rbac');
+    const conn = await fx.store.tenants.addConnection(fx.demo.tenant_id, 'rbac');
     const download = await request(fx.app).get('/api/v2/edge/policy-image').auth(conn.connectionId, conn.connectionSecret);
     expect(download.status).toBe(200);
     expect(download.body).toEqual({ ...changed, signature });
     await expect(verifyImageSignature(download.body.digest, download.body.signature, [(await keys()).body.keys[0].jwk])).resolves.toBeUndefined();
   });
 
-  it("keeps an image's signature with it: an unsigned re-push leaves it, dropping the image drops it", () => {
-    const { db } = fx.store;
-    fx.store.images.push(fx.demo.tenant_id, changed, 'a.b.c');
-    expect(fx.store.images.tagged(fx.demo.tenant_id, 'rbac')).toEqual({ image: changed, signature: 'a.b.c' });
+  it("keeps an image's signature with it: an unsigned re-push leaves it, dropping the image drops it", async () => {
+    const db = new Database(controlPlaneDbPath(fx.dir));
+    db.pragma('foreign_keys = ON');
+    await fx.store.images.push(fx.demo.tenant_id, changed, 'a.b.c');
+    expect(await fx.store.images.tagged(fx.demo.tenant_id, 'rbac')).toEqual({ image: changed, signature: 'a.b.c' });
     // Pushing the same content unsigned leaves the signature; moving the tag away and dropping the image drops it.
-    fx.store.images.push(fx.demo.tenant_id, changed);
-    expect(fx.store.images.tagged(fx.demo.tenant_id, 'rbac')?.signature).toBe('a.b.c');
-    fx.store.images.push(fx.demo.tenant_id, rbac);
-    expect(fx.store.images.tagged(fx.demo.tenant_id, 'rbac')).toEqual({ image: rbac, signature: undefined });
+    await fx.store.images.push(fx.demo.tenant_id, changed);
+    expect((await fx.store.images.tagged(fx.demo.tenant_id, 'rbac'))?.signature).toBe('a.b.c');
+    await fx.store.images.push(fx.demo.tenant_id, rbac);
+    expect(await fx.store.images.tagged(fx.demo.tenant_id, 'rbac')).toEqual({ image: rbac, signature: undefined });
     db.prepare('DELETE FROM policy_images WHERE digest = ?').run(changed.digest);
     expect(db.prepare('SELECT COUNT(*) FROM policy_signatures').pluck().get()).toBe(0);
+    db.close();
   });
 });

@@ -25,15 +25,15 @@ let tenantId: string;
 
 beforeAll(async () => {
   dir = tempDir();
-  store = openControlPlaneStore(join(dir, 'control-plane.sqlite'));
-  const demo = seedControlPlane(store, {
+  store = await openControlPlaneStore(join(dir, 'control-plane.sqlite'));
+  const demo = (await seedControlPlane(store, {
     policiesDir: join(root, 'policies'),
     directorySeed: seedDirectory(),
     dataDir: dir,
     urls: { auth_url: 'http://a', relay_url: 'http://r', app_url: 'http://p' },
-  })!;
+  }))!;
   tenantId = demo.tenant_id;
-  relay = createControlPlaneRelay({ store, logger: silentLogger(), execTimeoutMs: 10_000, heartbeatMs: 60_000 });
+  relay = await createControlPlaneRelay({ store, logger: silentLogger(), execTimeoutMs: 10_000, heartbeatMs: 60_000 });
   server = await listen(createControlPlaneApp({ store, logger: silentLogger(), routers: [relay.managementRouter] }), 0, '127.0.0.1');
   relay.attach(server);
   const events = new EventEmitter();
@@ -58,7 +58,7 @@ afterAll(async () => {
   await edge.close();
   await relay.close();
   await close(server);
-  store.close();
+  await store.close();
   removeDir(dir);
 });
 
@@ -80,7 +80,7 @@ describe('edge with the real control plane and relay', () => {
   it('sync_edge_directory: Morty granted admin centrally is allowed at the edge only after the command', async () => {
     const morty = userId(seedDirectory(), 'morty');
     await expect(deleteAllowed(morty)).resolves.toBe(false);
-    store.directory.change(tenantId, { op: 'role.grant', user_id: morty, role: 'admin' });
+    await store.directory.change(tenantId, { op: 'role.grant', user_id: morty, role: 'admin' });
     await expect(deleteAllowed(morty)).resolves.toBe(false);
     await expect(exec('sync_edge_directory')).resolves.toMatchObject({ directory_revision: 2 });
     await expect(deleteAllowed(morty)).resolves.toBe(true);
@@ -89,9 +89,9 @@ describe('edge with the real control plane and relay', () => {
   it('discovery: a valid new image is active when exec returns; an invalid one answers 502 with the reason', async () => {
     const image = rbacImage();
     const changed = createPolicyImage('rbac', { ...image.files, 'extra.cedar': '// nothing\n' });
-    store.images.push(tenantId, changed);
+    await store.images.push(tenantId, changed);
     await expect(exec('discovery')).resolves.toMatchObject({ policy_name: 'rbac', policy_digest: changed.digest });
-    store.images.push(tenantId, createPolicyImage('rbac', { ...image.files, 'rbac.cedar': 'permit (' }));
+    await store.images.push(tenantId, createPolicyImage('rbac', { ...image.files, 'rbac.cedar': 'permit (' }));
     await expect(exec('discovery')).rejects.toMatchObject({ status: 502, message: expect.stringContaining('rbac.cedar:1') });
     expect(edge.status().policy_digest).toBe(changed.digest);
   });

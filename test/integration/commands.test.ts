@@ -136,7 +136,7 @@ describe('relay commands end to end (IdP → RBAC app → edge ← relay)', () =
     await mortyAdminAtEdge();
     const good = await editorsMayDeleteAtEdge();
     // Straight into the registry, skipping the admin API's validation: a correct digest over broken Cedar.
-    stack.store.images.push(stack.demo.tenantId, createPolicyImage('rbac', { ...rbac.files, 'rbac.cedar': 'permit (' }));
+    await stack.store.images.push(stack.demo.tenantId, createPolicyImage('rbac', { ...rbac.files, 'rbac.cedar': 'permit (' }));
     const broken = await run('discovery');
     expect(broken.status).toBe(502);
     expect(broken.body).toEqual({
@@ -146,7 +146,7 @@ describe('relay commands end to end (IdP → RBAC app → edge ← relay)', () =
 
     // A forged digest is refused too, and says so.
     const forged = { ...createPolicyImage('rbac', rbac.files), digest: `sha256:${'0'.repeat(64)}` };
-    stack.store.images.push(stack.demo.tenantId, forged);
+    await stack.store.images.push(stack.demo.tenantId, forged);
     const mismatch = await run('discovery');
     expect(mismatch.status).toBe(502);
     expect(mismatch.body).toEqual({
@@ -166,7 +166,7 @@ describe('relay commands end to end (IdP → RBAC app → edge ← relay)', () =
     // Straight into the registry, skipping the admin API's test run: viewers may now PUT,
     // which the shipped case "a viewer may not PUT" catches at the edge.
     const viewersWrite = rbac.files['rbac.cedar']!.replace('principal in Outpost::Role::"editor"', 'principal in Outpost::Role::"viewer"');
-    stack.store.images.push(stack.demo.tenantId, createPolicyImage('rbac', { ...rbac.files, 'rbac.cedar': viewersWrite }));
+    await stack.store.images.push(stack.demo.tenantId, createPolicyImage('rbac', { ...rbac.files, 'rbac.cedar': viewersWrite }));
     const refused = await run('discovery');
     expect(replyOf(refused)).toEqual({
       status: 502,

@@ -213,8 +213,8 @@ describe('console API connections and the Discovery API key', () => {
 
   it('rotates the key for an admin: the new key is shown once and works at the relay, the old one stops', async () => {
     // An organization of its own, so the demo tenant's key stays as the other tests know it.
-    const acme = createTenant(stack.store, { name: 'acme', directory: { roles: [], users: [], resources: [] }, owner: SUMMER.id }).tenantId;
-    stack.store.members.setMember(acme, MORTY.id, 'admin');
+    const acme = (await createTenant(stack.store, { name: 'acme', directory: { roles: [], users: [], resources: [] }, owner: SUMMER.id })).tenantId;
+    await stack.store.members.setMember(acme, MORTY.id, 'admin');
     const mine = acme;
     const rotated = await call('POST', `/tenants/${mine}/discovery-key/rotate`, MORTY);
     expect(rotated.status).toBe(200);
@@ -237,7 +237,7 @@ describe('console API members and audit', () => {
     expect(await call('PUT', `${demo()}/members/${RICK.id}`, MORTY, { role: 'viewer' })).toEqual(ownerOnly);
     expect(await call('DELETE', `${demo()}/members/${RICK.id}`, MORTY)).toEqual(ownerOnly);
     expect(await call('DELETE', summer, MORTY)).toEqual({ status: 204, body: '' });
-    expect(stack.store.members.role(stack.demo.tenantId, RICK.id)).toBe('owner');
+    expect(await stack.store.members.role(stack.demo.tenantId, RICK.id)).toBe('owner');
   });
 
   it("lets owners manage every member, viewers none, and keeps an organization's last owner", async () => {
@@ -311,14 +311,14 @@ describe('console API directory', () => {
 
   it('grants and revokes a role for admins and owners through the change log (next revision, audited); viewers get 403', async () => {
     const role = `${demo()}/directory/users/${BETH.id}/roles/editor`;
-    const before = stack.store.directory.revision(stack.demo.tenantId)!;
+    const before = (await stack.store.directory.revision(stack.demo.tenantId))!;
     expect(await call('PUT', role, BETH)).toEqual(forbidden('admin', 'viewer'));
     expect(await call('DELETE', role, BETH)).toEqual(forbidden('admin', 'viewer'));
-    expect(stack.store.directory.revision(stack.demo.tenantId)).toBe(before);
+    expect(await stack.store.directory.revision(stack.demo.tenantId)).toBe(before);
 
     expect(await call('PUT', role, MORTY)).toEqual({ status: 200, body: { revision: before + 1 } });
     // The edges see it as any admin API change: the next entry of the change log.
-    expect(stack.store.directory.changesSince(stack.demo.tenantId, before)).toEqual({
+    expect(await stack.store.directory.changesSince(stack.demo.tenantId, before)).toEqual({
       kind: 'changes',
       revision: before + 1,
       changes: [{ op: 'role.grant', user_id: BETH.id, role: 'editor', rev: before + 1 }],
@@ -336,7 +336,7 @@ describe('console API directory', () => {
   });
 
   it('refuses an unknown role or user, and another tenant, writing nothing', async () => {
-    const before = stack.store.directory.revision(stack.demo.tenantId)!;
+    const before = (await stack.store.directory.revision(stack.demo.tenantId))!;
     const newest = ((await call('GET', `${demo()}/audit`, BETH)).body as { entries: { id: number }[] }).entries[0]!.id;
     expect(await call('PUT', `${demo()}/directory/users/${BETH.id}/roles/overlord`, RICK)).toEqual({
       status: 400,
@@ -350,14 +350,14 @@ describe('console API directory', () => {
     // Summer is no member of the demo organization; Rick is none of Beth's personal account.
     expect(await call('PUT', `${demo()}/directory/users/${BETH.id}/roles/editor`, SUMMER)).toEqual(notFound);
     expect(await call('DELETE', `/tenants/${await personalOf(BETH)}/directory/users/${BETH.id}/roles/viewer`, RICK)).toEqual(notFound);
-    expect(stack.store.directory.revision(stack.demo.tenantId)).toBe(before);
+    expect(await stack.store.directory.revision(stack.demo.tenantId)).toBe(before);
     expect(((await call('GET', `${demo()}/audit`, BETH)).body as { entries: { id: number }[] }).entries[0]!.id).toBe(newest);
   });
 });
 
 describe('console API policies', () => {
   it('lists every policy with its latest digest, the images of one, and the files of each image (read-only, for every member)', async () => {
-    const seeded = stack.store.images.taggedDigest(stack.demo.tenantId, 'rbac')!;
+    const seeded = (await stack.store.images.taggedDigest(stack.demo.tenantId, 'rbac'))!;
     const listed = await call('GET', `${demo()}/policies`, BETH);
     expect(listed).toEqual({ status: 200, body: { policies: expect.arrayContaining([{ name: 'rbac', digest: seeded }]) } });
 
@@ -378,7 +378,7 @@ describe('console API policies', () => {
   });
 
   it('answers 404 for an unknown policy or image and for another tenant, 400 for a malformed name or digest', async () => {
-    const seeded = stack.store.images.versions(stack.demo.tenantId, 'rbac').at(-1)!.digest;
+    const seeded = (await stack.store.images.versions(stack.demo.tenantId, 'rbac')).at(-1)!.digest;
     expect(await call('GET', `${demo()}/policies/nope`, BETH)).toEqual({ status: 404, body: { code: 'unknown_policy', message: 'no policy named nope' } });
     const missing = `sha256:${'0'.repeat(64)}`;
     expect(await call('GET', `${demo()}/policies/rbac/images/${missing}`, BETH)).toEqual({
@@ -411,12 +411,12 @@ describe('console API connections: create', () => {
 
     const log = (await call('GET', `${demo()}/audit`, BETH)).body as { entries: unknown[] };
     expect(log.entries[0]).toEqual({ id: expect.any(Number), actor: MORTY.id, action: 'connection.create', target: connectionId, outcome: 'ok', at: expect.any(String) });
-    expect(JSON.stringify(stack.store.audit.list(stack.demo.tenantId))).not.toContain(connectionSecret);
+    expect(JSON.stringify(await stack.store.audit.list(stack.demo.tenantId))).not.toContain(connectionSecret);
   });
 
   it('refuses a viewer (403), another tenant (404), an unknown or malformed policy, writing nothing', async () => {
-    const count = () => stack.store.tenants.get(stack.demo.tenantId)!.connections.length;
-    const before = count();
+    const count = async () => (await stack.store.tenants.get(stack.demo.tenantId))!.connections.length;
+    const before = await count();
     expect(await call('POST', `${demo()}/connections`, BETH, { policy_name: 'rbac' })).toEqual(forbidden('admin', 'viewer'));
     expect(await call('POST', `${demo()}/connections`, SUMMER, { policy_name: 'rbac' })).toEqual(notFound);
     expect(await call('POST', `${demo()}/connections`, RICK, { policy_name: 'nope' })).toEqual({
@@ -425,14 +425,14 @@ describe('console API connections: create', () => {
     });
     expect((await call('POST', `${demo()}/connections`, RICK, { policy_name: 'Bad Name' })).status).toBe(400);
     expect((await call('POST', `${demo()}/connections`, RICK, {})).status).toBe(400);
-    expect(count()).toBe(before);
+    expect(await count()).toBe(before);
   });
 
   it('stops at 100 connections per tenant (409)', async () => {
-    const acme = createTenant(stack.store, { name: 'acme-connections', directory: { roles: [], users: [], resources: [] }, owner: RICK.id }).tenantId;
-    const rbac = stack.store.images.tagged(stack.demo.tenantId, 'rbac')!.image;
-    stack.store.images.push(acme, rbac);
-    for (let i = 0; i < 100; i++) stack.store.tenants.addConnection(acme, 'rbac');
+    const acme = (await createTenant(stack.store, { name: 'acme-connections', directory: { roles: [], users: [], resources: [] }, owner: RICK.id })).tenantId;
+    const rbac = (await stack.store.images.tagged(stack.demo.tenantId, 'rbac'))!.image;
+    await stack.store.images.push(acme, rbac);
+    for (let i = 0; i < 100; i++) await stack.store.tenants.addConnection(acme, 'rbac');
     expect(await call('POST', `/tenants/${acme}/connections`, RICK, { policy_name: 'rbac' })).toEqual({
       status: 409,
       body: { code: 'too_many_connections', message: 'this tenant already has 100 connections' },

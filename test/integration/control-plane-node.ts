@@ -82,9 +82,9 @@ export function createControlPlaneNode(dataDir: string, consoleAuth?: ConsoleAut
     },
     async start() {
       if (running) throw new Error('the control plane is already running');
-      const store = openControlPlaneStore(controlPlaneDbPath(dataDir));
+      const store = await openControlPlaneStore(controlPlaneDbPath(dataDir));
       try {
-        const relay = createControlPlaneRelay({ store, logger: silentLogger(), execTimeoutMs: EXEC_TIMEOUT_MS, heartbeatMs: HEARTBEAT_MS });
+        const relay = await createControlPlaneRelay({ store, logger: silentLogger(), execTimeoutMs: EXEC_TIMEOUT_MS, heartbeatMs: HEARTBEAT_MS });
         const consoleRouters = consoleAuth ? [createConsoleRouter({ store, relay, auth: consoleAuth })] : [];
         const app = createControlPlaneApp({ store, logger: silentLogger(), routers: [relay.managementRouter, ...consoleRouters], sampleDecisions: relay.sampleDecisions });
         const server = await listen(withHook(app), port, '127.0.0.1');
@@ -98,7 +98,7 @@ export function createControlPlaneNode(dataDir: string, consoleAuth?: ConsoleAut
         url = baseUrl(server);
         running = { store, relay, server, upgrades };
       } catch (err) {
-        store.close();
+        await store.close();
         throw err;
       }
     },
@@ -109,7 +109,7 @@ export function createControlPlaneNode(dataDir: string, consoleAuth?: ConsoleAut
       await current.relay.close();
       current.server.closeAllConnections();
       await close(current.server);
-      current.store.close();
+      await current.store.close();
     },
     dropRelayConnections() {
       for (const socket of running?.upgrades ?? []) socket.destroy();

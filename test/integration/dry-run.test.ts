@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 /**
  * The dry run across the chain: a real edge records the decisions it makes, the control
  * plane asks it for them over the relay and replays them against a candidate image, and
@@ -186,9 +187,11 @@ it("says so when the registry no longer holds the edge's image: policy_only is n
   await recordTraffic();
   const seeded = stack.edge.edge.status().policy_digest!;
   // As the quota does with the oldest untagged image: latest moves on, the edge's image is dropped.
-  stack.store.images.push(stack.demo.tenantId, createPolicyImage('rbac', { ...rbac.files, 'rbac.cedar': `${rbac.files['rbac.cedar']}\n// newer\n` }));
-  stack.store.db.prepare('DELETE FROM policy_images WHERE tenant_id = ? AND digest = ?').run(stack.demo.tenantId, seeded);
-  expect(stack.store.images.stored(stack.demo.tenantId, 'rbac', seeded)).toBeUndefined();
+  await stack.store.images.push(stack.demo.tenantId, createPolicyImage('rbac', { ...rbac.files, 'rbac.cedar': `${rbac.files['rbac.cedar']}\n// newer\n` }));
+  const raw = new Database(stack.controlPlaneDbFile);
+  raw.prepare('DELETE FROM policy_images WHERE tenant_id = ? AND digest = ?').run(stack.demo.tenantId, seeded);
+  raw.close();
+  expect(await stack.store.images.stored(stack.demo.tenantId, 'rbac', seeded)).toBeUndefined();
   const reply = await dryRun({ files: editorsMayDelete(), instance_id: stack.edge.instanceId });
   expect(reply).toMatchObject({ status: 200, body: { edge_policy_digest: seeded, flips: { allow_to_deny: 0, deny_to_allow: 2 }, policy_only: null } });
   const lines = await diffEditorsMayDelete();
@@ -247,8 +250,8 @@ it('validates the candidate like a push, and answers with the relay errors for t
 
   // Another tenant's admin key cannot reach the demo tenant's instance: it is simply unknown.
   const { roles, users, resources } = loadDirectorySeed(stack.config.directorySeedFile).directory;
-  const keys = createTenant(stack.store, { name: 'tenant b', directory: { roles, users, resources } });
-  const other = { ...keys, ...stack.store.tenants.addConnection(keys.tenantId, 'rbac') };
+  const keys = await createTenant(stack.store, { name: 'tenant b', directory: { roles, users, resources } });
+  const other = { ...keys, ...(await stack.store.tenants.addConnection(keys.tenantId, 'rbac')) };
   expect(await dryRun({ files: rbac.files, instance_id }, other)).toEqual(
     expect.objectContaining({ status: 404, body: { code: 'instance_not_found', message: 'no instance with this id is registered for the tenant' } }),
   );

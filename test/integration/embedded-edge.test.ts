@@ -175,7 +175,7 @@ describe('the embedded edge inside the RBAC app', () => {
       async stop() {
         await close(server);
         await authorizer.close();
-        store.close();
+        await store.close();
       },
     });
     const create = () =>

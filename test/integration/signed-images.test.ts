@@ -43,10 +43,10 @@ it('register a key → push signed → an edge pinning the key activates it; uns
   expect(pinned.edge.status().policy_digest).toBe(signedImage.digest);
 
   const refusedWith = (reason: string) => ({ status: 502, body: { code: 'invalid_image', message: `policy image refused, last good image kept: ${reason}` } });
-  stack.store.images.push(stack.demo.tenantId, version(2));
+  await stack.store.images.push(stack.demo.tenantId, version(2));
   expect(await discovery(pinned, stack.demo)).toEqual(refusedWith('the policy image is not signed, and a signature is required'));
   const stranger = await newSigningKey();
-  stack.store.images.push(stack.demo.tenantId, version(3), await signImageDigest(version(3).digest, stranger.privateJwk));
+  await stack.store.images.push(stack.demo.tenantId, version(3), await signImageDigest(version(3).digest, stranger.privateJwk));
   expect(await discovery(pinned, stack.demo)).toEqual(refusedWith('the policy image signature does not verify with any trusted key'));
   expect(pinned.edge.status().policy_digest).toBe(signedImage.digest);
 

@@ -15,7 +15,7 @@ import { accessTokenMiddleware } from '../../src/apps/app-dependencies';
 import { createRbacApp } from '../../src/apps/rbac';
 import { createEdgeAuthorizer } from '../../src/authorizer';
 import { loadConfig, type Config } from '../../src/config';
-import { seedControlPlane, type ControlPlaneStore } from '../../src/control-plane';
+import { controlPlaneDbPath, seedControlPlane, type ControlPlaneStore } from '../../src/control-plane';
 import { loadDirectorySeed } from '../../src/directory';
 import { baseUrl, close, listen } from '../../src/http';
 import { silentLogger } from '../../src/observability';
@@ -47,6 +47,8 @@ export interface Stack {
   readonly edge: EdgeHandle;
   /** The control plane's open store; throws while it is stopped. */
   readonly store: ControlPlaneStore;
+  /** The control plane's SQLite file, for a test that rewinds or inspects it directly. */
+  readonly controlPlaneDbFile: string;
   /** Sees every control-plane HTTP request first (see {@link RequestHook}). */
   hook: RequestHook | undefined;
   startControlPlane(): Promise<void>;
@@ -77,7 +79,7 @@ export async function startStack(): Promise<Stack> {
     const cp = createControlPlaneNode(cpDir, { issuer: idp.issuer, jwksUri: idp.jwksUri });
     cleanup.unshift(() => cp.stop());
     await cp.start();
-    const seeded = seedControlPlane(cp.store, {
+    const seeded = await seedControlPlane(cp.store, {
       policiesDir: config.policiesDir,
       directorySeed: loadDirectorySeed(config.directorySeedFile).directory,
       dataDir: cpDir,
@@ -130,6 +132,7 @@ export async function startStack(): Promise<Stack> {
       get store() {
         return cp.store;
       },
+      controlPlaneDbFile: controlPlaneDbPath(cpDir),
       get hook() {
         return cp.hook;
       },

@@ -35,9 +35,9 @@ beforeAll(async () => {
   // Tenant B: the same people, but in B's directory Morty is an admin.
   const { roles, users, resources } = loadDirectorySeed(stack.config.directorySeedFile).directory;
   const bUsers = users.map((u) => (u.id === USERS.morty.id ? { ...u, roles: ['admin'] } : u));
-  const keys = createTenant(stack.store, { name: 'tenant b', directory: { roles, users: bUsers, resources } });
-  const connection = stack.store.tenants.addConnection(keys.tenantId, 'rbac');
-  stack.store.images.push(keys.tenantId, readPolicyFolder(join(stack.config.policiesDir, 'rbac')));
+  const keys = await createTenant(stack.store, { name: 'tenant b', directory: { roles, users: bUsers, resources } });
+  const connection = await stack.store.tenants.addConnection(keys.tenantId, 'rbac');
+  await stack.store.images.push(keys.tenantId, readPolicyFolder(join(stack.config.policiesDir, 'rbac')));
   b = { ...keys, ...connection };
   edgeB = await stack.startEdge(connection);
   tokens.morty = (await stack.idp.token(USERS.morty.email)).access_token;

@@ -104,7 +104,7 @@ describe('relay edge socket', () => {
 
     it('keeps an instance id bound to its connection: another connection of the same tenant cannot take it over', async () => {
       const real = await kit.edge(kit.a, { instanceId: 'bound-instance' });
-      const other = kit.store.tenants.addConnection(kit.a.tenantId, 'rbac');
+      const other = await kit.store.tenants.addConnection(kit.a.tenantId, 'rbac');
       const intruder = await kit.edge(
         { ...kit.a, connectionId: other.connectionId, secret: other.connectionSecret },
         { register: false, instanceId: 'bound-instance' },

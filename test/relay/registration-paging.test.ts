@@ -76,7 +76,7 @@ describe('releasing an instance id', () => {
     const old = await kit.edge(kit.a, { instanceId: 'moving-edge' });
     expect((await release('moving-edge')).status).toBe(409);
     await old.close();
-    const other = kit.store.tenants.addConnection(kit.a.tenantId, 'rbac');
+    const other = await kit.store.tenants.addConnection(kit.a.tenantId, 'rbac');
     const creds = { ...kit.a, connectionId: other.connectionId, secret: other.connectionSecret };
     const refused = await kit.edge(creds, { register: false, instanceId: 'moving-edge' });
     refused.sendJson({ type: 'register', instance_id: 'moving-edge', hostname: 'h', version: '1', status: { policy_name: 'rbac', policy_digest: null, directory_revision: 0 } });

@@ -44,18 +44,18 @@ export interface RelayKit {
 
 type KitOptions = Partial<Pick<RelayDeps, 'execTimeoutMs' | 'heartbeatMs' | 'registerTimeoutMs' | 'maxPendingPerEdge' | 'maxSocketsPerConnection'>>;
 
-function addTenant(store: ControlPlaneStore, name: string): TestTenant {
-  const keys = store.tenants.create(name);
-  const connection = store.tenants.addConnection(keys.tenantId, 'rbac');
+async function addTenant(store: ControlPlaneStore, name: string): Promise<TestTenant> {
+  const keys = await store.tenants.create(name);
+  const connection = await store.tenants.addConnection(keys.tenantId, 'rbac');
   return { ...keys, connectionId: connection.connectionId, secret: connection.connectionSecret };
 }
 
 export async function startRelayKit(options: KitOptions = {}): Promise<RelayKit> {
   const dir = mkdtempSync(join(tmpdir(), 'outpost-relay-'));
-  const store = openControlPlaneStore(join(dir, 'control-plane.sqlite'));
+  const store = await openControlPlaneStore(join(dir, 'control-plane.sqlite'));
   const clock = { now: START };
-  const a = addTenant(store, 'tenant a');
-  const b = addTenant(store, 'tenant b');
+  const a = await addTenant(store, 'tenant a');
+  const b = await addTenant(store, 'tenant b');
   const edges: FakeEdge[] = [];
   const build = () =>
     createControlPlaneRelay({
@@ -68,7 +68,7 @@ export async function startRelayKit(options: KitOptions = {}): Promise<RelayKit>
       ...(options.maxPendingPerEdge ? { maxPendingPerEdge: options.maxPendingPerEdge } : {}),
       ...(options.maxSocketsPerConnection ? { maxSocketsPerConnection: options.maxSocketsPerConnection } : {}),
     });
-  let relay = build();
+  let relay = await build();
   // The real control-plane app; the relay's router is looked up per request so restartRelay() can swap it.
   const routers = express.Router().use((req, res, next) => relay.managementRouter(req, res, next));
   // The console API as main.ts mounts it; no IdP here, so only its refusals of tokenless calls are reachable.
@@ -117,7 +117,7 @@ export async function startRelayKit(options: KitOptions = {}): Promise<RelayKit>
     },
     async restartRelay() {
       await relay.close();
-      relay = build();
+      relay = await build();
       relay.attach(server);
     },
     async stop() {
@@ -125,7 +125,7 @@ export async function startRelayKit(options: KitOptions = {}): Promise<RelayKit>
       await relay.close();
       server.closeAllConnections();
       await close(server);
-      store.close();
+      await store.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };

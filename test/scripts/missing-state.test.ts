@@ -21,7 +21,7 @@ async function closedUrl(server: Server): Promise<string> {
 
 describe('scripts when a data directory is missing', () => {
   let dataDir: string;
-  beforeEach(() => {
+  beforeEach(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'outpost-missing-'));
   });
   afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -30,7 +30,7 @@ describe('scripts when a data directory is missing', () => {
     let fx: Fixture;
     let server: Server;
     beforeEach(async () => {
-      fx = makeFixture();
+      fx = await makeFixture();
       server = await listen(fx.app, 0, '127.0.0.1');
     });
     afterEach(async () => {

@@ -31,8 +31,8 @@ async function start(): Promise<ControlPlaneInfo> {
   const config = loadConfig({ OUTPOST_DATA_DIR: dataDir, LOG_LEVEL: 'info' });
   // Logs at the deployed level, written to /dev/null by the harness: their cost is real.
   const logger = createLogger('control-plane', 'info');
-  const store = openControlPlaneStore(join(dataDir, 'control-plane.sqlite'));
-  const demo = seedControlPlane(store, {
+  const store = await openControlPlaneStore(join(dataDir, 'control-plane.sqlite'));
+  const demo = await seedControlPlane(store, {
     policiesDir: config.policiesDir,
     directorySeed: loadDirectorySeed(config.directorySeedFile).directory,
     dataDir,
@@ -40,7 +40,7 @@ async function start(): Promise<ControlPlaneInfo> {
   });
   if (!demo) throw new Error('the fresh store was not seeded');
   // 1,000 fake edges share one connection credential here; real deployments keep the default cap.
-  const relay = createControlPlaneRelay({ store, logger, execTimeoutMs: 10_000, heartbeatMs: 30_000, maxSocketsPerConnection: 5000 });
+  const relay = await createControlPlaneRelay({ store, logger, execTimeoutMs: 10_000, heartbeatMs: 30_000, maxSocketsPerConnection: 5000 });
   const server = await listen(createControlPlaneApp({ store, logger, routers: [relay.managementRouter] }), 0, '127.0.0.1');
   relay.attach(server);
   running = { store, relay, server };
@@ -59,7 +59,7 @@ serveParent({ start, memory: measureMemory }, async () => {
   if (running) {
     await running.relay.close();
     await close(running.server);
-    running.store.close();
+    await running.store.close();
   }
   rmSync(dataDir, { recursive: true, force: true });
 });

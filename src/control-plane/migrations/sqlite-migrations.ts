@@ -1,11 +1,12 @@
-import type { Database } from 'better-sqlite3';
+import type { SqlExecutor } from '../../sql';
+import type { MigrationPlan } from './migrate-schema';
 
 /**
- * The control plane's schema, one entry per version. `PRAGMA user_version` records how
- * many have run; new versions are appended, never edited. Other components sharing the
- * file (the relay) create their own tables with `IF NOT EXISTS` and leave the pragma alone.
+ * The control plane's SQLite schema, one entry per version (the relay's table included).
+ * `PRAGMA user_version` records how many have run; new versions are appended, never edited.
+ * Other engines keep their own numbered list with the same tables.
  */
-const MIGRATIONS: readonly string[] = [
+const SQLITE_MIGRATIONS: readonly string[] = [
   `
   CREATE TABLE tenants (
     id                 TEXT PRIMARY KEY,
@@ -94,17 +95,45 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX audit_log_by_tenant ON audit_log(tenant_id, id);
   `,
+  // 4: the relay's registrations, keyed by (tenant, instance): instance ids are a tenant's
+  // own namespace. Data directories of earlier builds already have the table (the relay
+  // created it itself), hence IF NOT EXISTS; the table of the first release (keyed by
+  // instance id alone) is dropped: registrations are soft state every edge re-creates.
+  `
+  DROP TABLE IF EXISTS relay_registrations;
+  CREATE TABLE IF NOT EXISTS relay_instances (
+    tenant_id          TEXT NOT NULL,
+    instance_id        TEXT NOT NULL,
+    connection_id      TEXT NOT NULL,
+    hostname           TEXT NOT NULL,
+    version            TEXT NOT NULL,
+    policy_name        TEXT NOT NULL,
+    policy_digest      TEXT,
+    directory_revision INTEGER NOT NULL,
+    connected          INTEGER NOT NULL,
+    connected_at       INTEGER NOT NULL,
+    last_seen          INTEGER NOT NULL,
+    PRIMARY KEY (tenant_id, instance_id)
+  ) STRICT;
+  CREATE INDEX IF NOT EXISTS relay_instances_connection ON relay_instances (connection_id, connected);
+  `,
+  // 5: a per-tenant push sequence on images, so "newest first" and "oldest untagged first"
+  // break ties between pushes of the same millisecond without SQLite's rowid.
+  `
+  ALTER TABLE policy_images ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;
+  UPDATE policy_images SET seq = rowid;
+  CREATE INDEX policy_images_by_seq ON policy_images(tenant_id, seq);
+  `,
 ];
 
-/** Brings the database up to the newest schema version inside one transaction. */
-export function migrateSchema(db: Database): void {
-  const current = db.pragma('user_version', { simple: true }) as number;
-  if (current > MIGRATIONS.length) {
-    throw new Error(`control-plane database has schema version ${current}, newer than this build (${MIGRATIONS.length})`);
-  }
-  const run = db.transaction(() => {
-    for (let v = current; v < MIGRATIONS.length; v += 1) db.exec(MIGRATIONS[v]!);
-    db.pragma(`user_version = ${MIGRATIONS.length}`);
-  });
-  run.immediate();
-}
+/** SQLite records the schema version in the file header, `PRAGMA user_version`. */
+export const SQLITE_MIGRATION_PLAN: MigrationPlan = {
+  migrations: SQLITE_MIGRATIONS,
+  async readVersion(tx: SqlExecutor) {
+    const row = await tx.get<{ user_version: number }>('PRAGMA user_version');
+    return row?.user_version ?? 0;
+  },
+  async writeVersion(tx: SqlExecutor, version: number) {
+    await tx.exec(`PRAGMA user_version = ${Math.floor(version)}`);
+  },
+};

@@ -1,0 +1,146 @@
+import Database from 'better-sqlite3';
+import type { SqlDatabase, SqlExecutor, SqlRunResult, SqlValue } from './sql-database';
+
+/** Options of {@link openSqliteDatabase}. */
+export interface SqliteDatabaseOptions {
+  /**
+   * How long a statement waits for another process's lock before failing with
+   * `SQLITE_BUSY` (default 5000 ms). better-sqlite3 waits synchronously, on the event loop.
+   */
+  readonly busyTimeoutMs?: number;
+  /** Refuse to create the file (a second handle on a database someone else opened). */
+  readonly fileMustExist?: boolean;
+}
+
+/** Prepared statements kept per handle; the repositories use a few dozen distinct texts. */
+const STATEMENT_CACHE_SIZE = 256;
+
+/**
+ * Opens a SQLite file (or `':memory:'`) behind {@link SqlDatabase}: WAL journal so readers
+ * never block the writer, foreign keys on, `synchronous = NORMAL` (durable at checkpoints,
+ * never corrupt), the busy timeout from `options`. Statements are prepared once per SQL text.
+ *
+ * better-sqlite3 is one connection, so a statement issued while a transaction is open would
+ * run inside it. Transactions therefore queue, one at a time, and a call made on the
+ * database while one is queued or running waits its turn (first come, first served); with
+ * nothing queued a call runs at once.
+ */
+export function openSqliteDatabase(file: string, options: SqliteDatabaseOptions = {}): Promise<SqlDatabase> {
+  const db = new Database(file, { fileMustExist: options.fileMustExist ?? false });
+  try {
+    if (file !== ':memory:') db.pragma('journal_mode = WAL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('synchronous = NORMAL');
+    db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
+  } catch (err) {
+    db.close();
+    return Promise.reject(err);
+  }
+  return Promise.resolve(wrap(db));
+}
+
+function wrap(db: Database.Database): SqlDatabase {
+  const statements = new Map<string, Database.Statement>();
+  const prepare = (sql: string): Database.Statement => {
+    let statement = statements.get(sql);
+    if (statement === undefined) {
+      statement = db.prepare(sql);
+      if (statements.size >= STATEMENT_CACHE_SIZE) statements.clear();
+      statements.set(sql, statement);
+    }
+    return statement;
+  };
+
+  // The statements themselves, synchronous; both the database and a transaction's `tx` use them.
+  const direct = {
+    all<Row>(sql: string, params: readonly SqlValue[] = []): Row[] {
+      const statement = prepare(sql);
+      if (statement.reader) return statement.all(...params) as Row[];
+      statement.run(...params);
+      return [];
+    },
+    get<Row>(sql: string, params: readonly SqlValue[] = []): Row | undefined {
+      const statement = prepare(sql);
+      if (statement.reader) return statement.get(...params) as Row | undefined;
+      statement.run(...params);
+      return undefined;
+    },
+    run(sql: string, params: readonly SqlValue[] = []): SqlRunResult {
+      return { changes: prepare(sql).run(...params).changes };
+    },
+    exec(script: string): void {
+      db.exec(script);
+    },
+  };
+
+  // Work queued behind a transaction; `queued` counts entries not yet finished.
+  let tail: Promise<unknown> = Promise.resolve();
+  let queued = 0;
+  let closed = false;
+  const enqueue = <T>(work: () => T | Promise<T>): Promise<T> => {
+    queued += 1;
+    const result = tail.then(work);
+    const done = () => {
+      queued -= 1;
+    };
+    tail = result.then(done, done);
+    return result;
+  };
+  /** Runs at once when nothing is queued, else after everything queued before it. */
+  const call = <T>(work: () => T): Promise<T> => {
+    if (queued > 0) return enqueue(work);
+    try {
+      return Promise.resolve(work());
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  };
+
+  let txOpen = false;
+  const tx: SqlExecutor = {
+    all: <Row>(sql: string, params?: readonly SqlValue[]) => inTx(() => direct.all<Row>(sql, params)),
+    get: <Row>(sql: string, params?: readonly SqlValue[]) => inTx(() => direct.get<Row>(sql, params)),
+    run: (sql, params) => inTx(() => direct.run(sql, params)),
+    exec: (script) => inTx(() => direct.exec(script)),
+  };
+  // A `tx` kept past its transaction would otherwise write outside any transaction.
+  function inTx<T>(work: () => T): Promise<T> {
+    if (!txOpen) return Promise.reject(new Error('the transaction has already ended'));
+    try {
+      return Promise.resolve(work());
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  return {
+    engine: 'sqlite',
+    all: (sql, params) => call(() => direct.all(sql, params)),
+    get: (sql, params) => call(() => direct.get(sql, params)),
+    run: (sql, params) => call(() => direct.run(sql, params)),
+    exec: (script) => call(() => direct.exec(script)),
+    transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+      return enqueue(async () => {
+        // IMMEDIATE takes the write lock up front: a read-then-write cannot deadlock on upgrade.
+        db.exec('BEGIN IMMEDIATE');
+        txOpen = true;
+        try {
+          const result = await work(tx);
+          txOpen = false;
+          db.exec('COMMIT');
+          return result;
+        } catch (err) {
+          txOpen = false;
+          if (db.inTransaction) db.exec('ROLLBACK');
+          throw err;
+        }
+      });
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await enqueue(() => undefined);
+      if (db.open) db.close();
+    },
+  };
+}
