@@ -51,18 +51,29 @@ function hasServer(bindir: string): boolean {
   return existsSync(join(bindir, 'initdb')) && existsSync(join(bindir, 'postgres'));
 }
 
-/** Debian's layout first (pg_config, then the newest /usr/lib/postgresql/N), then the PATH. */
-function findBindir(): string {
-  const fromConfig = spawnSync('pg_config', ['--bindir'], { encoding: 'utf8' });
+/** Where {@link findPostgresBindir} looks; the defaults are Debian's layout and the PATH. */
+export interface PostgresSearchPlaces {
+  readonly pgConfig: string;
+  readonly libRoot: string;
+  readonly path: string;
+}
+
+const DEBIAN: PostgresSearchPlaces = { pgConfig: 'pg_config', libRoot: '/usr/lib/postgresql', path: process.env.PATH ?? '' };
+
+/**
+ * The folder holding `initdb` and `postgres`: `pg_config --bindir`, then the newest
+ * `/usr/lib/postgresql/N/bin`, then the PATH. Throws what to install when none has them.
+ */
+export function findPostgresBindir(places: PostgresSearchPlaces = DEBIAN): string {
+  const fromConfig = spawnSync(places.pgConfig, ['--bindir'], { encoding: 'utf8' });
   if (fromConfig.status === 0 && hasServer(fromConfig.stdout.trim())) return fromConfig.stdout.trim();
-  const root = '/usr/lib/postgresql';
-  if (existsSync(root)) {
-    const versions = readdirSync(root)
+  if (existsSync(places.libRoot)) {
+    const versions = readdirSync(places.libRoot)
       .filter((name) => /^\d+(\.\d+)?$/.test(name))
       .sort((a, b) => Number(b) - Number(a));
-    for (const version of versions) if (hasServer(join(root, version, 'bin'))) return join(root, version, 'bin');
+    for (const version of versions) if (hasServer(join(places.libRoot, version, 'bin'))) return join(places.libRoot, version, 'bin');
   }
-  for (const dir of (process.env.PATH ?? '').split(':')) if (dir !== '' && hasServer(dir)) return dir;
+  for (const dir of places.path.split(':')) if (dir !== '' && hasServer(dir)) return dir;
   throw new Error(INSTALL_HINT);
 }
 
@@ -136,7 +147,7 @@ function exited(child: ChildProcess): Promise<void> {
  * Debian's `postgresql` package; without it the error says what to install.
  */
 export async function startLocalPostgres(options: LocalPostgresOptions = {}): Promise<LocalPostgres> {
-  const bindir = findBindir();
+  const bindir = findPostgresBindir();
   const identity = serverIdentity();
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'outpost-pg-'));
   mkdirSync(dir, { recursive: true, mode: 0o700 });

@@ -24,6 +24,7 @@ export interface PostgresDatabaseOptions {
   readonly connectTimeoutMs?: number;
   readonly statementTimeoutMs?: number;
   readonly lockTimeoutMs?: number;
+  readonly idleInTransactionTimeoutMs?: number;
   /**
    * Told about an idle pooled connection that broke (the server restarted, a proxy closed
    * it). The pool has already dropped it and opens a new one when needed; this is for the log.
@@ -143,7 +144,7 @@ export function openPostgresDatabase(url: string, options: PostgresDatabaseOptio
     idleTimeoutMillis: 30_000,
     statement_timeout: options.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS,
     lock_timeout: options.lockTimeoutMs ?? LOCK_TIMEOUT_MS,
-    idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs ?? IDLE_IN_TRANSACTION_TIMEOUT_MS,
     application_name: options.applicationName ?? 'outpost',
     keepAlive: true,
     types: POOL_TYPES,

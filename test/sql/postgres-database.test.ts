@@ -152,6 +152,57 @@ describe('openPostgresDatabase: transactions', () => {
   });
 });
 
+describe('openPostgresDatabase: time-outs answer storage-unavailable', () => {
+  async function failure(work: Promise<unknown>): Promise<unknown> {
+    return work.then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+  }
+
+  it('a row lock held longer than the lock time-out (55P03)', async () => {
+    const db = await freshDb({ lockTimeoutMs: 100 });
+    await db.exec("CREATE TABLE t (k TEXT PRIMARY KEY, c INTEGER NOT NULL); INSERT INTO t VALUES ('a', 0)");
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let locked!: () => void;
+    const lockTaken = new Promise<void>((resolve) => (locked = resolve));
+    const holder = db.transaction(async (tx) => {
+      await tx.run("UPDATE t SET c = c WHERE k = 'a'");
+      locked();
+      await gate;
+    });
+    await lockTaken;
+    const err = await failure(db.run("UPDATE t SET c = 1 WHERE k = 'a'")).finally(release);
+    await holder;
+    expect(err).toMatchObject({ code: '55P03' });
+    expect(isStorageUnavailable(err)).toBe(true);
+  });
+
+  it('a statement longer than the statement time-out (57014)', async () => {
+    const db = await freshDb({ statementTimeoutMs: 100 });
+    const err = await failure(db.get('SELECT pg_sleep(2)'));
+    expect(err).toMatchObject({ code: '57014' });
+    expect(isStorageUnavailable(err)).toBe(true);
+  });
+
+  it('a transaction left idle longer than its time-out is ended by the server and rolled back', async () => {
+    const db = await freshDb({ idleInTransactionTimeoutMs: 100 });
+    await db.exec('CREATE TABLE t (k INTEGER)');
+    const err = await failure(
+      db.transaction(async (tx) => {
+        await tx.run('INSERT INTO t (k) VALUES (1)');
+        const { pid } = (await tx.get<{ pid: number }>('SELECT pg_backend_pid() AS pid'))!;
+        // Wait, on another connection, for the server to end this session.
+        while ((await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM pg_stat_activity WHERE pid = ?', [pid]))!.n > 0);
+        await tx.run('INSERT INTO t (k) VALUES (2)');
+      }),
+    );
+    expect(isStorageUnavailable(err)).toBe(true);
+    expect(await db.all('SELECT k FROM t')).toEqual([]);
+  });
+});
+
 describe('openPostgresDatabase: the server going away', () => {
   it('fails with a storage-unavailable error while the server is down, and recovers once it is back', async () => {
     const db = await freshDb({ connectTimeoutMs: 2_000 });
