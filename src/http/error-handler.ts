@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from '../observability';
+import { isStorageUnavailable } from '../sql';
 import { HttpError, OAuthError } from './http-error';
 import './express-request';
 
@@ -45,13 +46,13 @@ function fromBodyParser(err: unknown, shape: ErrorShape): HttpError | undefined 
 }
 
 /**
- * A storage failure (SQLite busy past its timeout, read-only, disk full, I/O error) is our
- * fault and usually passes: 503 with `Retry-After`, the SQLite code only in the log.
- * Recognised by better-sqlite3's `code`, never by message text.
+ * A storage failure (SQLite busy past its timeout, read-only, disk full, I/O error; PostgreSQL
+ * unreachable, restarting, out of connections or resolving a conflict) is our fault and
+ * usually passes: 503 with `Retry-After`, the error's code only in the log. Recognised by
+ * code, never by message text (src/sql decides which).
  */
 function fromStorage(err: unknown, shape: ErrorShape): HttpError | undefined {
-  const code = (err as { code?: unknown } | null)?.code;
-  if (typeof code !== 'string' || !code.startsWith('SQLITE_')) return undefined;
+  if (!isStorageUnavailable(err)) return undefined;
   const errorCode = shape === 'oauth' ? 'temporarily_unavailable' : 'storage_unavailable';
   return make(shape, 503, errorCode, 'storage is busy or unavailable; retry shortly', { 'Retry-After': '1' });
 }

@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import request from 'supertest';
 import { createApp, finishApp, ServiceUnavailableError } from '../../src/http';
+import { SqlConnectionError } from '../../src/sql';
 
 /** A real pino logger writing JSON lines into an array. */
 function capturingLogger() {
@@ -53,5 +54,45 @@ describe('the error middleware: public message, log-only detail', () => {
     expect(res.body).toEqual({ code: 'directory_unavailable', message: 'the directory is unavailable' });
     expect(res.text).not.toContain('ECONNREFUSED');
     expect(lines).toContainEqual(expect.objectContaining({ req_id: res.headers['x-request-id'], code: 'directory_unavailable', detail: SECRET_DETAIL }));
+  });
+});
+
+describe('the error middleware: storage failures', () => {
+  /** An error shaped like node-postgres's: a SQLSTATE code and a message that must stay in-house. */
+  function pgError(code: string): Error {
+    return Object.assign(new Error('terminating connection due to administrator command password=hunter2'), { code, severity: 'FATAL' });
+  }
+
+  function build(shape: 'api' | 'oauth', err: Error) {
+    const { logger, lines } = capturingLogger();
+    const app = createApp(logger);
+    app.get('/store', () => {
+      throw err;
+    });
+    return { app: finishApp(app, logger, shape), lines };
+  }
+
+  it('answers a PostgreSQL shutdown (57P01) with 503 storage_unavailable, Retry-After and only the code in the log', async () => {
+    const { app, lines } = build('api', pgError('57P01'));
+    const res = await request(app).get('/store');
+    expect(res.status).toBe(503);
+    expect(res.headers['retry-after']).toBe('1');
+    expect(res.body).toEqual({ code: 'storage_unavailable', message: 'storage is busy or unavailable; retry shortly' });
+    const logged = lines.find((l) => l.msg === 'storage error');
+    expect(logged).toEqual(expect.objectContaining({ req_id: res.headers['x-request-id'], err_code: '57P01' }));
+    expect(JSON.stringify(lines)).not.toContain('hunter2');
+  });
+
+  it('answers a lost connection in the OAuth shape at the IdP', async () => {
+    const res = await request(build('oauth', new SqlConnectionError('lost')).app).get('/store');
+    expect(res.status).toBe(503);
+    expect(res.headers['retry-after']).toBe('1');
+    expect(res.body).toEqual({ error: 'temporarily_unavailable', error_description: 'storage is busy or unavailable; retry shortly' });
+  });
+
+  it('keeps a statement error (unique violation, 23505) a 500: it is a bug, not an outage', async () => {
+    const res = await request(build('api', pgError('23505')).app).get('/store');
+    expect(res.status).toBe(500);
+    expect(res.body).toEqual({ code: 'server_error', message: 'internal error' });
   });
 });
