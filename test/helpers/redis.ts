@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { startLocalRedis, type LocalRedis } from '../../scripts/lib/local-redis';
 import { silentLogger } from '../../src/observability';
-import { connectRedis, redisReady } from '../../src/relay/cluster';
+import { connectRedis, disconnectRedis, redisReady } from '../../src/relay/cluster';
 
 /** The throwaway Redis of one test file, and clients of it that are closed before it stops. */
 export interface TestRedis {
@@ -22,7 +22,7 @@ export function useLocalRedis(): TestRedis {
     server = await startLocalRedis();
   });
   afterAll(async () => {
-    await Promise.all(clients.map((client) => closeClient(client)));
+    await Promise.all(clients.map((client) => disconnectRedis(client)));
     await server?.stop();
   });
   const self: TestRedis = {
@@ -38,14 +38,6 @@ export function useLocalRedis(): TestRedis {
     },
   };
   return self;
-}
-
-/** Closes a client whatever its state, resolving once its socket is gone. */
-export async function closeClient(client: Redis): Promise<void> {
-  if (client.status === 'end') return;
-  const ended = new Promise((resolve) => client.once('end', resolve));
-  client.disconnect();
-  await ended;
 }
 
 /** Polls `check` every 20 ms until it is true; fails naming `what` after `timeoutMs`. */

@@ -21,6 +21,7 @@ export function connectRedis(url: string, options: { logger: Logger; name: strin
     maxRetriesPerRequest: 0,
     commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
     connectTimeout: REDIS_COMMAND_TIMEOUT_MS,
+    disconnectTimeout: REDIS_COMMAND_TIMEOUT_MS,
     retryStrategy: (times) => Math.min(times * 100, REDIS_MAX_RECONNECT_DELAY_MS),
   });
   watchRedis(client, options.logger.child({ redis: options.name }));
@@ -46,6 +47,23 @@ export function watchRedis(client: Redis, log: Logger): void {
     if (down) log.info('redis connection restored');
     down = false;
   });
+}
+
+/**
+ * Closes a client whatever its state and resolves once it is closed. One that is waiting to
+ * reconnect has no socket left to close, so ioredis would never report its end; it is simply
+ * stopped.
+ */
+export async function disconnectRedis(client: Redis): Promise<void> {
+  const status = client.status;
+  if (status === 'end') return;
+  if (status === 'reconnecting' || status === 'close' || status === 'wait') {
+    client.disconnect();
+    return;
+  }
+  const ended = new Promise((resolve) => client.once('end', resolve));
+  client.disconnect();
+  await ended;
 }
 
 /** Resolves once `client` is ready, or rejects with 503 `routing_unavailable` after `timeoutMs`. */

@@ -1,6 +1,6 @@
 // Cluster mode's Redis building blocks (docs/architecture.md, "Cluster mode: Redis keys and
 // channels"): which node holds which edge's socket, and request/reply between nodes.
-export { connectRedis, watchRedis, redisReady, callRedis, REDIS_COMMAND_TIMEOUT_MS, REDIS_MAX_RECONNECT_DELAY_MS } from './connect-redis';
+export { connectRedis, disconnectRedis, watchRedis, redisReady, callRedis, REDIS_COMMAND_TIMEOUT_MS, REDIS_MAX_RECONNECT_DELAY_MS } from './connect-redis';
 export { createPresence, NODE_TTL_MS } from './presence';
 export type { Presence, PresenceOptions, PresenceRecord, HeldEdge, RefreshOutcome } from './presence';
 export { startNodeBus, MAX_BUS_IN_FLIGHT } from './node-bus';

@@ -4,7 +4,7 @@ import type { Logger } from '../../observability';
 import type { CommandName } from '../../relay-protocol';
 import { edgeError, edgeTimeout, instanceNotConnected, relayClosing } from '../relay-errors';
 import { MAX_BUS_MESSAGE_BYTES, parseBusMessage, type BusReply, type BusRequest, type BusRequestKind } from './bus-messages';
-import { callRedis, redisReady, watchRedis } from './connect-redis';
+import { callRedis, disconnectRedis, redisReady, watchRedis } from './connect-redis';
 import { checkNodeId, redisKeys } from './redis-keys';
 import { tooManyInFlight } from './routing-errors';
 import { fromWireError, toWireError } from './wire-errors';
@@ -85,7 +85,7 @@ export async function startNodeBus(options: NodeBusOptions): Promise<NodeBus> {
     await redisReady(subscriber, options.readyTimeoutMs ?? 5000);
     await subscriber.subscribe(inbox);
   } catch (err) {
-    subscriber.disconnect();
+    await disconnectRedis(subscriber);
     throw err;
   }
 
@@ -135,6 +135,15 @@ export async function startNodeBus(options: NodeBusOptions): Promise<NodeBus> {
   }
 
   subscriber.on('messageBuffer', (_channel: Buffer, frame: Buffer) => {
+    try {
+      receive(frame);
+    } catch (err) {
+      // Last line of defence: whatever one message breaks, the subscriber connection lives on.
+      log.error({ err: (err as Error).message }, 'bus message handling failed');
+    }
+  });
+
+  function receive(frame: Buffer): void {
     const message = parseBusMessage(frame);
     if (message === 'too_large' || message === undefined) {
       drop(message === 'too_large' ? 'too large' : 'not a bus message', frame.length);
@@ -155,7 +164,7 @@ export async function startNodeBus(options: NodeBusOptions): Promise<NodeBus> {
     answer(message).finally(() => {
       handling -= 1;
     });
-  });
+  }
 
   return {
     node,
@@ -187,7 +196,7 @@ export async function startNodeBus(options: NodeBusOptions): Promise<NodeBus> {
       if (closed) return;
       closed = true;
       for (const id of [...waiting.keys()]) take(id)?.reject(relayClosing());
-      subscriber.disconnect();
+      await disconnectRedis(subscriber);
     },
   };
 }
