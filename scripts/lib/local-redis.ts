@@ -4,7 +4,7 @@ import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** How long a fresh redis-server may take to answer PING. */
+/** How long a fresh redis-server may take to answer. */
 export const REDIS_START_TIMEOUT_MS = 10_000;
 
 /** A throwaway redis-server on loopback: no persistence, its own temporary directory. */
@@ -33,21 +33,26 @@ function freePort(): Promise<number> {
   });
 }
 
-/** One PING over a raw socket; true on `+PONG`. */
-function ping(port: number): Promise<boolean> {
+/**
+ * The pid of the redis-server answering on `port` (`INFO server`), or undefined. Comparing
+ * it with our child's tells our server from another one that already held the port.
+ */
+function serverPid(port: number): Promise<number | undefined> {
   return new Promise((resolve) => {
     const socket = createConnection({ host: '127.0.0.1', port });
     let answer = '';
-    const done = (ok: boolean) => {
+    const done = (pid: number | undefined) => {
       socket.destroy();
-      resolve(ok);
+      resolve(pid);
     };
-    socket.setTimeout(500, () => done(false));
-    socket.once('error', () => done(false));
-    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.setTimeout(500, () => done(undefined));
+    socket.once('error', () => done(undefined));
+    socket.once('connect', () => socket.write('INFO server\r\n'));
     socket.on('data', (chunk) => {
       answer += chunk.toString('latin1');
-      if (answer.includes('\r\n')) done(answer.startsWith('+PONG'));
+      const match = /\r\nprocess_id:(\d+)\r\n/.exec(answer);
+      if (match) done(Number(match[1]));
+      else if (answer.startsWith('-') || answer.length > 64 * 1024) done(undefined);
     });
   });
 }
@@ -57,10 +62,10 @@ function exited(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
-/** Spawns redis-server and resolves once it answers PING, or rejects with what it printed. */
-async function spawnRedis(port: number, dir: string): Promise<ChildProcess> {
+/** Spawns redis-server and resolves once it answers on `port`, or rejects with what it printed. */
+async function spawnRedis(binary: string, port: number, dir: string): Promise<ChildProcess> {
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--loglevel', 'warning'];
-  const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const keep = (chunk: Buffer) => {
     output = (output + chunk.toString('utf8')).slice(-2000);
@@ -78,7 +83,7 @@ async function spawnRedis(port: number, dir: string): Promise<ChildProcess> {
   for (;;) {
     if (failure) throw failure;
     if (child.exitCode !== null) throw new Error(`redis-server exited with code ${child.exitCode} on port ${port}: ${output.trim()}`);
-    if (await ping(port)) return child;
+    if (child.pid !== undefined && (await serverPid(port)) === child.pid) return child;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
       await exited(child);
@@ -91,14 +96,15 @@ async function spawnRedis(port: number, dir: string): Promise<ChildProcess> {
 /**
  * Starts a redis-server for a test or a benchmark (`--save ''`, `--appendonly no`: a restart
  * comes back empty, as a Redis used only for routing may). Without `port`, a free loopback
- * port is taken.
+ * port is taken; `binary` defaults to `redis-server` on the PATH.
  */
-export async function startLocalRedis(options: { port?: number } = {}): Promise<LocalRedis> {
+export async function startLocalRedis(options: { port?: number; binary?: string } = {}): Promise<LocalRedis> {
+  const binary = options.binary ?? 'redis-server';
   const port = options.port ?? (await freePort());
   const dir = mkdtempSync(join(tmpdir(), 'outpost-redis-'));
   let child: ChildProcess | undefined;
   try {
-    child = await spawnRedis(port, dir);
+    child = await spawnRedis(binary, port, dir);
   } catch (err) {
     rmSync(dir, { recursive: true, force: true });
     throw err;
@@ -123,7 +129,7 @@ export async function startLocalRedis(options: { port?: number } = {}): Promise<
     async restart() {
       await halt('SIGTERM');
       mkdirSync(dir, { recursive: true });
-      child = await spawnRedis(port, dir);
+      child = await spawnRedis(binary, port, dir);
     },
   };
 }
