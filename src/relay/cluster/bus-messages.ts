@@ -1,0 +1,57 @@
+import { z } from 'zod';
+import { COMMANDS } from '../../relay-protocol';
+import { MAX_KEY_PART_LENGTH, NODE_ID_PATTERN } from './redis-keys';
+
+/** The largest bus message a node publishes or reads; a larger one is dropped and logged. */
+export const MAX_BUS_MESSAGE_BYTES = 64 * 1024;
+
+/** What one node may ask of the node that holds an edge's socket. */
+export const BUS_REQUEST_KINDS = ['exec', 'sample', 'replaced'] as const;
+export type BusRequestKind = (typeof BUS_REQUEST_KINDS)[number];
+
+const id = z.uuid();
+const node = z.string().regex(NODE_ID_PATTERN);
+const part = z.string().min(1).max(MAX_KEY_PART_LENGTH);
+
+const requestSchema = z.strictObject({
+  type: z.literal('request'),
+  id,
+  from: node,
+  kind: z.enum(BUS_REQUEST_KINDS),
+  tenant: part,
+  instance: part,
+  command: z.enum(COMMANDS).optional(),
+}).refine((request) => (request.kind === 'exec') === (request.command !== undefined), 'exec, and only exec, names a command');
+
+const replySchema = z.discriminatedUnion('ok', [
+  z.strictObject({ type: z.literal('reply'), id, ok: z.literal(true), result: z.unknown() }),
+  z.strictObject({
+    type: z.literal('reply'),
+    id,
+    ok: z.literal(false),
+    error: z.strictObject({ status: z.int().min(400).max(599), code: z.string().min(1).max(64), message: z.string().max(1024) }),
+  }),
+]);
+
+/**
+ * Every message on a node's inbox channel (docs/architecture.md, "Cluster mode: Redis keys
+ * and channels"): a request from another node, or the reply to one of ours. Checked like an
+ * edge's frame: whatever else is published there is junk, never trusted.
+ */
+export const busMessageSchema = z.union([requestSchema, replySchema]);
+export type BusMessage = z.infer<typeof busMessageSchema>;
+export type BusRequest = z.infer<typeof requestSchema>;
+export type BusReply = z.infer<typeof replySchema>;
+
+/** The message in `frame`, or undefined for anything oversized, not JSON, or not a bus message. */
+export function parseBusMessage(frame: Buffer): BusMessage | 'too_large' | undefined {
+  if (frame.length > MAX_BUS_MESSAGE_BYTES) return 'too_large';
+  let json: unknown;
+  try {
+    json = JSON.parse(frame.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  const parsed = busMessageSchema.safeParse(json);
+  return parsed.success ? parsed.data : undefined;
+}
