@@ -22,6 +22,8 @@ export interface Component {
   readonly readyPath: string;
   /** A request only this component answers this way, to recognise a stack already running. */
   readonly identity: { readonly path: string; readonly matches: (answer: ProbeAnswer) => boolean };
+  /** Variables set for this process only, over the launcher's environment (a cluster node's port and name). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 const field = (body: unknown, name: string): unknown =>

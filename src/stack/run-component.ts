@@ -38,7 +38,7 @@ export function runComponent(component: Component, file: string, logDir: string)
   const watchParent = join(__dirname, `watch-parent${ext}`);
   const child = spawn(process.execPath, [...runtime, '-r', watchParent, file], {
     stdio: ['ignore', fd, fd, 'ipc'],
-    env: process.env,
+    env: component.env === undefined ? process.env : { ...process.env, ...component.env },
   });
   closeSync(fd);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

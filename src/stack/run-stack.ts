@@ -9,6 +9,8 @@ export interface StackOptions {
   readonly readyTimeoutMs: number;
   /** Called once every component answers; prints the banner. */
   readonly onReady: (started: readonly RunningComponent[]) => void;
+  /** Runs after every component has stopped, before the launcher exits (servers it started itself). */
+  readonly onStopped?: () => Promise<void>;
 }
 
 const STOP_GRACE_MS = 8000;
@@ -29,6 +31,7 @@ export async function runStack(options: StackOptions): Promise<void> {
     const grace = new Promise((r) => setTimeout(r, STOP_GRACE_MS).unref());
     await Promise.race([Promise.all(running.map((r) => r.exited)), grace]);
     for (const r of running) if (r.child.exitCode === null && r.child.signalCode === null) r.child.kill('SIGKILL');
+    await options.onStopped?.().catch((err: unknown) => console.error((err as Error).message));
     process.exit(code);
   };
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => void stopAll(0));
