@@ -12,3 +12,5 @@ export type { RedisKeys } from './redis-keys';
 export { routingUnavailable, isRoutingUnavailable, tooManyInFlight, ROUTING_UNAVAILABLE } from './routing-errors';
 export { toWireError, fromWireError } from './wire-errors';
 export type { WireError } from './wire-errors';
+export { connectCluster, defaultNodeId } from './connect-cluster';
+export type { RelayCluster, ConnectClusterOptions } from './connect-cluster';
