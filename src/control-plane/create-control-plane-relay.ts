@@ -1,4 +1,4 @@
-import { createRelay, type DesiredEdgeState, type Relay, type RelayDeps } from '../relay';
+import { connectCluster, createRelay, type DesiredEdgeState, type Relay, type RelayDeps } from '../relay';
 import type { ControlPlaneStore } from './control-plane-store';
 import { requireTenantKey } from './require-tenant-key';
 
@@ -14,18 +14,49 @@ async function desiredState(store: ControlPlaneStore, tenantId: string, connecti
   };
 }
 
+/** Cluster mode of the control plane's relay: `REDIS_URL` and `RELAY_NODE_ID`. */
+export interface ControlPlaneClusterOptions {
+  readonly redisUrl: string;
+  /** Unset: `<hostname>-<pid>-<random>`. */
+  readonly nodeId?: string;
+  /** Key and channel prefix in Redis (tests isolate themselves with their own). */
+  readonly prefix?: string;
+}
+
+/** Dependencies of {@link createControlPlaneRelay}. */
+export type ControlPlaneRelayDeps = Omit<RelayDeps, 'store' | 'requireDiscoveryKey' | 'desiredState' | 'cluster'> & {
+  readonly store: ControlPlaneStore;
+  /** Given: this relay is one node of a cluster sharing registrations through Redis. */
+  readonly cluster?: ControlPlaneClusterOptions;
+};
+
 /**
  * The relay wired to the control plane: registrations in the control plane's database,
  * edges authenticated by their connection credentials, the management API behind the
  * tenant's Discovery API key, drift measured against the registry and the central
- * directory. The relay itself knows none of these; it is handed them.
+ * directory, and in cluster mode the Redis connection it shares with the other nodes.
+ * The relay itself knows none of these; it is handed them.
  */
-export function createControlPlaneRelay(
-  deps: Omit<RelayDeps, 'store' | 'requireDiscoveryKey' | 'desiredState'> & { readonly store: ControlPlaneStore },
-): Promise<Relay> {
-  return createRelay({
-    ...deps,
-    requireDiscoveryKey: requireTenantKey(deps.store, 'discovery'),
-    desiredState: (tenantId, connectionId) => desiredState(deps.store, tenantId, connectionId),
-  });
+export async function createControlPlaneRelay(deps: ControlPlaneRelayDeps): Promise<Relay> {
+  const { cluster: clusterOptions, ...relayDeps } = deps;
+  const cluster = clusterOptions
+    ? await connectCluster({
+        url: clusterOptions.redisUrl,
+        heartbeatMs: deps.heartbeatMs,
+        logger: deps.logger,
+        ...(clusterOptions.nodeId === undefined ? {} : { node: clusterOptions.nodeId }),
+        ...(clusterOptions.prefix === undefined ? {} : { prefix: clusterOptions.prefix }),
+      })
+    : undefined;
+  try {
+    return await createRelay({
+      ...relayDeps,
+      ...(cluster ? { cluster } : {}),
+      requireDiscoveryKey: requireTenantKey(deps.store, 'discovery'),
+      desiredState: (tenantId, connectionId) => desiredState(deps.store, tenantId, connectionId),
+    });
+  } catch (err) {
+    await cluster?.close();
+    throw err;
+  }
 }

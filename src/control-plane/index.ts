@@ -7,6 +7,7 @@ export { seedControlPlane, ensureDemoAppConnections } from './seed-control-plane
 export { requireTenantKey } from './require-tenant-key';
 export { createControlPlaneApp } from './create-control-plane-app';
 export { createControlPlaneRelay } from './create-control-plane-relay';
+export type { ControlPlaneRelayDeps, ControlPlaneClusterOptions } from './create-control-plane-relay';
 export { controlPlaneDbPath } from './control-plane-db-path';
 export { seedDemoAccounts, ensureDemoAccounts, DEMO_MEMBERS } from './seed-demo-accounts';
 export { MembershipError, MAX_MEMBERS_PER_TENANT } from './membership-repository';

@@ -39,6 +39,10 @@ async function main(): Promise<void> {
     logger,
     execTimeoutMs: config.controlPlane.execTimeout * 1000,
     heartbeatMs: config.controlPlane.heartbeat * 1000,
+    // REDIS_URL: one node of a cluster (README, "Running more than one node").
+    ...(config.controlPlane.redisUrl === undefined
+      ? {}
+      : { cluster: { redisUrl: config.controlPlane.redisUrl, ...(config.controlPlane.nodeId === undefined ? {} : { nodeId: config.controlPlane.nodeId }) } }),
   });
   const consoleRouter = createConsoleRouter({
     store,

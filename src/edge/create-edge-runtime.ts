@@ -122,6 +122,20 @@ export function createEdgeRuntime(deps: EdgeRuntimeDeps): EdgeRuntime {
     }
   }
 
+  /**
+   * After a reconnect both syncs run once (coalesced with any run under way): an exec sent
+   * while the edge was between relay nodes was answered 409 or 504 and may never be sent
+   * again, and the syncs are what it would have run. The first registration needs none:
+   * `start()` runs both.
+   */
+  function resyncAfterReconnect(): void {
+    const runs: Promise<unknown>[] = [];
+    for (const [job, periodic] of [['policy', discovery], ['directory', directory]] as const) {
+      runs.push(periodic.runNow().catch((err: unknown) => logger.warn({ job, ...describeFailure(err, logger) }, 'sync after reconnect failed')));
+    }
+    void Promise.all(runs).then(() => relay?.sendStatus());
+  }
+
   const decisionSample = createDecisionSample();
   const authorizer = createLocalAuthorizer({
     policy: () => state.policy?.compiled,
@@ -166,6 +180,9 @@ export function createEdgeRuntime(deps: EdgeRuntimeDeps): EdgeRuntime {
         status: () => edgeStatus(state),
         onCommand: runCommand,
         decisionSample: () => decisionSample.entries(),
+        onRegistered: (again) => {
+          if (again) resyncAfterReconnect();
+        },
         logger,
         timers,
         ...(deps.random ? { random: deps.random } : {}),

@@ -28,6 +28,12 @@ export interface RelayClientOptions {
   readonly silenceTimeoutMs?: number;
   /** A connection that lived this long resets the backoff to its first step. */
   readonly stableAfterMs?: number;
+  /**
+   * Called on each `registered` from the relay; `again` is false for the first one of this
+   * client and true after every reconnect (the edge then syncs once: a command sent while
+   * it was between relay nodes is not lost for good).
+   */
+  readonly onRegistered?: (again: boolean) => void;
 }
 
 /** The edge's outbound relay connection. */

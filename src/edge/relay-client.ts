@@ -37,6 +37,7 @@ export function createRelayClient(options: RelayClientOptions): RelayClient {
   let reconnectTimer: unknown;
   let silenceTimer: unknown;
   let stopped = false;
+  let registrations = 0;
 
   function send(message: EdgeMessage): void {
     if (socket?.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
@@ -88,6 +89,8 @@ export function createRelayClient(options: RelayClientOptions): RelayClient {
     switch (frame.type) {
       case 'registered':
         logger.info({ instance_id: frame.instance_id }, 'registered with the relay');
+        registrations += 1;
+        options.onRegistered?.(registrations > 1);
         break;
       case 'command':
         logger.info({ command: frame.command, request_id: frame.request_id }, 'relay command');

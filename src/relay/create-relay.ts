@@ -10,8 +10,10 @@ import type { EdgeSession } from './edge-session';
 import { closeAllSockets } from './close-sockets';
 import { createUpgradeHandler } from './handle-upgrade';
 import { startHeartbeat } from './heartbeat';
+import type { RelayCluster } from './cluster';
+import { joinCluster, type ClusterNode } from './cluster-node';
 import type { DesiredStateLookup } from './edge-drift';
-import { createManagementRouter, registrationsPage, type RegistrationsPage } from './management-router';
+import { createManagementRouter, registrationsPage, type EdgeLink, type RegistrationsPage } from './management-router';
 import { openRegistrationStore } from './registration-store';
 import { openRelayDatabase } from './relay-database';
 import type { DecisionSampleReply } from './pending-samples';
@@ -42,6 +44,12 @@ export interface RelayDeps {
   readonly maxPendingPerEdge?: number;
   /** Sockets one edge connection may hold open at once (default {@link MAX_SOCKETS_PER_CONNECTION}). */
   readonly maxSocketsPerConnection?: number;
+  /**
+   * Cluster mode (`REDIS_URL`): this node's id, presence registry and bus to the other
+   * nodes. Without it the relay is a single node and its sockets are the whole truth. The
+   * relay closes it when it closes.
+   */
+  readonly cluster?: RelayCluster;
 }
 
 /** The relay: edge WebSocket endpoint plus the management API of docs/service-interface.md §4.2–4.3. */
@@ -74,8 +82,9 @@ function liveKey(tenantId: string, instanceId: string): string {
 }
 
 /**
- * Builds the relay once its database handle is open and every stored registration is
- * marked disconnected; nothing listens until {@link Relay.attach}.
+ * Builds the relay once its database handle is open and, on a single node, every stored
+ * registration is marked disconnected (in cluster mode other nodes hold sockets, and
+ * "connected" comes from Redis); nothing listens until {@link Relay.attach}.
  */
 export async function createRelay(deps: RelayDeps): Promise<Relay> {
   if (!(deps.execTimeoutMs > 0) || !(deps.heartbeatMs > 0)) throw new Error('execTimeoutMs and heartbeatMs must be positive');
@@ -85,7 +94,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const registrations = openRegistrationStore(relayDb.db);
   try {
     // A previous process may have died with rows still marked connected.
-    await registrations.markAllDisconnected();
+    if (!deps.cluster) await registrations.markAllDisconnected();
   } catch (err) {
     await relayDb.close();
     throw err;
@@ -115,13 +124,15 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     execTimeoutMs: deps.execTimeoutMs,
     registerTimeoutMs: deps.registerTimeoutMs ?? 5000,
     maxPending: deps.maxPendingPerEdge ?? 64,
-    onRegistered(session: EdgeSession) {
+    onRegistered(session: EdgeSession): Promise<void> | undefined {
       const key = session.key!;
       const id = liveKey(key.tenantId, key.instanceId);
       const previous = live.get(id);
       live.set(id, session);
       // An edge reconnecting after a network blip may beat the old socket's close; the newest wins.
       if (previous && previous !== session) previous.close(CLOSE_CODES.replaced, 'replaced by a newer connection');
+      // Claimed before the edge hears `registered`, so from then on every node can route to it.
+      return clusterNode?.claimed(session);
     },
     onClosed(session: EdgeSession) {
       const { connectionId } = session.connection;
@@ -131,7 +142,9 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
       const key = session.key;
       if (key === undefined || live.get(liveKey(key.tenantId, key.instanceId)) !== session) return;
       live.delete(liveKey(key.tenantId, key.instanceId));
-      if (!closing) void session.record('disconnect', (k) => registrations.markDisconnected(k, now()));
+      if (closing) return;
+      void session.record('disconnect', (k) => registrations.markDisconnected(k, now()));
+      clusterNode?.closed(session);
     },
   };
 
@@ -151,30 +164,68 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     },
   });
 
-  /** The live session of one of the tenant's instances, or the HttpError exec answers with. */
-  async function liveSession(tenantId: string, instanceId: string): Promise<EdgeSession> {
+  const clusterNode: ClusterNode | undefined = deps.cluster
+    ? joinCluster({
+        cluster: deps.cluster,
+        logger: log,
+        now,
+        heartbeatMs: deps.heartbeatMs,
+        execTimeoutMs: deps.execTimeoutMs,
+        local: (key) => live.get(liveKey(key.tenantId, key.instanceId)),
+        held: () => live.values(),
+      })
+    : undefined;
+
+  /**
+   * This node's live session of one of the tenant's instances; undefined when another node
+   * may hold it (cluster mode); otherwise the HttpError exec answers with.
+   */
+  async function liveSession(tenantId: string, instanceId: string): Promise<EdgeSession | undefined> {
     if (closing) throw relayClosing();
     // Ids are looked up within the caller's tenant: another tenant's instance is simply unknown.
     const registration = await registrations.get({ tenantId, instanceId });
     if (closing) throw relayClosing();
     if (!registration) throw instanceNotFound();
     const session = live.get(liveKey(tenantId, instanceId));
-    if (!session) throw instanceNotConnected();
+    if (!session && !clusterNode) throw instanceNotConnected();
     return session;
   }
 
   async function exec(tenantId: string, instanceId: string, command: CommandName): Promise<EdgeStatus> {
-    return (await liveSession(tenantId, instanceId)).send(command);
+    const session = await liveSession(tenantId, instanceId);
+    // A local socket is used directly, even while Redis is down; only other nodes' edges are routed.
+    return session ? session.send(command) : clusterNode!.exec({ tenantId, instanceId }, command);
   }
 
-  // A socket is the truth about "connected"; the stored flag may lag a failed write.
-  const isConnected = (tenantId: string, instanceId: string) => live.has(liveKey(tenantId, instanceId));
+  async function sampleDecisions(tenantId: string, instanceId: string): Promise<DecisionSampleReply> {
+    const session = await liveSession(tenantId, instanceId);
+    return session ? session.sample() : clusterNode!.sample({ tenantId, instanceId });
+  }
+
+  /**
+   * A socket is the truth about "connected" on one node (the stored flag may lag a failed
+   * write); in cluster mode the presence registry says which node holds it.
+   */
+  async function links(tenantId: string, instanceIds: readonly string[]): Promise<EdgeLink[]> {
+    const found: EdgeLink[] = new Array(instanceIds.length);
+    const owners = clusterNode ? await clusterNode.owners(tenantId, instanceIds) : undefined;
+    for (let i = 0; i < instanceIds.length; i += 1) {
+      const local = live.has(liveKey(tenantId, instanceIds[i]!));
+      if (!owners) {
+        found[i] = { connected: local };
+        continue;
+      }
+      const node = owners[i] ?? (local ? clusterNode!.node : null);
+      found[i] = { connected: node !== null, node };
+    }
+    return found;
+  }
 
   return {
     managementRouter: createManagementRouter({
       requireDiscoveryKey: deps.requireDiscoveryKey,
       registrations,
-      isConnected,
+      links,
       exec,
       desiredState: deps.desiredState,
       async connectedRegistrations() {
@@ -192,14 +243,14 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
       server.on('upgrade', onUpgrade);
     },
     exec,
-    async sampleDecisions(tenantId, instanceId) {
-      return (await liveSession(tenantId, instanceId)).sample();
-    },
-    registrations: (tenantId, query) => registrationsPage({ registrations, isConnected, desiredState: deps.desiredState }, tenantId, query),
+    sampleDecisions,
+    registrations: (tenantId, query) => registrationsPage({ registrations, links, desiredState: deps.desiredState }, tenantId, query),
     async close() {
       closing = true;
       heartbeat.stop();
       for (const server of servers) server.off('upgrade', onUpgrade);
+      // Other nodes stop routing here before the sockets close (the edges reconnect elsewhere).
+      await clusterNode?.close().catch((err: unknown) => log.warn({ err: (err as Error).message }, 'leaving the cluster failed'));
       const disconnects: Promise<boolean>[] = [];
       for (const session of live.values()) disconnects.push(session.record('disconnect', (k) => registrations.markDisconnected(k, now())));
       await closeAllSockets(wss, CLOSE_CODES.goingAway, 'relay shutting down');

@@ -49,8 +49,11 @@ export interface EdgeSessionDeps {
   readonly execTimeoutMs: number;
   readonly registerTimeoutMs: number;
   readonly maxPending: number;
-  /** Called after a successful `register`; the relay replaces any older session. */
-  readonly onRegistered: (session: EdgeSession) => void;
+  /**
+   * Called after a successful `register`; the relay replaces any older session. The edge
+   * hears `registered` once what it returns has settled (cluster mode: the presence claim).
+   */
+  readonly onRegistered: (session: EdgeSession) => Promise<void> | undefined;
   readonly onClosed: (session: EdgeSession) => void;
 }
 
@@ -126,7 +129,8 @@ export function startEdgeSession(ws: WebSocket, connection: EdgeConnection, deps
     }
     instanceId = id;
     key = { tenantId: connection.tenantId, instanceId: id };
-    deps.onRegistered(session);
+    await deps.onRegistered(session);
+    if (ws.readyState !== ws.OPEN) return;
     reply({ type: 'registered', instance_id: instanceId });
     log.info({ instance_id: instanceId, hostname: message.hostname, version: message.version }, 'edge registered');
   }

@@ -27,13 +27,22 @@ export interface ManagementRouterDeps {
   /** The tenant's Discovery API key check; sets `res.locals.tenantId`. */
   readonly requireDiscoveryKey: RequestHandler;
   readonly registrations: RegistrationStore;
-  /** Whether this relay holds a live socket for the instance. */
-  readonly isConnected: (tenantId: string, instanceId: string) => boolean;
+  /** Whether each of the tenant's instances is connected, and in cluster mode to which node. */
+  readonly links: (tenantId: string, instanceIds: readonly string[]) => Promise<EdgeLink[]>;
   readonly exec: (tenantId: string, instanceId: string, command: CommandName) => Promise<EdgeStatus>;
   /** What each edge should run: its policy's `latest` digest and the central directory revision. */
   readonly desiredState: DesiredStateLookup;
   /** The registrations of the edges this relay holds a live socket for. */
   readonly connectedRegistrations: () => Promise<Registration[]>;
+}
+
+/**
+ * Whether an edge is connected. In cluster mode `node` is the id of the node holding its
+ * socket (null when none does); outside cluster mode it is absent, and so is `info.node`.
+ */
+export interface EdgeLink {
+  readonly connected: boolean;
+  readonly node?: string | null;
 }
 
 /** `page_size` (1…max, default 100) and `page_token` (opaque: the last id of the previous page). */
@@ -56,9 +65,10 @@ function parsePage(query: Record<string, unknown>): { limit: number; after: stri
  * One element of the `result` array (docs/service-interface.md §2.5); `info` carries more,
  * as docs/api.md lists, the drift fields last (additive: the contract's fields never change).
  */
-function toView(r: Registration, connected: boolean, desired: DesiredEdgeState) {
+function toView(r: Registration, link: EdgeLink, desired: DesiredEdgeState) {
   const drift = edgeDrift(r, desired);
-  return {
+  const connected = link.connected;
+  const view = {
     id: r.instanceId,
     info: {
       connection_id: r.connectionId,
@@ -74,9 +84,29 @@ function toView(r: Registration, connected: boolean, desired: DesiredEdgeState) 
       policy_drift: drift.policyDrift,
       central_directory_revision: drift.centralDirectoryRevision,
       directory_lag: drift.directoryLag,
-    },
+    } as RegistrationInfo,
   };
+  if (link.node !== undefined) view.info.node = link.node;
+  return view;
 }
+
+/** A registration's `info`; `node` only in cluster mode (docs/api.md). */
+type RegistrationInfo = {
+  connection_id: string;
+  hostname: string;
+  version: string;
+  policy_name: string;
+  policy_digest: string | null;
+  directory_revision: number;
+  connected: boolean;
+  connected_at: string;
+  last_seen: string;
+  latest_policy_digest: string | null;
+  policy_drift: boolean;
+  central_directory_revision: number | null;
+  directory_lag: number;
+  node?: string | null;
+};
 
 /** A page of registrations: the body of §4.3, and of the console's authorizers view. */
 export interface RegistrationsPage {
@@ -89,7 +119,7 @@ export interface RegistrationsPage {
  * each edge's drift. Throws 400 for bad paging parameters.
  */
 export async function registrationsPage(
-  deps: Pick<ManagementRouterDeps, 'registrations' | 'isConnected' | 'desiredState'>,
+  deps: Pick<ManagementRouterDeps, 'registrations' | 'links' | 'desiredState'>,
   tenantId: string,
   query: Record<string, unknown>,
 ): Promise<RegistrationsPage> {
@@ -98,8 +128,14 @@ export async function registrationsPage(
   const rows = await deps.registrations.listForTenant(tenantId, { limit: limit + 1, ...(after === undefined ? {} : { after }) });
   const page = rows.slice(0, limit);
   const desired = memoizeDesiredState(deps.desiredState);
+  const ids: string[] = [];
+  for (const r of page) ids.push(r.instanceId);
+  const links = await deps.links(tenantId, ids);
   const result: ReturnType<typeof toView>[] = [];
-  for (const r of page) result.push(toView(r, deps.isConnected(tenantId, r.instanceId), await desired(r.tenantId, r.connectionId)));
+  for (let i = 0; i < page.length; i += 1) {
+    const r = page[i]!;
+    result.push(toView(r, links[i]!, await desired(r.tenantId, r.connectionId)));
+  }
   if (rows.length <= limit) return { result };
   return { result, next_page_token: Buffer.from(page[page.length - 1]!.instanceId).toString('base64url') };
 }
@@ -132,7 +168,7 @@ export function createManagementRouter(deps: ManagementRouterDeps): Router {
   router.delete(`${INSTANCE_REGISTRATIONS_PATH}/:id`, discoveryKey, async function releaseInstance(req, res) {
     const tenantId = res.locals.tenantId as string;
     const instanceId = String(req.params.id);
-    if (deps.isConnected(tenantId, instanceId)) {
+    if ((await deps.links(tenantId, [instanceId]))[0]!.connected) {
       throw new ConflictError('the instance is connected; stop its edge before releasing its id', 'instance_connected');
     }
     if (!(await deps.registrations.release({ tenantId, instanceId }))) throw instanceNotFound();

@@ -25,6 +25,7 @@ const registration = z.object({
     policy_drift: z.boolean().describe('policy_digest is not latest_policy_digest'),
     central_directory_revision: z.number().int().nullable(),
     directory_lag: z.number().int().min(0).describe('revisions the edge is behind the central directory'),
+    node: z.string().nullable().optional().describe('cluster mode only: the control-plane node holding the socket (null when none)'),
   }),
 });
 
@@ -36,7 +37,7 @@ export const EXEC_OUTCOMES = {
   413: 'body over 4 kB',
   429: 'too many commands waiting on the instance',
   502: 'the edge reported a failure',
-  503: 'the relay is shutting down, or storage is unavailable',
+  503: 'the relay is shutting down, storage is unavailable, or (cluster mode) routing between nodes is unavailable',
   504: 'no confirmation within the exec timeout',
 } as const;
 
@@ -66,7 +67,7 @@ export const RELAY_ROUTES: readonly ApiRoute[] = [
         description: 'one page of registrations; next_page_token when more remain',
         schema: z.strictObject({ result: z.array(registration), next_page_token: z.string().optional() }),
       },
-      ...apiErrors({ 400: 'bad page_size or page_token', ...UNAUTHORIZED }),
+      ...apiErrors({ 400: 'bad page_size or page_token', ...UNAUTHORIZED, 503: 'storage unavailable, or (cluster mode) routing between nodes is unavailable' }),
     },
   },
   {
@@ -81,7 +82,12 @@ export const RELAY_ROUTES: readonly ApiRoute[] = [
     summary: 'Release an instance id so another edge connection of the tenant may register it',
     responses: {
       204: { description: 'released' },
-      ...apiErrors({ ...UNAUTHORIZED, 404: 'no such instance for this tenant', 409: 'the instance is connected' }),
+      ...apiErrors({
+        ...UNAUTHORIZED,
+        404: 'no such instance for this tenant',
+        409: 'the instance is connected',
+        503: 'storage unavailable, or (cluster mode) routing between nodes is unavailable',
+      }),
     },
   },
 ];

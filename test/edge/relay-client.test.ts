@@ -164,6 +164,30 @@ describe('relay client', () => {
     expect(clock.delays.filter((d) => d < SILENCE)).toEqual([125, 250, 500, 125]);
   });
 
+  it('syncs policy and directory once on every registration after a reconnect, not on the first', async () => {
+    const ws = await startAndRegister();
+    await edge.settle(5_000);
+    const directoryCalls = () => cp.counts.full + cp.counts.changes;
+    const before = { image: cp.counts.image, directory: directoryCalls() };
+    ws.send(JSON.stringify({ type: 'registered', instance_id: edge.instanceId }));
+    cp.relay.send({ type: 'sample_request', request_id: 'fence' });
+    await cp.relay.nextFrame('sample_chunk');
+    expect({ image: cp.counts.image, directory: directoryCalls() }).toEqual(before);
+
+    cp.relay.dropAll();
+    await clock.scheduled(125);
+    const back = cp.relay.nextConnection();
+    clock.fire(125);
+    const again = await back;
+    await cp.relay.nextFrame('register');
+    cp.relay.skipReceived();
+    again.send(JSON.stringify({ type: 'registered', instance_id: edge.instanceId }));
+    // The syncs ran, and the relay hears the status after them.
+    await cp.relay.nextFrame('status');
+    expect(cp.counts.image).toBe(before.image + 1);
+    expect(directoryCalls()).toBe(before.directory + 1);
+  });
+
   it('backs off when the relay refuses the credentials at the upgrade (401)', async () => {
     cp.relay.refuse = true;
     await edge.start();

@@ -2,8 +2,15 @@ import { z } from 'zod';
 import { COMMANDS } from '../../relay-protocol';
 import { MAX_KEY_PART_LENGTH, NODE_ID_PATTERN } from './redis-keys';
 
-/** The largest bus message a node publishes or reads; a larger one is dropped and logged. */
+/** The largest bus request a node publishes or reads; a larger one is dropped and logged. */
 export const MAX_BUS_MESSAGE_BYTES = 64 * 1024;
+
+/**
+ * The largest bus reply: a routed decision sample is up to 64 frames of 64 KiB (4 MiB,
+ * `DECISION_SAMPLE_LIMITS`), re-encoded no larger, plus the envelope. Every other reply is
+ * far smaller. A larger reply is dropped at the receiver (the asker answers 504).
+ */
+export const MAX_BUS_REPLY_BYTES = 5 * 1024 * 1024;
 
 /** What one node may ask of the node that holds an edge's socket. */
 export const BUS_REQUEST_KINDS = ['exec', 'sample', 'replaced'] as const;
@@ -43,9 +50,14 @@ export type BusMessage = z.infer<typeof busMessageSchema>;
 export type BusRequest = z.infer<typeof requestSchema>;
 export type BusReply = z.infer<typeof replySchema>;
 
+/** The most bytes a message of this type may take on the bus. */
+export function maxBusBytes(type: BusMessage['type']): number {
+  return type === 'reply' ? MAX_BUS_REPLY_BYTES : MAX_BUS_MESSAGE_BYTES;
+}
+
 /** The message in `frame`, or undefined for anything oversized, not JSON, or not a bus message. */
 export function parseBusMessage(frame: Buffer): BusMessage | 'too_large' | undefined {
-  if (frame.length > MAX_BUS_MESSAGE_BYTES) return 'too_large';
+  if (frame.length > MAX_BUS_REPLY_BYTES) return 'too_large';
   let json: unknown;
   try {
     json = JSON.parse(frame.toString('utf8'));
@@ -53,5 +65,6 @@ export function parseBusMessage(frame: Buffer): BusMessage | 'too_large' | undef
     return undefined;
   }
   const parsed = busMessageSchema.safeParse(json);
-  return parsed.success ? parsed.data : undefined;
+  if (!parsed.success) return undefined;
+  return frame.length > maxBusBytes(parsed.data.type) ? 'too_large' : parsed.data;
 }

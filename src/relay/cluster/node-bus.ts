@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from '../../observability';
 import type { CommandName } from '../../relay-protocol';
 import { edgeError, edgeTimeout, instanceNotConnected, relayClosing } from '../relay-errors';
-import { MAX_BUS_MESSAGE_BYTES, parseBusMessage, type BusReply, type BusRequest, type BusRequestKind } from './bus-messages';
+import { maxBusBytes, parseBusMessage, type BusReply, type BusRequest, type BusRequestKind } from './bus-messages';
 import { callRedis, disconnectRedis, redisReady, watchRedis } from './connect-redis';
 import { checkNodeId, redisKeys } from './redis-keys';
 import { tooManyInFlight } from './routing-errors';
@@ -109,9 +109,9 @@ export async function startNodeBus(options: NodeBusOptions): Promise<NodeBus> {
     return waiter;
   }
 
-  async function publish(channel: string, message: object): Promise<number> {
+  async function publish(channel: string, message: BusRequest | BusReply): Promise<number> {
     const text = JSON.stringify(message);
-    if (Buffer.byteLength(text) > MAX_BUS_MESSAGE_BYTES) throw edgeError('the answer is too large to route between nodes');
+    if (Buffer.byteLength(text) > maxBusBytes(message.type)) throw edgeError('the answer is too large to route between nodes');
     return callRedis(redis, () => redis.publish(channel, text));
   }
 

@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { HttpError } from '../../../src/http';
 import { silentLogger } from '../../../src/observability';
-import { startNodeBus, tooManyInFlight, type BusRequest, type NodeBus, type NodeBusOptions } from '../../../src/relay/cluster';
+import { startNodeBus, tooManyInFlight, MAX_BUS_REPLY_BYTES, type BusRequest, type NodeBus, type NodeBusOptions } from '../../../src/relay/cluster';
 import { useLocalRedis, waitUntil } from '../../helpers/redis';
 
 const local = useLocalRedis();
@@ -167,10 +167,18 @@ describe('node bus', () => {
     expect(calls).toBe(1);
   });
 
+  it('routes a reply as large as a decision sample (over the 64 KiB request cap)', async () => {
+    const a = await bus('node-a');
+    const b = await bus('node-b');
+    const blob = 'x'.repeat(4 * 1024 * 1024);
+    b.onRequest(async () => ({ blob }));
+    await expect(a.request('node-b', exec, 5000)).resolves.toEqual({ blob });
+  });
+
   it('answers 502 when the result is too large to route', async () => {
     const a = await bus('node-a');
     const b = await bus('node-b');
-    b.onRequest(async () => ({ blob: 'x'.repeat(70 * 1024) }));
+    b.onRequest(async () => ({ blob: 'x'.repeat(MAX_BUS_REPLY_BYTES) }));
     expect(answer(await failure(a.request('node-b', exec, 5000)))).toEqual({
       status: 502,
       code: 'edge_error',

@@ -1,0 +1,157 @@
+import type { Logger } from '../observability';
+import type { CommandName, EdgeStatus } from '../relay-protocol';
+import { CLOSE_CODES } from './close-codes';
+import type { BusAsk, BusRequest, HeldEdge, RelayCluster } from './cluster';
+import type { EdgeSession } from './edge-session';
+import type { DecisionSampleReply } from './pending-samples';
+import { instanceNotConnected } from './relay-errors';
+import type { InstanceKey } from './registration';
+
+/** How often a node marks itself alive in Redis (its key lives `NODE_TTL_MS`). */
+export const NODE_BEAT_MS = 1000;
+
+/** Dependencies of {@link joinCluster}. */
+export interface ClusterNodeDeps {
+  readonly cluster: RelayCluster;
+  readonly logger: Logger;
+  readonly now: () => number;
+  /** Presence records are refreshed once per heartbeat, in one pipeline. */
+  readonly heartbeatMs: number;
+  readonly execTimeoutMs: number;
+  /** This node's live session of an instance, if it holds one. */
+  readonly local: (key: InstanceKey) => EdgeSession | undefined;
+  /** Every live, registered session this node holds. */
+  readonly held: () => Iterable<EdgeSession>;
+}
+
+/** The relay's side of cluster mode: presence of its edges, and exec for edges held elsewhere. */
+export interface ClusterNode {
+  readonly node: string;
+  /** Records this node as the edge's holder; a previous holder is told to close its socket. */
+  claimed(session: EdgeSession): Promise<void>;
+  /** Deletes the edge's record unless another node claimed it since. */
+  closed(session: EdgeSession): void;
+  /** Sends a command to the edge through the node that holds it (409 when none does). */
+  exec(key: InstanceKey, command: CommandName): Promise<EdgeStatus>;
+  sample(key: InstanceKey): Promise<DecisionSampleReply>;
+  /** The node holding each of the tenant's instances, or null; one round trip. 503 while Redis is down. */
+  owners(tenantId: string, instanceIds: readonly string[]): Promise<(string | null)[]>;
+  /** Stops the timers, releases every held edge, leaves the cluster and closes its connection. */
+  close(): Promise<void>;
+}
+
+/**
+ * Joins the relay to the cluster: answers other nodes' requests with local sessions only
+ * (a routed request is never routed again), refreshes the presence of every held edge once
+ * per heartbeat (restoring records a Redis restart lost, closing sockets another node has
+ * taken over), marks the node alive every second, and refreshes at once when Redis is back.
+ */
+export function joinCluster(deps: ClusterNodeDeps): ClusterNode {
+  const { cluster, now } = deps;
+  const { node, presence, bus } = cluster;
+  const log = deps.logger.child({ node });
+  const since = new WeakMap<EdgeSession, number>();
+  let stopped = false;
+
+  bus.onRequest(async function answerNode(request: BusRequest): Promise<unknown> {
+    const session = deps.local({ tenantId: request.tenant, instanceId: request.instance });
+    if (request.kind === 'replaced') {
+      // Ignored when this node claimed the edge again since (it moved back here).
+      const record = session ? await presence.lookup(session.key!).catch(() => undefined) : undefined;
+      if (session && record?.node !== node) session.close(CLOSE_CODES.replaced, 'replaced by a newer connection on another node');
+      return null;
+    }
+    if (!session) throw instanceNotConnected();
+    if (request.kind === 'sample') return session.sample();
+    return session.send(request.command!);
+  });
+
+  function claimed(session: EdgeSession): Promise<void> {
+    const connectedAt = now();
+    since.set(session, connectedAt);
+    return session
+      .record('presence claim', async (key) => {
+        const previous = await presence.claim(key, node, connectedAt);
+        if (previous === undefined) return;
+        // The old holder's socket is stale (the edge reconnected here); it closes it.
+        bus.request(previous, { kind: 'replaced', tenant: key.tenantId, instance: key.instanceId }, deps.execTimeoutMs).catch(() => undefined);
+      })
+      .then(() => undefined);
+  }
+
+  let refreshing = false;
+  async function refreshHeld(): Promise<void> {
+    if (refreshing || stopped) return;
+    refreshing = true;
+    try {
+      const sessions: EdgeSession[] = [];
+      const edges: HeldEdge[] = [];
+      for (const session of deps.held()) {
+        const connectedAt = since.get(session);
+        if (session.key === undefined || connectedAt === undefined) continue;
+        sessions.push(session);
+        edges.push({ key: session.key, connectedAt });
+      }
+      const outcomes = await presence.refresh(edges, node, now());
+      for (let i = 0; i < outcomes.length; i += 1) {
+        if (outcomes[i] === 'lost') sessions[i]!.close(CLOSE_CODES.replaced, 'replaced by a newer connection on another node');
+      }
+    } catch (err) {
+      log.debug({ err: (err as Error).message }, 'presence refresh failed');
+    } finally {
+      refreshing = false;
+    }
+  }
+
+  const beat = () => presence.markNodeAlive(node, now()).catch(() => undefined);
+  void beat();
+  const beatTimer = setInterval(beat, NODE_BEAT_MS);
+  const refreshTimer = setInterval(() => void refreshHeld(), deps.heartbeatMs);
+  beatTimer.unref();
+  refreshTimer.unref();
+  // Back from an outage (or a Redis restarted empty): every held edge is routable again at
+  // once. A refresh restores what is missing and never takes an edge another node claimed.
+  const onReady = () => {
+    void beat();
+    void refreshHeld();
+  };
+  cluster.redis.on('ready', onReady);
+
+  async function route<T>(key: InstanceKey, ask: BusAsk): Promise<T> {
+    const record = await presence.lookup(key);
+    // Held by no node, or by this one without a socket (a record about to be released).
+    if (record === undefined || record.node === node) throw instanceNotConnected();
+    return bus.request<T>(record.node, ask, deps.execTimeoutMs);
+  }
+
+  return {
+    node,
+    claimed,
+    closed(session) {
+      if (!stopped) void session.record('presence release', (key) => presence.release(key, node));
+    },
+    exec: (key, command) => route<EdgeStatus>(key, { kind: 'exec', tenant: key.tenantId, instance: key.instanceId, command }),
+    sample: (key) => route<DecisionSampleReply>(key, { kind: 'sample', tenant: key.tenantId, instance: key.instanceId }),
+    async owners(tenantId, instanceIds) {
+      const keys: InstanceKey[] = [];
+      for (const instanceId of instanceIds) keys.push({ tenantId, instanceId });
+      const records = await presence.lookupMany(keys);
+      const owners: (string | null)[] = new Array(records.length);
+      for (let i = 0; i < records.length; i += 1) owners[i] = records[i]?.node ?? null;
+      return owners;
+    },
+    async close() {
+      stopped = true;
+      clearInterval(beatTimer);
+      clearInterval(refreshTimer);
+      cluster.redis.off('ready', onReady);
+      const releases: Promise<unknown>[] = [];
+      for (const session of deps.held()) {
+        if (session.key !== undefined) releases.push(presence.release(session.key, node).catch(() => false));
+      }
+      releases.push(presence.markNodeGone(node).catch(() => undefined));
+      await Promise.all(releases);
+      await cluster.close();
+    },
+  };
+}

@@ -1,0 +1,65 @@
+/**
+ * A control plane as a real process (`src/control-plane/main.ts` under ts-node), for tests
+ * of several nodes: killed with SIGKILL like a crash, or stopped with SIGTERM.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { findProjectRoot } from '../../src/config';
+
+/** A running control-plane process. */
+export interface ControlPlaneProcess {
+  readonly port: number;
+  readonly url: string;
+  readonly child: ChildProcess;
+  /** Everything it wrote to stdout and stderr (for failure messages). */
+  output(): string;
+  /** SIGKILL, and resolves once it exited. */
+  kill(): Promise<void>;
+  /** SIGTERM (a clean shutdown), and resolves once it exited. */
+  stop(): Promise<void>;
+}
+
+/** A free loopback port, as the kernel hands one out to a listener on port 0. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Starts `main.ts` with `env` on a free port; resolves once `/healthz` answers (fails if it exits first). */
+export async function startControlPlaneProcess(env: Record<string, string>, timeoutMs = 60_000): Promise<ControlPlaneProcess> {
+  const root = findProjectRoot();
+  const port = await freePort();
+  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', join(root, 'src/control-plane/main.ts')], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', CONTROL_PLANE_PORT: String(port), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`control plane exited before it was ready:\n${output}`);
+    const up = await fetch(`${url}/healthz`).then(
+      (res) => res.ok,
+      () => false,
+    );
+    if (up) break;
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`control plane not ready within ${timeoutMs} ms:\n${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const end = async (signal: NodeJS.Signals) => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    await exited;
+  };
+  return { port, url, child, output: () => output, kill: () => end('SIGKILL'), stop: () => end('SIGTERM') };
+}
