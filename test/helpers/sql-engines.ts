@@ -35,7 +35,11 @@ afterAll(async () => {
   if (running) await (await running).stop();
 }, 30_000);
 
-/** The URL of a new, empty database on the test file's server. */
+/**
+ * The URL of a new, empty database on the test file's server. It sorts text by ICU's
+ * English rules, as a database made with a usual locale does, not by bytes as SQLite does:
+ * every ORDER BY the repositories rely on must not depend on the database's collation.
+ */
 export async function freshPostgresDatabase(): Promise<string> {
   const pg = await postgresServer();
   databases += 1;
@@ -43,7 +47,7 @@ export async function freshPostgresDatabase(): Promise<string> {
   const admin = new Client({ connectionString: pg.urlFor('postgres') });
   await admin.connect();
   try {
-    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.query(`CREATE DATABASE ${name} TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C'`);
   } finally {
     await admin.end();
   }
@@ -74,3 +78,8 @@ export const POSTGRES_ENGINE: SqlEngineUnderTest = {
 };
 
 export const SQL_ENGINES: readonly SqlEngineUnderTest[] = [SQLITE_ENGINE, POSTGRES_ENGINE];
+
+/** A plain handle on a store's database, for a test to set up rows the API would refuse to make. */
+export function openLocation(at: ControlPlaneLocation): Promise<SqlDatabase> {
+  return typeof at === 'string' ? openSqliteDatabase(at) : Promise.resolve(openPostgresDatabase(at.databaseUrl));
+}

@@ -119,7 +119,16 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   // 5: a per-tenant push sequence on images, so "newest first" and "oldest untagged first"
   // break ties between pushes of the same millisecond. As on SQLite, images stored before
   // are numbered in the order they were stored: by time, then by their place in the table.
+  // And the text columns lists are ordered or paged by compare by bytes, as SQLite does,
+  // whatever collation the database was created with: a page token (an instance id) and
+  // the order of a list then mean the same on both engines.
   `
+  ALTER TABLE tenants ALTER COLUMN id TYPE TEXT COLLATE "C", ALTER COLUMN name TYPE TEXT COLLATE "C";
+  ALTER TABLE connections ALTER COLUMN connection_id TYPE TEXT COLLATE "C";
+  ALTER TABLE tenant_members ALTER COLUMN user_id TYPE TEXT COLLATE "C";
+  ALTER TABLE signing_keys ALTER COLUMN kid TYPE TEXT COLLATE "C";
+  ALTER TABLE policy_tags ALTER COLUMN name TYPE TEXT COLLATE "C";
+  ALTER TABLE relay_instances ALTER COLUMN instance_id TYPE TEXT COLLATE "C";
   ALTER TABLE policy_images ADD COLUMN seq BIGINT NOT NULL DEFAULT 0;
   UPDATE policy_images p SET seq = o.n
     FROM (SELECT ctid AS row_id, ROW_NUMBER() OVER (ORDER BY created_at, ctid) AS n FROM policy_images) o
