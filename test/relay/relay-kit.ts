@@ -9,6 +9,7 @@ import { findProjectRoot } from '../../src/config';
 import { baseUrl, close, listen } from '../../src/http';
 import { silentLogger } from '../../src/observability';
 import type { Relay, RelayDeps } from '../../src/relay';
+import { SQLITE_ENGINE, type SqlEngineUnderTest } from '../helpers/sql-engines';
 import { FakeEdge } from './fake-edge';
 import type { FakeEdgeOptions } from './fake-edge';
 
@@ -23,7 +24,7 @@ export interface TestTenant {
 
 export const START = Date.parse('2025-03-01T12:00:00.000Z');
 
-/** A relay on a real HTTP server (port 0) over a real control-plane store in a temp dir. */
+/** A relay on a real HTTP server (port 0) over a real control-plane store (a file in a temp dir, or PostgreSQL). */
 export interface RelayKit {
   readonly store: ControlPlaneStore;
   readonly relay: Relay;
@@ -42,7 +43,10 @@ export interface RelayKit {
   stop(): Promise<void>;
 }
 
-type KitOptions = Partial<Pick<RelayDeps, 'execTimeoutMs' | 'heartbeatMs' | 'registerTimeoutMs' | 'maxPendingPerEdge' | 'maxSocketsPerConnection'>>;
+type KitOptions = Partial<Pick<RelayDeps, 'execTimeoutMs' | 'heartbeatMs' | 'registerTimeoutMs' | 'maxPendingPerEdge' | 'maxSocketsPerConnection'>> & {
+  /** The store's engine (SQLite by default). */
+  readonly engine?: SqlEngineUnderTest;
+};
 
 async function addTenant(store: ControlPlaneStore, name: string): Promise<TestTenant> {
   const keys = await store.tenants.create(name);
@@ -52,7 +56,7 @@ async function addTenant(store: ControlPlaneStore, name: string): Promise<TestTe
 
 export async function startRelayKit(options: KitOptions = {}): Promise<RelayKit> {
   const dir = mkdtempSync(join(tmpdir(), 'outpost-relay-'));
-  const store = await openControlPlaneStore(join(dir, 'control-plane.sqlite'));
+  const store = await openControlPlaneStore(await (options.engine ?? SQLITE_ENGINE).location(dir));
   const clock = { now: START };
   const a = await addTenant(store, 'tenant a');
   const b = await addTenant(store, 'tenant b');
