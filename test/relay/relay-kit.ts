@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import express from 'express';
 import { consolePublicDir, createConsoleRouter, createControlPlaneApp, createControlPlaneRelay, openControlPlaneStore } from '../../src/control-plane';
-import type { ControlPlaneStore } from '../../src/control-plane';
+import type { ControlPlaneLocation, ControlPlaneStore } from '../../src/control-plane';
 import { findProjectRoot } from '../../src/config';
 import { baseUrl, close, listen } from '../../src/http';
 import { silentLogger } from '../../src/observability';
@@ -34,6 +34,8 @@ export interface RelayKit {
   readonly b: TestTenant;
   readonly clock: { now: number };
   readonly dir: string;
+  /** Where the store lives (a file in `dir`, or a PostgreSQL database). */
+  readonly location: ControlPlaneLocation;
   /** Connects a fake edge for a tenant; it is closed by `stop()`. */
   edge(tenant: TestTenant, options?: Partial<FakeEdgeOptions>): Promise<FakeEdge>;
   /** Calls the management API with a tenant's credentials. */
@@ -56,7 +58,8 @@ async function addTenant(store: ControlPlaneStore, name: string): Promise<TestTe
 
 export async function startRelayKit(options: KitOptions = {}): Promise<RelayKit> {
   const dir = mkdtempSync(join(tmpdir(), 'outpost-relay-'));
-  const store = await openControlPlaneStore(await (options.engine ?? SQLITE_ENGINE).location(dir));
+  const location = await (options.engine ?? SQLITE_ENGINE).location(dir);
+  const store = await openControlPlaneStore(location);
   const clock = { now: START };
   const a = await addTenant(store, 'tenant a');
   const b = await addTenant(store, 'tenant b');
@@ -103,6 +106,7 @@ export async function startRelayKit(options: KitOptions = {}): Promise<RelayKit>
     b,
     clock,
     dir,
+    location,
     async edge(tenant, edgeOptions = {}) {
       const edge = await FakeEdge.connect({ baseUrl: url, connectionId: tenant.connectionId, secret: tenant.secret, ...edgeOptions });
       edges.push(edge);
