@@ -1,5 +1,5 @@
-// Manages tenants directly in the control plane's database (<data dir>/control-plane.db);
-// run it on the control-plane host. New secrets are printed once and never stored in
+// Manages tenants directly in the control plane's database (<data dir>/control-plane.db, or
+// the PostgreSQL database of DATABASE_URL); run it on the control-plane host. New secrets are printed once and never stored in
 // plain text: copy them now.
 //
 //   npm run tenants -- list
@@ -19,8 +19,9 @@ import {
   MembershipError,
   USER_ID_PATTERN,
   UnknownTenantError,
-  controlPlaneDbPath,
+  controlPlaneLocation,
   createTenant,
+  describeControlPlaneLocation,
   openControlPlaneStore,
   type AccountKind,
   type ControlPlaneStore,
@@ -37,10 +38,14 @@ const SECRET_NOTE = 'Shown once: only hashes are stored. Keep these in a secret 
 
 async function withStore<T>(work: (store: ControlPlaneStore, config: ReturnType<typeof loadConfig>) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const file = controlPlaneDbPath(config.dataDir);
+  const location = controlPlaneLocation(config);
   // Creating the database here would stop the first start from seeding the demo tenant.
-  if (!existsSync(file)) throw new MissingStateError(`${file} does not exist — start the control plane once (npm start) first`, config, 'control-plane');
-  const store = await openControlPlaneStore(file);
+  // (A PostgreSQL database is made by its operator; the store only migrates it.)
+  if (typeof location === 'string' && !existsSync(location)) {
+    throw new MissingStateError(`${location} does not exist — start the control plane once (npm start) first`, config, 'control-plane');
+  }
+  if (typeof location !== 'string') console.error(`using PostgreSQL at ${describeControlPlaneLocation(location).database}`);
+  const store = await openControlPlaneStore(location);
   try {
     return await work(store, config);
   } catch (err) {

@@ -1,10 +1,11 @@
 import { preparePrivateDatabase } from '../files';
-import { openSqliteDatabase, type SqlDatabase } from '../sql';
+import { openPostgresDatabase, openSqliteDatabase, type SqlDatabase } from '../sql';
 import { createAuditRepository, type AuditRepository } from './audit-repository';
 import { createDirectoryRepository, type DirectoryRepository } from './directory-repository';
 import { createMembershipRepository, type MembershipRepository } from './membership-repository';
 import type { SqlHandle } from './in-transaction';
 import { migrateSchema } from './migrations/migrate-schema';
+import { MIGRATION_LOCK_KEY } from './migrations/postgres-migrations';
 import { createPolicyImageRepository, type PolicyImageRepository } from './policy-image-repository';
 import { createSigningKeyRepository, type SigningKeyRepository } from './signing-key-repository';
 import { createTenantRepository, type EdgeConnection, type TenantKeyKind, type TenantRepository } from './tenant-repository';
@@ -12,13 +13,27 @@ import { createTenantRepository, type EdgeConnection, type TenantKeyKind, type T
 /** Change-log entries kept per tenant; an edge further behind does a full resync. */
 export const DEFAULT_CHANGE_LOG_LIMIT = 10_000;
 
+/** A PostgreSQL database that several control-plane nodes share (`DATABASE_URL`). */
+export interface PostgresLocation {
+  /** `postgres://user:password@host:port/db`; holds a password, so it is never logged as is. */
+  readonly databaseUrl: string;
+  /** Connections this process keeps at most (`DATABASE_POOL_SIZE`). */
+  readonly poolSize?: number;
+}
+
+/**
+ * Where the store lives: a SQLite file (or `':memory:'`), the embedded default for one
+ * node, or a PostgreSQL database for several.
+ */
+export type ControlPlaneLocation = string | PostgresLocation;
+
 /** Options of {@link openControlPlaneStore}. */
 export interface ControlPlaneStoreOptions {
   /** Clock for `created_at` columns (ms since the epoch). */
   readonly now?: () => number;
   readonly changeLogLimit?: number;
   /**
-   * How long a write waits for another process's lock, synchronously (default 5000 ms, for
+   * SQLite only: how long a write waits for another process's lock, synchronously (default 5000 ms, for
    * the CLIs); it also sets the relay's registration handle apart (see `openRegistrationDatabase`). The server passes {@link SERVER_BUSY_TIMEOUT_MS}: a request that still finds
    * the file locked answers 503 instead of stalling every other request.
    */
@@ -54,6 +69,13 @@ export interface ControlPlaneStore extends ControlPlaneRepositories {
    * rethrown). `work` must use them, never the store itself, which would wait for it.
    */
   transaction<T>(work: (tx: ControlPlaneRepositories) => Promise<T>): Promise<T>;
+  /**
+   * A {@link transaction} that runs alone among every node's exclusive transactions: for a
+   * check-then-create no row lock covers, such as seeding an empty database, which several
+   * nodes starting at once would otherwise each do. On PostgreSQL it first takes a
+   * transaction-scoped advisory lock; a SQLite write transaction is exclusive anyway.
+   */
+  exclusiveTransaction<T>(work: (tx: ControlPlaneRepositories) => Promise<T>): Promise<T>;
   /** Constant-time; false for an unknown tenant. */
   verifyTenantKey(tenantId: string, kind: TenantKeyKind, key: string): Promise<boolean>;
   /** Constant-time; undefined for an unknown connection or a wrong secret. */
@@ -61,26 +83,42 @@ export interface ControlPlaneStore extends ControlPlaneRepositories {
   /**
    * A handle the relay writes its registrations through: on a file, a second connection
    * with the relay's own (short) busy timeout, so a locked file delays registrations by at
-   * most that much while the REST API keeps its own timeout; on ':memory:' the store's own
-   * handle (closing it then does nothing).
+   * most that much while the REST API keeps its own timeout; on ':memory:' and on
+   * PostgreSQL (whose pool has lock and connect time-outs of its own) the store's own
+   * handle, whose `close` then does nothing.
    */
   openRegistrationDatabase(options: { readonly busyTimeoutMs: number }): Promise<SqlDatabase>;
   /** Closes the database once pending transactions have finished. Idempotent. */
   close(): Promise<void>;
 }
 
+/** The advisory lock of {@link ControlPlaneStore.exclusiveTransaction}, next to the migrations' own. */
+export const EXCLUSIVE_LOCK_KEY = MIGRATION_LOCK_KEY + 1;
+
+/** How long an exclusive transaction waits for another node's (a seed takes a moment). */
+const EXCLUSIVE_LOCK_TIMEOUT = '60s';
+
 /**
- * Opens (creating if needed) the store at `file`, owner-only (0600, also an older file and its
- * `-wal`/`-shm`, in a 0700 folder): WAL journal so readers never block the
- * writer, foreign keys on, a busy timeout so a second process (the tenants CLI) waits
- * for a lock instead of failing, and the schema migrated to the newest version.
+ * Opens the store and migrates its schema to the newest version. On a file (created if
+ * needed) it is owner-only (0600, also an older file and its `-wal`/`-shm`, in a 0700
+ * folder), with a WAL journal so readers never block the writer, foreign keys on, and a
+ * busy timeout so a second process (the tenants CLI) waits for a lock instead of failing.
+ * On PostgreSQL it is a pool of at most `poolSize` connections; nodes starting together
+ * migrate once, under an advisory lock.
  */
-export async function openControlPlaneStore(file: string, options: ControlPlaneStoreOptions = {}): Promise<ControlPlaneStore> {
+export async function openControlPlaneStore(at: ControlPlaneLocation, options: ControlPlaneStoreOptions = {}): Promise<ControlPlaneStore> {
   const now = options.now ?? Date.now;
+  const file = typeof at === 'string' ? at : undefined;
   const memory = file === ':memory:';
-  // Owner-only: the file holds no plain secrets, but tenant data is nobody else's business.
-  if (!memory) preparePrivateDatabase(file);
-  const db = await openSqliteDatabase(file, { busyTimeoutMs: options.busyTimeoutMs ?? 5000 });
+  let db: SqlDatabase;
+  if (file === undefined) {
+    const location = at as PostgresLocation;
+    db = openPostgresDatabase(location.databaseUrl, { poolSize: location.poolSize, applicationName: 'outpost-control-plane' });
+  } else {
+    // Owner-only: the file holds no plain secrets, but tenant data is nobody else's business.
+    if (!memory) preparePrivateDatabase(file);
+    db = await openSqliteDatabase(file, { busyTimeoutMs: options.busyTimeoutMs ?? 5000 });
+  }
   try {
     await migrateSchema(db);
   } catch (err) {
@@ -100,10 +138,20 @@ export async function openControlPlaneStore(file: string, options: ControlPlaneS
   return {
     ...own,
     transaction: (work) => db.transaction((tx) => work(repositories(tx))),
+    exclusiveTransaction: (work) =>
+      db.transaction(async (tx) => {
+        if (db.engine === 'postgres') {
+          await tx.exec(`SET LOCAL lock_timeout = '${EXCLUSIVE_LOCK_TIMEOUT}'`);
+          await tx.exec(`SELECT pg_advisory_xact_lock(${EXCLUSIVE_LOCK_KEY})`);
+        }
+        return work(repositories(tx));
+      }),
     verifyTenantKey: (tenantId, kind, key) => tenants.verifyKey(tenantId, kind, key),
     verifyConnection: (connectionId, secret) => tenants.verifyConnection(connectionId, secret),
     openRegistrationDatabase: (relayOptions) =>
-      memory ? Promise.resolve(unclosable(db)) : openSqliteDatabase(file, { busyTimeoutMs: relayOptions.busyTimeoutMs, fileMustExist: true }),
+      file === undefined || memory
+        ? Promise.resolve(unclosable(db))
+        : openSqliteDatabase(file, { busyTimeoutMs: relayOptions.busyTimeoutMs, fileMustExist: true }),
     close: () => db.close(),
   };
 }

@@ -1,5 +1,6 @@
 export { openControlPlaneStore, SERVER_BUSY_TIMEOUT_MS } from './control-plane-store';
-export type { ControlPlaneStore, ControlPlaneStoreOptions } from './control-plane-store';
+export type { ControlPlaneLocation, ControlPlaneStore, ControlPlaneStoreOptions, PostgresLocation } from './control-plane-store';
+export { controlPlaneLocation, describeControlPlaneLocation } from './control-plane-location';
 export { UnknownTenantError } from './tenant-repository';
 export type { EdgeConnection, TenantKeyKind } from './tenant-repository';
 export { createTenant } from './create-tenant';

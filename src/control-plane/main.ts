@@ -7,12 +7,16 @@ import { demoTenantPath, loadConfig } from '../config';
 import { loadDirectorySeed } from '../directory';
 import { baseUrl, close, listen, shutdownOnSignal } from '../http';
 import { createLogger } from '../observability';
-import { SERVER_BUSY_TIMEOUT_MS, controlPlaneDbPath, createControlPlaneApp, createControlPlaneRelay, openControlPlaneStore, seedControlPlane, ensureDemoAppConnections, ensureDemoAccounts, createConsoleRouter, consolePublicDir } from '.';
+import { SERVER_BUSY_TIMEOUT_MS, controlPlaneLocation, createControlPlaneApp, describeControlPlaneLocation, createControlPlaneRelay, openControlPlaneStore, seedControlPlane, ensureDemoAppConnections, ensureDemoAccounts, createConsoleRouter, consolePublicDir } from '.';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger('control-plane', config.logLevel);
-  const store = await openControlPlaneStore(controlPlaneDbPath(config.dataDir), { busyTimeoutMs: SERVER_BUSY_TIMEOUT_MS });
+  // DATABASE_URL → PostgreSQL (several nodes share it); unset → the SQLite file in the data directory.
+  const location = controlPlaneLocation(config);
+  // The URL is redacted: the log never shows the password.
+  logger.info(describeControlPlaneLocation(location), 'opening the control-plane database');
+  const store = await openControlPlaneStore(location, { busyTimeoutMs: SERVER_BUSY_TIMEOUT_MS });
   const directorySeed = loadDirectorySeed(config.directorySeedFile).directory;
   const demo = await seedControlPlane(store, {
     policiesDir: config.policiesDir,

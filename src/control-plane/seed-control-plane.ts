@@ -70,7 +70,9 @@ function readSeedImages(policiesDir: string): PolicyImage[] {
 export async function seedControlPlane(store: ControlPlaneStore, options: SeedOptions): Promise<DemoTenant | undefined> {
   if ((await store.tenants.list()).length > 0) return undefined;
   const images = readSeedImages(options.policiesDir);
-  return store.transaction(async (tx): Promise<DemoTenant | undefined> => {
+  // Exclusive across nodes: several nodes starting at once on one empty PostgreSQL database
+  // seed one after the other, and all but the first find a tenant and stop.
+  return store.exclusiveTransaction(async (tx): Promise<DemoTenant | undefined> => {
     // Re-checked inside the transaction: another process may have seeded meanwhile.
     if ((await tx.tenants.list()).length > 0) return undefined;
     const { roles, users, resources } = options.directorySeed;
@@ -110,8 +112,11 @@ export async function ensureDemoAppConnections(store: ControlPlaneStore, dataDir
     return false;
   }
   if (demo.app_connections || !(await store.tenants.exists(demo.tenant_id))) return false;
-  await store.transaction(async (tx) => {
-    writeDemoTenantFile(dataDir, { ...demo, app_connections: await addAppConnections(tx, demo.tenant_id) });
+  return store.exclusiveTransaction(async (tx) => {
+    // Re-read under the lock: a node sharing this data directory may have added them meanwhile.
+    const current = readDemoTenantFile(dataDir);
+    if (current.app_connections) return false;
+    writeDemoTenantFile(dataDir, { ...current, app_connections: await addAppConnections(tx, current.tenant_id) });
+    return true;
   });
-  return true;
 }

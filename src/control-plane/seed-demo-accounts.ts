@@ -1,7 +1,7 @@
 import { readDemoTenantFile } from '../config';
 import type { DirectoryData } from '../directory';
 import type { MemberRole } from './account';
-import { inStoreTransaction, type ControlPlaneRepositories, type ControlPlaneStore } from './control-plane-store';
+import { type ControlPlaneRepositories, type ControlPlaneStore } from './control-plane-store';
 import { createTenant } from './create-tenant';
 
 /** The demo organization's members, by e-mail in the Citadel directory. */
@@ -56,5 +56,5 @@ export async function ensureDemoAccounts(store: ControlPlaneStore, dataDir: stri
     return false;
   }
   if (!(await store.tenants.exists(tenantId))) return false;
-  return inStoreTransaction(store, (tx) => seedDemoAccounts(tx, tenantId, directory));
+  return store.exclusiveTransaction((tx) => seedDemoAccounts(tx, tenantId, directory));
 }

@@ -153,6 +153,16 @@ export function openPostgresDatabase(url: string, options: PostgresDatabaseOptio
   // An idle connection that breaks is dropped by the pool; without a listener it would crash us.
   pool.on('error', (err) => onIdleError?.(err));
 
+  // Statements and transactions under way: `close` lets them finish (pg's pool would not wait
+  // for one still waiting for a connection).
+  const inFlight = new Set<Promise<unknown>>();
+  function track<T>(work: Promise<T>): Promise<T> {
+    inFlight.add(work);
+    const done = () => inFlight.delete(work);
+    work.then(done, done);
+    return work;
+  }
+
   async function query(sql: string, params: readonly SqlValue[] | undefined): Promise<QueryResult> {
     // Our own lease rather than pool.query: a statement error (a constraint, say) leaves the
     // connection healthy, and pool.query would close it anyway.
@@ -165,36 +175,40 @@ export function openPostgresDatabase(url: string, options: PostgresDatabaseOptio
   }
 
   let closing: Promise<void> | undefined;
-  return {
-    engine: 'postgres',
-    ...executor(query),
-    async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-      const held = await lease(pool);
-      const tx = executor((sql, params) => onLease(held, sql, params));
-      let result: T;
-      try {
-        await onLease(held, 'BEGIN', undefined);
-        result = await work(tx);
-        await onLease(held, 'COMMIT', undefined);
-      } catch (err) {
-        if (held.broken !== undefined) {
-          giveBack(held);
-          throw err;
-        }
-        try {
-          await onLease(held, 'ROLLBACK', undefined);
-          giveBack(held);
-        } catch (rollbackErr) {
-          giveBack(held, rollbackErr as Error);
-        }
+  async function transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    const held = await lease(pool);
+    const tx = executor((sql, params) => onLease(held, sql, params));
+    let result: T;
+    try {
+      await onLease(held, 'BEGIN', undefined);
+      result = await work(tx);
+      await onLease(held, 'COMMIT', undefined);
+    } catch (err) {
+      if (held.broken !== undefined) {
+        giveBack(held);
         throw err;
       }
-      giveBack(held);
-      return result;
-    },
+      try {
+        await onLease(held, 'ROLLBACK', undefined);
+        giveBack(held);
+      } catch (rollbackErr) {
+        giveBack(held, rollbackErr as Error);
+      }
+      throw err;
+    }
+    giveBack(held);
+    return result;
+  }
+
+  return {
+    engine: 'postgres',
+    ...executor((sql, params) => track(query(sql, params))),
+    transaction: (work) => track(transaction(work)),
     close(): Promise<void> {
-      // pg's pool waits for checked-out connections to come back before it ends them.
-      closing ??= pool.end();
+      closing ??= (async () => {
+        while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+        await pool.end();
+      })();
       return closing;
     },
   };

@@ -1,11 +1,12 @@
 import request from 'supertest';
 import { MORTY, RICK, adminHeaders, makeFixture, type Fixture } from './fixture';
+import { SQL_ENGINES } from '../helpers/sql-engines';
 
-describe('admin directory API', () => {
+describe.each(SQL_ENGINES)('admin directory API on $name', (engine) => {
   let fx: Fixture;
   let headers: Record<string, string>;
   beforeEach(async () => {
-    fx = await makeFixture();
+    fx = await makeFixture({}, engine);
     headers = adminHeaders(fx.demo.tenant_id, fx.demo.admin_api_key);
   });
   afterEach(() => fx.close());

@@ -4,17 +4,18 @@ import { join } from 'node:path';
 import request from 'supertest';
 import { createPolicyImage, preparsedCount, readPolicyFolder } from '../../src/policy';
 import { MAX_IMAGES_PER_TENANT } from '../../src/control-plane/policy-image-repository';
-import { controlPlaneDbPath, openControlPlaneStore, seedControlPlane } from '../../src/control-plane';
+import { openControlPlaneStore, seedControlPlane } from '../../src/control-plane';
 import { adminHeaders, makeFixture, policiesDir, seedDirectory, URLS, type Fixture } from './fixture';
+import { SQL_ENGINES } from '../helpers/sql-engines';
 
-describe('admin policy API', () => {
+describe.each(SQL_ENGINES)('admin policy API on $name', (engine) => {
   let fx: Fixture;
   let headers: Record<string, string>;
   const rbac = readPolicyFolder(join(policiesDir, 'rbac'));
   const changedFiles = { ...rbac.files, 'rbac.cedar': `${rbac.files['rbac.cedar']}\n// changed\n` };
 
   beforeEach(async () => {
-    fx = await makeFixture();
+    fx = await makeFixture({}, engine);
     headers = adminHeaders(fx.demo.tenant_id, fx.demo.admin_api_key);
   });
   afterEach(() => fx.close());
@@ -123,7 +124,7 @@ describe('admin policy API', () => {
     const dir = mkdtempSync(join(tmpdir(), 'outpost-seed-'));
     cpSync(join(policiesDir, 'rbac'), join(dir, 'policies', 'rbac'), { recursive: true });
     appendFileSync(join(dir, 'policies', 'rbac', 'rbac.cedar'), `// ${dir}\n`);
-    const store = await openControlPlaneStore(controlPlaneDbPath(dir));
+    const store = await openControlPlaneStore(await engine.location(dir));
     await seedControlPlane(store, { policiesDir: join(dir, 'policies'), directorySeed: seedDirectory, dataDir: dir, urls: URLS });
     await store.close();
     rmSync(dir, { recursive: true, force: true });

@@ -1,17 +1,19 @@
-import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { controlPlaneDbPath, createTenant, openControlPlaneStore, type ControlPlaneStore } from '../../src/control-plane';
+import { createTenant, openControlPlaneStore, type ControlPlaneLocation, type ControlPlaneStore } from '../../src/control-plane';
 import { AUDIT_PAGE_SIZE, MAX_AUDIT_ENTRIES_PER_TENANT } from '../../src/control-plane/audit-repository';
+import { openLocation, SQL_ENGINES } from '../helpers/sql-engines';
 import { seedDirectory } from './fixture';
 
-describe('audit repository', () => {
+describe.each(SQL_ENGINES)('audit repository on $name', (engine) => {
   let dir: string;
+  let at: ControlPlaneLocation;
   let store: ControlPlaneStore;
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'outpost-cp-audit-'));
-    store = await openControlPlaneStore(controlPlaneDbPath(dir), { now: () => 1_700_000_000_000 });
+    at = await engine.location(dir);
+    store = await openControlPlaneStore(at, { now: () => 1_700_000_000_000 });
   });
   afterEach(async () => {
     await store.close();
@@ -41,17 +43,20 @@ describe('audit repository', () => {
     const a = await tenant();
     const b = await tenant();
     await store.audit.record(b, entry('kept: another tenant'));
-    const raw = new Database(controlPlaneDbPath(dir));
-    const insert = raw.prepare("INSERT INTO audit_log (tenant_id, actor, action, target, outcome, at) VALUES (?, 'x', ?, NULL, 'ok', 0)");
-    raw.transaction(() => {
-      for (let i = 0; i < MAX_AUDIT_ENTRIES_PER_TENANT; i += 1) insert.run(a, `old ${i}`);
-    })();
+    const raw = await openLocation(at);
+    // One statement both engines accept: entries 'old 0' … in order of their ids.
+    await raw.run(
+      `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < ?)
+       INSERT INTO audit_log (tenant_id, actor, action, target, outcome, at) SELECT ?, 'x', 'old ' || i, NULL, 'ok', 0 FROM n ORDER BY i`,
+      [MAX_AUDIT_ENTRIES_PER_TENANT, a],
+    );
     await store.audit.record(a, entry('newest'));
-    const count = raw.prepare('SELECT count(*) FROM audit_log WHERE tenant_id = ?').pluck();
-    expect(count.get(a)).toBe(MAX_AUDIT_ENTRIES_PER_TENANT);
-    expect(raw.prepare("SELECT count(*) FROM audit_log WHERE tenant_id = ? AND action = 'old 0'").pluck().get(a)).toBe(0);
+    const count = async (tenantId: string, action?: string) =>
+      Number((await raw.get<{ n: number }>('SELECT count(*) AS n FROM audit_log WHERE tenant_id = ? AND (action = ? OR ? = 1)', [tenantId, action ?? '', action === undefined ? 1 : 0]))!.n);
+    expect(await count(a)).toBe(MAX_AUDIT_ENTRIES_PER_TENANT);
+    expect(await count(a, 'old 0')).toBe(0);
     expect((await store.audit.list(a))[0]!.action).toBe('newest');
-    expect(count.get(b)).toBe(1);
-    raw.close();
+    expect(await count(b)).toBe(1);
+    await raw.close();
   });
 });

@@ -2,10 +2,125 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
-import { createTenant, openControlPlaneStore, UnknownTenantError, type ControlPlaneStore } from '../../src/control-plane';
+import { createTenant, openControlPlaneStore, UnknownTenantError, type ControlPlaneLocation, type ControlPlaneStore } from '../../src/control-plane';
+import { openPostgresDatabase } from '../../src/sql';
+import { SQL_ENGINES } from '../helpers/sql-engines';
 import { seedDirectory } from './fixture';
 
-describe('openControlPlaneStore', () => {
+const newTenant = (store: ControlPlaneStore, name = 'acme') =>
+  createTenant(store, { name, directory: { roles: seedDirectory.roles, users: [], resources: [] } });
+
+describe.each(SQL_ENGINES)('openControlPlaneStore on $name', (engine) => {
+  let dir: string;
+  let at: ControlPlaneLocation;
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), `outpost-cp-store-${engine.name}-`));
+    at = await engine.location(dir);
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('migrates to the newest version, and the foreign keys hold', async () => {
+    const store = await openControlPlaneStore(at);
+    // A tenant's rows refuse a tenant that does not exist (SQLite: foreign keys are per connection).
+    await expect(store.directory.initialize('no-such-tenant', { roles: [], users: [], resources: [] })).rejects.toMatchObject({
+      code: engine.name === 'sqlite' ? 'SQLITE_CONSTRAINT_FOREIGNKEY' : '23503',
+    });
+    await store.close();
+  });
+
+  it('refuses a database written by a newer build', async () => {
+    if (typeof at === 'string') {
+      const db = new Database(at);
+      db.pragma('user_version = 99');
+      db.close();
+    } else {
+      await (await openControlPlaneStore(at)).close();
+      const db = openPostgresDatabase(at.databaseUrl);
+      await db.run('INSERT INTO schema_version (version, applied_at) VALUES (99, 0)');
+      await db.close();
+    }
+    await expect(openControlPlaneStore(at)).rejects.toThrow(/schema version 99/);
+  });
+
+  it('orders images pushed in the same millisecond by push, newest first', async () => {
+    const store = await openControlPlaneStore(at, { now: () => 1_700_000_000_000 });
+    const a = await newTenant(store);
+    const digests = ['9', '1', '5'].map((c) => `sha256:${c.repeat(64)}`);
+    for (const digest of digests) await store.images.push(a.tenantId, { name: 'rbac', digest, files: {} } as never);
+    expect((await store.images.versions(a.tenantId, 'rbac')).map((v) => v.digest)).toEqual([...digests].reverse());
+    await store.close();
+  });
+
+  it('keeps tenants, connections and directories across a reopen of the same database', async () => {
+    const first = await openControlPlaneStore(at, { now: () => 1_700_000_000_000 });
+    const keys = await newTenant(first);
+    const conn = await first.tenants.addConnection(keys.tenantId, 'rebac');
+    await first.directory.change(keys.tenantId, { op: 'user.put', user: { id: 'u1', email: 'u1@x.test', name: 'U', roles: ['viewer'] } });
+    await first.close();
+
+    const second = await openControlPlaneStore(at);
+    expect(await second.tenants.list()).toEqual([
+      { id: keys.tenantId, name: 'acme', kind: 'organization', createdAt: 1_700_000_000_000, connections: [{ connectionId: conn.connectionId, policyName: 'rebac' }] },
+    ]);
+    expect(await second.verifyTenantKey(keys.tenantId, 'admin', keys.adminApiKey)).toBe(true);
+    expect(await second.verifyTenantKey(keys.tenantId, 'discovery', keys.discoveryApiKey)).toBe(true);
+    expect(await second.verifyConnection(conn.connectionId, conn.connectionSecret)).toEqual({
+      tenantId: keys.tenantId,
+      connectionId: conn.connectionId,
+      policyName: 'rebac',
+    });
+    expect((await second.directory.snapshot(keys.tenantId))?.revision).toBe(2);
+    expect((await second.directory.snapshot(keys.tenantId))?.users.map((u) => u.id)).toEqual(['u1']);
+    await second.close();
+  });
+  it('verifies keys by kind and tenant, and rotation revokes the old key at once', async () => {
+    const store = await openControlPlaneStore(at);
+    const a = await newTenant(store, 'a');
+    const b = await newTenant(store, 'b');
+    expect(a.adminApiKey).toMatch(/^ak_[A-Za-z0-9_-]{43}$/);
+    expect(a.discoveryApiKey).toMatch(/^dk_[A-Za-z0-9_-]{43}$/);
+    expect(await store.verifyTenantKey(a.tenantId, 'discovery', a.adminApiKey)).toBe(false);
+    expect(await store.verifyTenantKey(a.tenantId, 'admin', b.adminApiKey)).toBe(false);
+    expect(await store.verifyTenantKey('no-such-tenant', 'admin', a.adminApiKey)).toBe(false);
+    expect(await store.verifyTenantKey(a.tenantId, 'admin', '')).toBe(false);
+    const rotated = await store.tenants.rotateKey(a.tenantId, 'admin');
+    expect(await store.verifyTenantKey(a.tenantId, 'admin', a.adminApiKey)).toBe(false);
+    expect(await store.verifyTenantKey(a.tenantId, 'admin', rotated)).toBe(true);
+    expect(await store.verifyTenantKey(a.tenantId, 'discovery', a.discoveryApiKey)).toBe(true);
+    await expect(store.tenants.rotateKey('nope', 'admin')).rejects.toThrow(UnknownTenantError);
+    await expect(store.tenants.addConnection('nope', 'rbac')).rejects.toThrow(UnknownTenantError);
+    await store.close();
+  });
+  it('rejects unknown connections and wrong secrets', async () => {
+    const store = await openControlPlaneStore(at);
+    const a = await newTenant(store);
+    const conn = await store.tenants.addConnection(a.tenantId, 'rbac');
+    const other = await store.tenants.addConnection(a.tenantId, 'rbac');
+    expect(await store.verifyConnection(conn.connectionId, other.connectionSecret)).toBeUndefined();
+    expect(await store.verifyConnection('unknown', conn.connectionSecret)).toBeUndefined();
+    expect(await store.verifyConnection(conn.connectionId, '')).toBeUndefined();
+    await store.close();
+  });
+  it('never loses an update when two handles (as two processes would) write the same directory', async () => {
+    const one = await openControlPlaneStore(at);
+    const two = await openControlPlaneStore(at);
+    const a = await newTenant(one);
+    await one.directory.change(a.tenantId, { op: 'user.put', user: { id: 'u1', email: 'u1@x.test', name: 'U', roles: [] } });
+    for (let i = 0; i < 20; i += 1) {
+      const store = i % 2 === 0 ? one : two;
+      await store.directory.change(a.tenantId, { op: 'relation.add', resource_id: `r${i}`, relation: 'reader', user_id: 'u1' });
+    }
+    const snapshot = (await two.directory.snapshot(a.tenantId))!;
+    expect(snapshot.revision).toBe(22);
+    expect(snapshot.resources).toHaveLength(20);
+    const log = await one.directory.changesSince(a.tenantId, 1);
+    expect(log.kind === 'changes' && log.changes.map((c) => c.rev)).toEqual(Array.from({ length: 21 }, (_, i) => i + 2));
+    await one.close();
+    await two.close();
+  });
+});
+
+describe('openControlPlaneStore on a SQLite file (file modes, WAL, the file\'s bytes, upgrades of older files)', () => {
   let dir: string;
   let file: string;
   beforeEach(async () => {
@@ -28,9 +143,6 @@ describe('openControlPlaneStore', () => {
     raw.close();
     return version;
   };
-
-  const newTenant = (store: ControlPlaneStore, name = 'acme') =>
-    createTenant(store, { name, directory: { roles: seedDirectory.roles, users: [], resources: [] } });
 
   it('uses WAL, foreign keys and a schema version, in an owner-only file', async () => {
     file = join(dir, 'nested', 'control-plane.db');
@@ -58,29 +170,6 @@ describe('openControlPlaneStore', () => {
     expect(statSync(widened).mode & 0o777).toBe(0o600);
   });
 
-  it('keeps tenants, connections and directories across a reopen of the same file', async () => {
-    const first = await openControlPlaneStore(file, { now: () => 1_700_000_000_000 });
-    const keys = await newTenant(first);
-    const conn = await first.tenants.addConnection(keys.tenantId, 'rebac');
-    await first.directory.change(keys.tenantId, { op: 'user.put', user: { id: 'u1', email: 'u1@x.test', name: 'U', roles: ['viewer'] } });
-    await first.close();
-
-    const second = await openControlPlaneStore(file);
-    expect(await second.tenants.list()).toEqual([
-      { id: keys.tenantId, name: 'acme', kind: 'organization', createdAt: 1_700_000_000_000, connections: [{ connectionId: conn.connectionId, policyName: 'rebac' }] },
-    ]);
-    expect(await second.verifyTenantKey(keys.tenantId, 'admin', keys.adminApiKey)).toBe(true);
-    expect(await second.verifyTenantKey(keys.tenantId, 'discovery', keys.discoveryApiKey)).toBe(true);
-    expect(await second.verifyConnection(conn.connectionId, conn.connectionSecret)).toEqual({
-      tenantId: keys.tenantId,
-      connectionId: conn.connectionId,
-      policyName: 'rebac',
-    });
-    expect((await second.directory.snapshot(keys.tenantId))?.revision).toBe(2);
-    expect((await second.directory.snapshot(keys.tenantId))?.users.map((u) => u.id)).toEqual(['u1']);
-    await second.close();
-  });
-
   it('stores keys and secrets only as hashes (the plain text is nowhere in the file)', async () => {
     const store = await openControlPlaneStore(file);
     const keys = await newTenant(store);
@@ -95,36 +184,6 @@ describe('openControlPlaneStore', () => {
       expect(bytes.includes(Buffer.from(secret.slice(3)))).toBe(false);
     }
     expect(bytes.includes(Buffer.from(keys.tenantId))).toBe(true);
-  });
-
-  it('verifies keys by kind and tenant, and rotation revokes the old key at once', async () => {
-    const store = await openControlPlaneStore(file);
-    const a = await newTenant(store, 'a');
-    const b = await newTenant(store, 'b');
-    expect(a.adminApiKey).toMatch(/^ak_[A-Za-z0-9_-]{43}$/);
-    expect(a.discoveryApiKey).toMatch(/^dk_[A-Za-z0-9_-]{43}$/);
-    expect(await store.verifyTenantKey(a.tenantId, 'discovery', a.adminApiKey)).toBe(false);
-    expect(await store.verifyTenantKey(a.tenantId, 'admin', b.adminApiKey)).toBe(false);
-    expect(await store.verifyTenantKey('no-such-tenant', 'admin', a.adminApiKey)).toBe(false);
-    expect(await store.verifyTenantKey(a.tenantId, 'admin', '')).toBe(false);
-    const rotated = await store.tenants.rotateKey(a.tenantId, 'admin');
-    expect(await store.verifyTenantKey(a.tenantId, 'admin', a.adminApiKey)).toBe(false);
-    expect(await store.verifyTenantKey(a.tenantId, 'admin', rotated)).toBe(true);
-    expect(await store.verifyTenantKey(a.tenantId, 'discovery', a.discoveryApiKey)).toBe(true);
-    await expect(store.tenants.rotateKey('nope', 'admin')).rejects.toThrow(UnknownTenantError);
-    await expect(store.tenants.addConnection('nope', 'rbac')).rejects.toThrow(UnknownTenantError);
-    await store.close();
-  });
-
-  it('rejects unknown connections and wrong secrets', async () => {
-    const store = await openControlPlaneStore(file);
-    const a = await newTenant(store);
-    const conn = await store.tenants.addConnection(a.tenantId, 'rbac');
-    const other = await store.tenants.addConnection(a.tenantId, 'rbac');
-    expect(await store.verifyConnection(conn.connectionId, other.connectionSecret)).toBeUndefined();
-    expect(await store.verifyConnection('unknown', conn.connectionSecret)).toBeUndefined();
-    expect(await store.verifyConnection(conn.connectionId, '')).toBeUndefined();
-    await store.close();
   });
 
   it('upgrades a version-1 database to signed images (migration 2), keeping its data', async () => {
@@ -191,30 +250,5 @@ describe('openControlPlaneStore', () => {
     await store.images.push(a.tenantId, image(3));
     expect((await store.images.versions(a.tenantId, 'rbac')).map((v) => v.digest)).toEqual([image(3), image(2), image(1)].map((i) => (i as { digest: string }).digest));
     await store.close();
-  });
-
-  it('refuses a database written by a newer build', async () => {
-    const db = new Database(file);
-    db.pragma('user_version = 99');
-    db.close();
-    await expect(openControlPlaneStore(file)).rejects.toThrow(/schema version 99/);
-  });
-
-  it('never loses an update when two handles (as two processes would) write the same directory', async () => {
-    const one = await openControlPlaneStore(file);
-    const two = await openControlPlaneStore(file);
-    const a = await newTenant(one);
-    await one.directory.change(a.tenantId, { op: 'user.put', user: { id: 'u1', email: 'u1@x.test', name: 'U', roles: [] } });
-    for (let i = 0; i < 20; i += 1) {
-      const store = i % 2 === 0 ? one : two;
-      await store.directory.change(a.tenantId, { op: 'relation.add', resource_id: `r${i}`, relation: 'reader', user_id: 'u1' });
-    }
-    const snapshot = (await two.directory.snapshot(a.tenantId))!;
-    expect(snapshot.revision).toBe(22);
-    expect(snapshot.resources).toHaveLength(20);
-    const log = await one.directory.changesSince(a.tenantId, 1);
-    expect(log.kind === 'changes' && log.changes.map((c) => c.rev)).toEqual(Array.from({ length: 21 }, (_, i) => i + 2));
-    await one.close();
-    await two.close();
   });
 });

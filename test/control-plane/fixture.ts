@@ -4,16 +4,17 @@ import { join } from 'node:path';
 import type { Express } from 'express';
 import { loadConfig, type DemoTenant } from '../../src/config';
 import {
-  controlPlaneDbPath,
   createControlPlaneApp,
   createTenant,
   openControlPlaneStore,
   seedControlPlane,
+  type ControlPlaneLocation,
   type ControlPlaneStore,
   type ControlPlaneStoreOptions,
 } from '../../src/control-plane';
 import { loadDirectorySeed, type DirectoryData } from '../../src/directory';
 import { silentLogger } from '../../src/observability';
+import { SQLITE_ENGINE, type SqlEngineUnderTest } from '../helpers/sql-engines';
 
 const config = loadConfig({});
 
@@ -25,9 +26,14 @@ export const URLS = { auth_url: 'http://idp.test', relay_url: 'http://relay.test
 export const MORTY = 'c8c8a5d4-3f1e-4b7a-9d1e-0a1b2c3d4e02';
 export const RICK = 'c8c8a5d4-3f1e-4b7a-9d1e-0a1b2c3d4e01';
 
-/** A seeded control plane in a fresh temp dir, plus a second tenant "other" with one connection. */
+/**
+ * A seeded control plane in a fresh temp dir (its store on `engine`, SQLite by default),
+ * plus a second tenant "other" with one connection.
+ */
 export interface Fixture {
   readonly dir: string;
+  /** Where the store lives, for a plain handle on its database (`openLocation`). */
+  readonly location: ControlPlaneLocation;
   readonly store: ControlPlaneStore;
   readonly app: Express;
   readonly demo: DemoTenant;
@@ -35,15 +41,17 @@ export interface Fixture {
   close(): Promise<void>;
 }
 
-export async function makeFixture(options: ControlPlaneStoreOptions = {}): Promise<Fixture> {
+export async function makeFixture(options: ControlPlaneStoreOptions = {}, engine: SqlEngineUnderTest = SQLITE_ENGINE): Promise<Fixture> {
   const dir = mkdtempSync(join(tmpdir(), 'outpost-cp-'));
-  const store = await openControlPlaneStore(controlPlaneDbPath(dir), options);
+  const location = await engine.location(dir);
+  const store = await openControlPlaneStore(location, options);
   const demo = await seedControlPlane(store, { policiesDir, directorySeed: seedDirectory, dataDir: dir, urls: URLS });
   if (!demo) throw new Error('expected a fresh seed');
   const keys = await createTenant(store, { name: 'other', directory: { roles: seedDirectory.roles, users: [], resources: [] } });
   const conn = await store.tenants.addConnection(keys.tenantId, 'rbac');
   return {
     dir,
+    location,
     store,
     app: createControlPlaneApp({ store, logger: silentLogger() }),
     demo,

@@ -1,4 +1,3 @@
-import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,21 +5,24 @@ import {
   MAX_MEMBERS_PER_TENANT,
   MembershipError,
   UnknownTenantError,
-  controlPlaneDbPath,
   createTenant,
   openControlPlaneStore,
+  type ControlPlaneLocation,
   type ControlPlaneStore,
 } from '../../src/control-plane';
+import { openLocation, SQL_ENGINES } from '../helpers/sql-engines';
 import { seedDirectory } from './fixture';
 
-describe('membership repository', () => {
+describe.each(SQL_ENGINES)('membership repository on $name', (engine) => {
   let dir: string;
+  let at: ControlPlaneLocation;
   let store: ControlPlaneStore;
   let clock: number;
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'outpost-cp-members-'));
     clock = 1_700_000_000_000;
-    store = await openControlPlaneStore(controlPlaneDbPath(dir), { now: () => (clock += 1) });
+    at = await engine.location(dir);
+    store = await openControlPlaneStore(at, { now: () => (clock += 1) });
   });
   afterEach(async () => {
     await store.close();
@@ -112,14 +114,23 @@ describe('membership repository', () => {
 
   it(`caps a tenant at ${MAX_MEMBERS_PER_TENANT} members`, async () => {
     const org = await tenant({ owner: 'owner' });
-    const raw = new Database(controlPlaneDbPath(dir));
-    const insert = raw.prepare("INSERT INTO tenant_members (tenant_id, user_id, role, created_at) VALUES (?, ?, 'viewer', 0)");
-    raw.transaction(() => {
-      for (let i = 1; i < MAX_MEMBERS_PER_TENANT; i += 1) insert.run(org, `user-${i}`);
-    })();
-    raw.close();
+    const raw = await openLocation(at);
+    await raw.run(
+      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < ?)
+       INSERT INTO tenant_members (tenant_id, user_id, role, created_at) SELECT ?, 'user-' || i, 'viewer', 0 FROM n`,
+      [MAX_MEMBERS_PER_TENANT, org],
+    );
+    await raw.close();
     expect(await problemOf(() => store.members.setMember(org, 'one-too-many', 'viewer'))).toBe('too_many_members');
     expect(await store.members.setMember(org, 'user-1', 'admin')).toBe(true);
+  });
+
+  it('lists accounts personal first, then organizations by name ignoring ASCII case, in byte order on every engine', async () => {
+    const names = ['beta', 'Alpha', 'alpha-2', 'alpha_1', 'alpha 3', 'Zed', '_under', 'émile'];
+    for (const name of names) await createTenant(store, { name, directory: { roles: seedDirectory.roles, users: [], resources: [] }, owner: 'rick' });
+    await createTenant(store, { name: 'Rick', directory: { roles: seedDirectory.roles, users: [], resources: [] }, kind: 'personal', owner: 'rick' });
+    const byLowerBytes = [...names].sort((a, b) => (a.toLowerCase() < b.toLowerCase() ? -1 : a.toLowerCase() > b.toLowerCase() ? 1 : 0));
+    expect((await store.members.accountsOf('rick')).map((a) => a.name)).toEqual(['Rick', ...byLowerBytes]);
   });
 
   it('names an unknown tenant', async () => {
@@ -137,12 +148,11 @@ describe('membership repository', () => {
   it('drops members with their tenant, and keeps them across a reopen', async () => {
     const org = await tenant({ owner: 'rick' });
     await store.close();
-    store = await openControlPlaneStore(controlPlaneDbPath(dir));
+    store = await openControlPlaneStore(at);
     expect(await roles(org)).toEqual({ rick: 'owner' });
-    const raw = new Database(controlPlaneDbPath(dir));
-    raw.pragma('foreign_keys = ON');
-    raw.prepare('DELETE FROM tenants WHERE id = ?').run(org);
-    raw.close();
+    const raw = await openLocation(at);
+    await raw.run('DELETE FROM tenants WHERE id = ?', [org]);
+    await raw.close();
     expect(await store.members.accountsOf('rick')).toEqual([]);
   });
 });

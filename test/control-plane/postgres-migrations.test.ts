@@ -1,8 +1,10 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { migratePostgres } from '../../src/control-plane/migrations/migrate-postgres';
-import { POSTGRES_MIGRATIONS } from '../../src/control-plane/migrations/postgres-migrations';
-import { migrateSchema } from '../../src/control-plane/migrate-schema';
-import { openRegistrationStore } from '../../src/relay/registration-store';
+import { openControlPlaneStore } from '../../src/control-plane';
+import { migrateSchema } from '../../src/control-plane/migrations/migrate-schema';
+import { POSTGRES_MIGRATIONS, postgresMigrationPlan } from '../../src/control-plane/migrations/postgres-migrations';
 import { openPostgresDatabase, type SqlDatabase } from '../../src/sql';
 import { usePostgres } from '../helpers/postgres';
 
@@ -33,12 +35,15 @@ function family(type: string): string {
   return t;
 }
 
-/** The control plane's SQLite file as the code on main builds it: its migrations plus the relay's table. */
-function sqliteShape(): Shape {
-  const db = new Database(':memory:');
+const migratePostgres = (db: SqlDatabase, migrations: readonly string[]) => migrateSchema(db, postgresMigrationPlan(migrations));
+
+/** The control plane's SQLite file as the store builds it (every SQLite migration, the relay's table included). */
+async function sqliteShape(): Promise<Shape> {
+  const dir = mkdtempSync(join(tmpdir(), 'outpost-pg-shape-'));
+  const file = join(dir, 'control-plane.db');
+  await (await openControlPlaneStore(file)).close();
+  const db = new Database(file, { readonly: true });
   try {
-    migrateSchema(db);
-    openRegistrationStore(db);
     const tables = db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all();
     const columns: string[] = [];
     const foreignKeys = new Map<string, { table: string; from: string[]; to: string[]; onDelete: string }>();
@@ -62,6 +67,7 @@ function sqliteShape(): Shape {
     return { columns: columns.sort(), indexes: indexes.sort(), foreignKeys: fks.sort() };
   } finally {
     db.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -106,37 +112,37 @@ async function versions(db: SqlDatabase): Promise<number[]> {
 }
 
 describe('PostgreSQL migrations', () => {
-  it('build the same tables, columns, keys and indexes as the SQLite schema', async () => {
+  it('build the same tables, columns, keys and indexes as the SQLite schema, all five versions', async () => {
     const db = connect(await pg.freshDatabase());
     expect(await migratePostgres(db, POSTGRES_MIGRATIONS)).toBe(POSTGRES_MIGRATIONS.length);
-    const expected = sqliteShape();
+    const expected = await sqliteShape();
     expect(expected.columns.length).toBeGreaterThan(40);
     expect(await postgresShape(db)).toEqual(expected);
-    expect(await versions(db)).toEqual([1, 2, 3, 4]);
+    expect(await versions(db)).toEqual([1, 2, 3, 4, 5]);
   });
 
   it('are a no-op the second time', async () => {
     const db = connect(await pg.freshDatabase());
     await migratePostgres(db, POSTGRES_MIGRATIONS);
     const before = await db.all('SELECT version, applied_at FROM schema_version ORDER BY version');
-    expect(await migratePostgres(db, POSTGRES_MIGRATIONS)).toBe(4);
+    expect(await migratePostgres(db, POSTGRES_MIGRATIONS)).toBe(5);
     expect(await db.all('SELECT version, applied_at FROM schema_version ORDER BY version')).toEqual(before);
   });
 
   it('run exactly once when three nodes start on one fresh database at the same time', async () => {
     const url = await pg.freshDatabase();
     const nodes = [connect(url), connect(url), connect(url)];
-    expect(await Promise.all(nodes.map((db) => migratePostgres(db, POSTGRES_MIGRATIONS)))).toEqual([4, 4, 4]);
-    expect(await versions(nodes[0]!)).toEqual([1, 2, 3, 4]);
+    expect(await Promise.all(nodes.map((db) => migratePostgres(db, POSTGRES_MIGRATIONS)))).toEqual([5, 5, 5]);
+    expect(await versions(nodes[0]!)).toEqual([1, 2, 3, 4, 5]);
   });
 
   it('refuse a database newer than this build and leave it untouched', async () => {
     const db = connect(await pg.freshDatabase());
     await migratePostgres(db, POSTGRES_MIGRATIONS);
     await expect(migratePostgres(db, POSTGRES_MIGRATIONS.slice(0, 3))).rejects.toThrow(
-      'control-plane database has schema version 4, newer than this build (3)',
+      'control-plane database has schema version 5, newer than this build (3)',
     );
-    expect(await versions(db)).toEqual([1, 2, 3, 4]);
+    expect(await versions(db)).toEqual([1, 2, 3, 4, 5]);
   });
 
   it('leave nothing behind when a migration fails', async () => {
@@ -146,5 +152,21 @@ describe('PostgreSQL migrations', () => {
     await expect(migratePostgres(db, broken)).rejects.toMatchObject({ code: '42P01' });
     expect(await versions(db)).toEqual([1, 2]);
     expect(await db.get("SELECT to_regclass('half_done') AS t, to_regclass('audit_log') AS a")).toEqual({ t: null, a: null });
+  });
+
+  it('number images stored before migration 5 in the order they were stored, as SQLite does', async () => {
+    const db = connect(await pg.freshDatabase());
+    await migratePostgres(db, POSTGRES_MIGRATIONS.slice(0, 4));
+    await db.run("INSERT INTO tenants (id, name, discovery_key_hash, admin_key_hash, created_at) VALUES ('t', 't', '\\x00', '\\x00', 1)");
+    // Same millisecond for the first two, an earlier time for the third.
+    for (const [digest, at] of [['d-z', 10], ['d-a', 10], ['d-m', 5]] as const) {
+      await db.run("INSERT INTO policy_images (tenant_id, name, digest, body, created_at) VALUES ('t', 'rbac', ?, '{}', ?)", [digest, at]);
+    }
+    await migratePostgres(db, POSTGRES_MIGRATIONS);
+    expect(await db.all('SELECT digest, seq FROM policy_images ORDER BY seq')).toEqual([
+      { digest: 'd-m', seq: 1 },
+      { digest: 'd-z', seq: 2 },
+      { digest: 'd-a', seq: 3 },
+    ]);
   });
 });

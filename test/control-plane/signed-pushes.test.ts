@@ -1,12 +1,11 @@
-import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import request from 'supertest';
-import { controlPlaneDbPath } from '../../src/control-plane';
 import { SIGNING_KEY_LIMITS, createPolicyImage, readPolicyFolder, signImageDigest, signingKeyId, verifyImageSignature } from '../../src/policy';
 import { newSigningKey } from '../helpers/signing';
 import { adminHeaders, makeFixture, policiesDir, type Fixture } from './fixture';
+import { openLocation, SQL_ENGINES } from '../helpers/sql-engines';
 
-describe('signing keys and signed pushes', () => {
+describe.each(SQL_ENGINES)('signing keys and signed pushes on $name', (engine) => {
   let fx: Fixture;
   let headers: Record<string, string>;
   const rbac = readPolicyFolder(join(policiesDir, 'rbac'));
@@ -14,7 +13,7 @@ describe('signing keys and signed pushes', () => {
   const changed = createPolicyImage('rbac', changedFiles);
 
   beforeEach(async () => {
-    fx = await makeFixture();
+    fx = await makeFixture({}, engine);
     headers = adminHeaders(fx.demo.tenant_id, fx.demo.admin_api_key);
   });
   afterEach(() => fx.close());
@@ -131,8 +130,7 @@ describe('signing keys and signed pushes', () => {
   });
 
   it("keeps an image's signature with it: an unsigned re-push leaves it, dropping the image drops it", async () => {
-    const db = new Database(controlPlaneDbPath(fx.dir));
-    db.pragma('foreign_keys = ON');
+    const db = await openLocation(fx.location);
     await fx.store.images.push(fx.demo.tenant_id, changed, 'a.b.c');
     expect(await fx.store.images.tagged(fx.demo.tenant_id, 'rbac')).toEqual({ image: changed, signature: 'a.b.c' });
     // Pushing the same content unsigned leaves the signature; moving the tag away and dropping the image drops it.
@@ -140,8 +138,8 @@ describe('signing keys and signed pushes', () => {
     expect((await fx.store.images.tagged(fx.demo.tenant_id, 'rbac'))?.signature).toBe('a.b.c');
     await fx.store.images.push(fx.demo.tenant_id, rbac);
     expect(await fx.store.images.tagged(fx.demo.tenant_id, 'rbac')).toEqual({ image: rbac, signature: undefined });
-    db.prepare('DELETE FROM policy_images WHERE digest = ?').run(changed.digest);
-    expect(db.prepare('SELECT COUNT(*) FROM policy_signatures').pluck().get()).toBe(0);
-    db.close();
+    await db.run('DELETE FROM policy_images WHERE digest = ?', [changed.digest]);
+    expect(await db.get('SELECT COUNT(*) AS n FROM policy_signatures')).toEqual({ n: 0 });
+    await db.close();
   });
 });

@@ -1,4 +1,5 @@
 import { CLOSE_CODES, INSTANCE_REGISTRATIONS_PATH, REGISTRATIONS_PAGE } from '../../src/relay';
+import { SQL_ENGINES } from '../helpers/sql-engines';
 import { startRelayKit, type RelayKit } from './relay-kit';
 
 interface Page {
@@ -6,10 +7,10 @@ interface Page {
   next_page_token?: string;
 }
 
-describe('instance_registrations paging', () => {
+describe.each(SQL_ENGINES)('instance_registrations paging on $name', (engine) => {
   let kit: RelayKit;
   beforeAll(async () => {
-    kit = await startRelayKit();
+    kit = await startRelayKit({ engine });
     // Registrations of disconnected edges are kept, so a few sockets make many rows.
     for (let i = 0; i < 7; i++) await (await kit.edge(kit.a, { instanceId: `edge-${i}` })).close();
     await kit.edge(kit.b, { instanceId: 'edge-b' });

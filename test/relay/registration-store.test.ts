@@ -1,5 +1,9 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { openControlPlaneStore, type ControlPlaneStore } from '../../src/control-plane';
 import { MAX_DISCONNECTED_PER_CONNECTION, openRegistrationStore, type RegistrationStore } from '../../src/relay/registration-store';
+import { SQL_ENGINES } from '../helpers/sql-engines';
 
 const status = { policy_name: 'rbac', policy_digest: null, directory_revision: 0 };
 const register = (instanceId: string, connectionId = 'conn-1', tenantId = 'tenant-a') => ({
@@ -12,15 +16,20 @@ const register = (instanceId: string, connectionId = 'conn-1', tenantId = 'tenan
 });
 const key = (instanceId: string, tenantId = 'tenant-a') => ({ tenantId, instanceId });
 
-describe('registration store', () => {
+describe.each(SQL_ENGINES)('registration store on $name', (engine) => {
   // The relay's table as the control plane's migrations create it.
+  let dir: string;
   let cp: ControlPlaneStore;
   let store: RegistrationStore;
   beforeEach(async () => {
-    cp = await openControlPlaneStore(':memory:');
+    dir = mkdtempSync(join(tmpdir(), 'outpost-registrations-'));
+    cp = await openControlPlaneStore(await engine.location(dir));
     store = openRegistrationStore(await cp.openRegistrationDatabase({ busyTimeoutMs: 50 }));
   });
-  afterEach(() => cp.close());
+  afterEach(async () => {
+    await cp.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
 
   it('keeps at most the newest disconnected registrations of a connection, and every connected one', async () => {
     const total = MAX_DISCONNECTED_PER_CONNECTION + 15;
@@ -65,5 +74,20 @@ describe('registration store', () => {
     expect((await store.listForTenant('tenant-a', { limit: 2 })).map((r) => r.instanceId)).toEqual(['a', 'b']);
     expect((await store.listForTenant('tenant-a', { after: 'b', limit: 2 })).map((r) => r.instanceId)).toEqual(['c', 'd']);
     expect(await store.listForTenant('tenant-a', { after: 'd', limit: 2 })).toEqual([]);
+  });
+
+  it('pages in the byte order of instance ids, whatever the database sorts text by', async () => {
+    const ids = ['edge_2', 'Edge-3', 'edge-1', 'edge.4', 'EDGE5', 'edge10', 'edge9', 'a b', 'ab'];
+    for (const id of ids) await store.register(register(id), 1);
+    const sorted = [...ids].sort();
+    expect((await store.listForTenant('tenant-a')).map((r) => r.instanceId)).toEqual(sorted);
+    const walked: string[] = [];
+    for (let after = ''; ; ) {
+      const page = (await store.listForTenant('tenant-a', { after, limit: 2 })).map((r) => r.instanceId);
+      if (page.length === 0) break;
+      walked.push(...page);
+      after = page[page.length - 1]!;
+    }
+    expect(walked).toEqual(sorted);
   });
 });

@@ -4,11 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import express from 'express';
 import { consolePublicDir, createConsoleRouter, createControlPlaneApp, createControlPlaneRelay, openControlPlaneStore } from '../../src/control-plane';
-import type { ControlPlaneStore } from '../../src/control-plane';
+import type { ControlPlaneLocation, ControlPlaneStore } from '../../src/control-plane';
 import { findProjectRoot } from '../../src/config';
 import { baseUrl, close, listen } from '../../src/http';
 import { silentLogger } from '../../src/observability';
 import type { Relay, RelayDeps } from '../../src/relay';
+import { SQLITE_ENGINE, type SqlEngineUnderTest } from '../helpers/sql-engines';
 import { FakeEdge } from './fake-edge';
 import type { FakeEdgeOptions } from './fake-edge';
 
@@ -23,7 +24,7 @@ export interface TestTenant {
 
 export const START = Date.parse('2025-03-01T12:00:00.000Z');
 
-/** A relay on a real HTTP server (port 0) over a real control-plane store in a temp dir. */
+/** A relay on a real HTTP server (port 0) over a real control-plane store (a file in a temp dir, or PostgreSQL). */
 export interface RelayKit {
   readonly store: ControlPlaneStore;
   readonly relay: Relay;
@@ -33,6 +34,8 @@ export interface RelayKit {
   readonly b: TestTenant;
   readonly clock: { now: number };
   readonly dir: string;
+  /** Where the store lives (a file in `dir`, or a PostgreSQL database). */
+  readonly location: ControlPlaneLocation;
   /** Connects a fake edge for a tenant; it is closed by `stop()`. */
   edge(tenant: TestTenant, options?: Partial<FakeEdgeOptions>): Promise<FakeEdge>;
   /** Calls the management API with a tenant's credentials. */
@@ -42,7 +45,10 @@ export interface RelayKit {
   stop(): Promise<void>;
 }
 
-type KitOptions = Partial<Pick<RelayDeps, 'execTimeoutMs' | 'heartbeatMs' | 'registerTimeoutMs' | 'maxPendingPerEdge' | 'maxSocketsPerConnection'>>;
+type KitOptions = Partial<Pick<RelayDeps, 'execTimeoutMs' | 'heartbeatMs' | 'registerTimeoutMs' | 'maxPendingPerEdge' | 'maxSocketsPerConnection'>> & {
+  /** The store's engine (SQLite by default). */
+  readonly engine?: SqlEngineUnderTest;
+};
 
 async function addTenant(store: ControlPlaneStore, name: string): Promise<TestTenant> {
   const keys = await store.tenants.create(name);
@@ -52,7 +58,8 @@ async function addTenant(store: ControlPlaneStore, name: string): Promise<TestTe
 
 export async function startRelayKit(options: KitOptions = {}): Promise<RelayKit> {
   const dir = mkdtempSync(join(tmpdir(), 'outpost-relay-'));
-  const store = await openControlPlaneStore(join(dir, 'control-plane.sqlite'));
+  const location = await (options.engine ?? SQLITE_ENGINE).location(dir);
+  const store = await openControlPlaneStore(location);
   const clock = { now: START };
   const a = await addTenant(store, 'tenant a');
   const b = await addTenant(store, 'tenant b');
@@ -99,6 +106,7 @@ export async function startRelayKit(options: KitOptions = {}): Promise<RelayKit>
     b,
     clock,
     dir,
+    location,
     async edge(tenant, edgeOptions = {}) {
       const edge = await FakeEdge.connect({ baseUrl: url, connectionId: tenant.connectionId, secret: tenant.secret, ...edgeOptions });
       edges.push(edge);

@@ -1,5 +1,4 @@
 import Database from 'better-sqlite3';
-import { join } from 'node:path';
 import { CLOSE_CODES, EXEC_PATH, INSTANCE_REGISTRATIONS_PATH } from '../../src/relay';
 import { startRelayKit, type RelayKit } from './relay-kit';
 
@@ -13,7 +12,7 @@ describe('relay with a write-locked database', () => {
   let locker: Database.Database;
   beforeEach(async () => {
     kit = await startRelayKit();
-    locker = new Database(join(kit.dir, 'control-plane.sqlite'));
+    locker = new Database(kit.location as string);
   });
   afterEach(async () => {
     if (locker.inTransaction) locker.exec('ROLLBACK');
@@ -59,7 +58,7 @@ describe('relay with a write-locked database', () => {
 describe('relay heartbeat with a write-locked database', () => {
   it('skips the last_seen write and keeps the edge', async () => {
     const kit = await startRelayKit({ heartbeatMs: 20 });
-    const locker = new Database(join(kit.dir, 'control-plane.sqlite'));
+    const locker = new Database(kit.location as string);
     try {
       const edge = await kit.edge(kit.a);
       const pings = () => new Promise<void>((resolve) => edge.ws.once('ping', () => resolve()));

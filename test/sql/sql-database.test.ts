@@ -10,7 +10,9 @@ describe.each(SQL_ENGINES)('SqlDatabase on $name', (engine) => {
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), `outpost-sql-${engine.name}-`));
     db = await engine.open(dir);
-    await db.exec('CREATE TABLE items (id TEXT PRIMARY KEY, n INTEGER NOT NULL, note TEXT, blob_value BLOB)');
+    // BIGINT: an integer column both engines read back as a number up to 2^53.
+    const bytes = engine.name === 'postgres' ? 'BYTEA' : 'BLOB';
+    await db.exec(`CREATE TABLE items (id TEXT PRIMARY KEY, n BIGINT NOT NULL, note TEXT, blob_value ${bytes})`);
   });
   afterEach(async () => {
     await db.close();
@@ -59,34 +61,61 @@ describe.each(SQL_ENGINES)('SqlDatabase on $name', (engine) => {
     expect(await db.get('SELECT id FROM items WHERE id = ?', ['x'])).toBeUndefined();
   });
 
-  it('makes a call on the database wait while a transaction is open, instead of running inside it', async () => {
+  it('never runs a call made on the database inside an open transaction (it is not rolled back with it)', async () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => {
       release = resolve;
     });
-    const order: string[] = [];
+    let wrote!: () => void;
+    const written = new Promise<void>((resolve) => {
+      wrote = resolve;
+    });
     const tx = db.transaction(async (t) => {
       await t.run('INSERT INTO items (id, n) VALUES (?, ?)', ['in-tx', 1]);
-      order.push('tx wrote');
+      wrote();
       await gate;
       throw new Error('roll back');
     });
+    await written;
+    const outside = db.run('INSERT INTO items (id, n) VALUES (?, ?)', ['outside', 2]);
     await new Promise((resolve) => setImmediate(resolve));
-    // Issued while the transaction is open: it must neither see its write nor be rolled back with it.
-    const outside = db.run('INSERT INTO items (id, n) VALUES (?, ?)', ['outside', 2]).then((r) => {
-      order.push('outside wrote');
-      return r;
-    });
-    const seen = db.all<{ id: string }>('SELECT id FROM items ORDER BY id');
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(order).toEqual(['tx wrote']);
     release();
     await expect(tx).rejects.toThrow('roll back');
     expect(await outside).toEqual({ changes: 1 });
-    expect(order).toEqual(['tx wrote', 'outside wrote']);
-    expect(await seen).toEqual([{ id: 'outside' }]);
     expect(await db.all('SELECT id FROM items')).toEqual([{ id: 'outside' }]);
   });
+
+  // SQLite only: one connection, so calls queue behind a transaction; PostgreSQL runs them on another connection.
+  if (engine.name === 'sqlite') {
+    it('SQLite only (one connection, calls queue): makes a call on the database wait while a transaction is open', async () => {
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const order: string[] = [];
+      const tx = db.transaction(async (t) => {
+        await t.run('INSERT INTO items (id, n) VALUES (?, ?)', ['in-tx', 1]);
+        order.push('tx wrote');
+        await gate;
+        throw new Error('roll back');
+      });
+      await new Promise((resolve) => setImmediate(resolve));
+      // Issued while the transaction is open: it must neither see its write nor be rolled back with it.
+      const outside = db.run('INSERT INTO items (id, n) VALUES (?, ?)', ['outside', 2]).then((r) => {
+        order.push('outside wrote');
+        return r;
+      });
+      const seen = db.all<{ id: string }>('SELECT id FROM items ORDER BY id');
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(order).toEqual(['tx wrote']);
+      release();
+      await expect(tx).rejects.toThrow('roll back');
+      expect(await outside).toEqual({ changes: 1 });
+      expect(order).toEqual(['tx wrote', 'outside wrote']);
+      expect(await seen).toEqual([{ id: 'outside' }]);
+      expect(await db.all('SELECT id FROM items')).toEqual([{ id: 'outside' }]);
+    });
+  }
 
   it('runs transactions one after the other, so a read-modify-write never loses an update', async () => {
     await db.run('INSERT INTO items (id, n) VALUES (?, ?)', ['counter', 0]);

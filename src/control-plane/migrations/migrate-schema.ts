@@ -1,37 +1,50 @@
 import type { SqlDatabase, SqlEngine, SqlExecutor } from '../../sql';
+import { POSTGRES_MIGRATION_PLAN } from './postgres-migrations';
 import { SQLITE_MIGRATION_PLAN } from './sqlite-migrations';
 
 /**
- * One engine's schema history: its numbered migrations (appended, never edited) and where
- * it records how many have run. Only the version record differs between engines.
+ * One engine's schema history: its numbered migrations (appended, never edited), where it
+ * records how many have run, and what a migration run does first. Only these differ
+ * between engines; the runner is shared.
  */
 export interface MigrationPlan {
   readonly migrations: readonly string[];
+  /**
+   * Runs first in the migration's transaction: on PostgreSQL it takes the advisory lock that
+   * serializes nodes starting together and creates the version table.
+   */
+  prepare?(tx: SqlExecutor): Promise<void>;
   /** The number of migrations already applied (0 for a new database). */
   readVersion(tx: SqlExecutor): Promise<number>;
+  /** Records that migration `version` has run. */
   writeVersion(tx: SqlExecutor, version: number): Promise<void>;
 }
 
-/** Each engine's plan; an engine without one cannot hold the control plane in this build. */
-const PLANS: Partial<Record<SqlEngine, MigrationPlan>> = {
+/** Each engine's plan: one runner entry point for both. */
+const PLANS: Record<SqlEngine, MigrationPlan> = {
   sqlite: SQLITE_MIGRATION_PLAN,
+  postgres: POSTGRES_MIGRATION_PLAN,
 };
 
 /**
- * Brings the database up to the newest schema version inside one transaction, so two
- * processes starting together migrate once. A database migrated by a newer build is
- * refused rather than used with a schema this build does not know.
+ * Brings the database up to the newest schema version inside one transaction, so of two
+ * processes (or nodes) starting together one migrates and the other finds the work done;
+ * a failed migration leaves nothing behind. Returns the version the database is at. A
+ * database migrated by a newer build is refused rather than used with a schema this build
+ * does not know.
  */
-export async function migrateSchema(db: SqlDatabase, plan: MigrationPlan | undefined = PLANS[db.engine]): Promise<void> {
-  if (plan === undefined) throw new Error(`no control-plane migrations for the ${db.engine} engine in this build`);
+export async function migrateSchema(db: SqlDatabase, plan: MigrationPlan = PLANS[db.engine]): Promise<number> {
   const newest = plan.migrations.length;
-  await db.transaction(async (tx) => {
+  return db.transaction(async (tx) => {
+    await plan.prepare?.(tx);
     const current = await plan.readVersion(tx);
     if (current > newest) {
       throw new Error(`control-plane database has schema version ${current}, newer than this build (${newest})`);
     }
-    if (current === newest) return;
-    for (let v = current; v < newest; v += 1) await tx.exec(plan.migrations[v]!);
-    await plan.writeVersion(tx, newest);
+    for (let v = current; v < newest; v += 1) {
+      await tx.exec(plan.migrations[v]!);
+      await plan.writeVersion(tx, v + 1);
+    }
+    return newest;
   });
 }

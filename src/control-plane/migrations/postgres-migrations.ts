@@ -1,3 +1,6 @@
+import type { SqlExecutor } from '../../sql';
+import type { MigrationPlan } from './migrate-schema';
+
 /**
  * The control plane's schema on PostgreSQL, one entry per version, with the same tables,
  * columns, keys and indexes as the SQLite list (a test compares the two): BYTEA for BLOB,
@@ -113,4 +116,58 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX relay_instances_connection ON relay_instances (connection_id, connected);
   `,
+  // 5: a per-tenant push sequence on images, so "newest first" and "oldest untagged first"
+  // break ties between pushes of the same millisecond. As on SQLite, images stored before
+  // are numbered in the order they were stored: by time, then by their place in the table.
+  // And the text columns lists are ordered or paged by compare by bytes, as SQLite does,
+  // whatever collation the database was created with: a page token (an instance id) and
+  // the order of a list then mean the same on both engines.
+  `
+  ALTER TABLE tenants ALTER COLUMN id TYPE TEXT COLLATE "C", ALTER COLUMN name TYPE TEXT COLLATE "C";
+  ALTER TABLE connections ALTER COLUMN connection_id TYPE TEXT COLLATE "C";
+  ALTER TABLE tenant_members ALTER COLUMN user_id TYPE TEXT COLLATE "C";
+  ALTER TABLE signing_keys ALTER COLUMN kid TYPE TEXT COLLATE "C";
+  ALTER TABLE policy_tags ALTER COLUMN name TYPE TEXT COLLATE "C";
+  ALTER TABLE relay_instances ALTER COLUMN instance_id TYPE TEXT COLLATE "C";
+  ALTER TABLE policy_images ADD COLUMN seq BIGINT NOT NULL DEFAULT 0;
+  UPDATE policy_images p SET seq = o.n
+    FROM (SELECT ctid AS row_id, ROW_NUMBER() OVER (ORDER BY created_at, ctid) AS n FROM policy_images) o
+   WHERE p.ctid = o.row_id;
+  CREATE INDEX policy_images_by_seq ON policy_images(tenant_id, seq);
+  `,
 ];
+
+/**
+ * The advisory lock every control-plane node takes to migrate: the bytes of "outpost" as a
+ * number. Nodes started together queue on it, and each finds the work done by the first.
+ */
+export const MIGRATION_LOCK_KEY = 0x6f7574706f7374;
+
+/** Waits on the lock and on the migration's own statements, longer than a request may wait. */
+const MIGRATION_TIMEOUT = '60s';
+
+/**
+ * A PostgreSQL plan over `migrations` (the real list, or a prefix of it in tests). The run
+ * holds a transaction-scoped advisory lock, so of several nodes starting at once exactly one
+ * migrates; each applied version is a row of `schema_version`.
+ */
+export function postgresMigrationPlan(migrations: readonly string[]): MigrationPlan {
+  return {
+    migrations,
+    async prepare(tx: SqlExecutor) {
+      await tx.exec(`SET LOCAL lock_timeout = '${MIGRATION_TIMEOUT}'; SET LOCAL statement_timeout = '${MIGRATION_TIMEOUT}'`);
+      await tx.exec(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`);
+      await tx.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)');
+    },
+    async readVersion(tx: SqlExecutor) {
+      const row = await tx.get<{ version: number | null }>('SELECT MAX(version) AS version FROM schema_version');
+      return row?.version ?? 0;
+    },
+    async writeVersion(tx: SqlExecutor, version: number) {
+      await tx.run('INSERT INTO schema_version (version, applied_at) VALUES (?, ?)', [version, Date.now()]);
+    },
+  };
+}
+
+/** PostgreSQL's plan over the whole list. */
+export const POSTGRES_MIGRATION_PLAN: MigrationPlan = postgresMigrationPlan(POSTGRES_MIGRATIONS);
