@@ -148,6 +148,8 @@ async function main(): Promise<void> {
       logDir,
       readyTimeoutMs: 30_000,
       onStopped: stopOwned,
+      // Killing a node is how failover is tried: the other nodes and the stack go on.
+      expendable: (component) => component.name.startsWith('control-plane-'),
       onReady: (started) => {
         const dataDir = relative(process.cwd(), config.dataDir) || '.';
         console.log(banner(config, started.map((r) => r.component)));

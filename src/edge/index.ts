@@ -5,7 +5,7 @@ export type { EdgeRuntime, EdgeRuntimeDeps } from './create-edge-runtime';
 export { NotFreshError } from './freshness';
 export type { FreshnessDemand } from './freshness';
 export { createCoalescingJob } from './coalescing-job';
-export { backoffDelay } from './backoff';
+export { backoffDelay, DEFAULT_BACKOFF } from './backoff';
 export type { Timers } from './timers';
 export { startEdgeFromConfig } from './start-edge';
 export { createDecisionRoutes } from './edge-app';

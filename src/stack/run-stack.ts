@@ -9,6 +9,11 @@ export interface StackOptions {
   readonly readyTimeoutMs: number;
   /** Called once every component answers; prints the banner. */
   readonly onReady: (started: readonly RunningComponent[]) => void;
+  /**
+   * Components whose death after start-up is reported but does not stop the stack (the nodes
+   * of a cluster: killing one is how failover is tried). Default: none.
+   */
+  readonly expendable?: (component: Component) => boolean;
   /** Runs after every component has stopped, before the launcher exits (servers it started itself). */
   readonly onStopped?: () => Promise<void>;
 }
@@ -57,6 +62,10 @@ export async function runStack(options: StackOptions): Promise<void> {
     // From now on a component that dies takes the stack down with it, loudly.
     void r.exited.then((code) => {
       if (stopping) return;
+      if (options.expendable?.(component)) {
+        console.error(`\n${component.label} stopped (exit code ${String(code)}); the stack goes on without it. See ${r.logFile}.`);
+        return;
+      }
       console.error(`\n${component.label} stopped (exit code ${String(code)}); see ${r.logFile}. Stopping the stack.`);
       void stopAll(1);
     });

@@ -1,7 +1,6 @@
 /**
- * Cluster mode with real processes: three control-plane processes (`main.ts`, REDIS_URL set)
- * sharing one SQLite file (WAL works across processes; the PostgreSQL variant waits for
- * DATABASE_URL in main.ts) and one throwaway Redis, a round-robin TCP front, real edge
+ * Cluster mode with real processes: three control-plane processes (`main.ts`, DATABASE_URL and
+ * REDIS_URL set) sharing one throwaway PostgreSQL database and one throwaway Redis, a round-robin TCP front, real edge
  * runtimes that reconnect with backoff through the front, and a reconnecting fake edge
  * that holds a command unanswered. One node is SIGKILLed mid-exec; Redis is restarted.
  */
@@ -10,8 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startRoundRobinFront, type RoundRobinFront } from '../../scripts/lib/round-robin-front';
 import { demoTenantPath } from '../../src/config';
-import { controlPlaneDbPath, openControlPlaneStore } from '../../src/control-plane';
+import { openControlPlaneStore } from '../../src/control-plane';
 import { EXEC_PATH, INSTANCE_REGISTRATIONS_PATH } from '../../src/relay';
+import { usePostgres } from '../helpers/postgres';
 import { useLocalRedis, waitUntil } from '../helpers/redis';
 import { FakeEdge } from '../relay/fake-edge';
 import { startControlPlaneProcess, type ControlPlaneProcess } from './control-plane-process';
@@ -21,6 +21,8 @@ jest.setTimeout(180_000);
 
 const EXEC_TIMEOUT_MS = 3000;
 const local = useLocalRedis();
+const postgres = usePostgres();
+let databaseUrl: string;
 
 interface Tenant {
   readonly tenantId: string;
@@ -38,6 +40,7 @@ const edges: EdgeHandle[] = [];
 function env(nodeId: string): Record<string, string> {
   return {
     OUTPOST_DATA_DIR: dir,
+    DATABASE_URL: databaseUrl,
     REDIS_URL: local.server.url,
     RELAY_NODE_ID: nodeId,
     RELAY_EXEC_TIMEOUT_MS: String(EXEC_TIMEOUT_MS),
@@ -117,6 +120,7 @@ function reconnectingFake(instanceId: string) {
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'outpost-cluster-proc-'));
+  databaseUrl = await postgres.freshDatabase();
   // The first node seeds the database and the demo tenant; the others find them.
   nodes.set('cp-1', await startControlPlaneProcess(env('cp-1')));
   const [second, third] = await Promise.all([startControlPlaneProcess(env('cp-2')), startControlPlaneProcess(env('cp-3'))]);
@@ -126,8 +130,8 @@ beforeAll(async () => {
   const demo = JSON.parse(readFileSync(demoTenantPath(dir), 'utf8')) as { tenant_id: string; discovery_api_key: string; connection_id: string; connection_secret: string };
   tenant = { tenantId: demo.tenant_id, discoveryApiKey: demo.discovery_api_key };
   connection = { connectionId: demo.connection_id, connectionSecret: demo.connection_secret };
-  // A second tenant, written by this process into the shared file.
-  const store = await openControlPlaneStore(controlPlaneDbPath(dir));
+  // A second tenant, written by this process into the shared database.
+  const store = await openControlPlaneStore({ databaseUrl });
   try {
     const keys = await store.tenants.create('other tenant');
     other = { tenantId: keys.tenantId, discoveryApiKey: keys.discoveryApiKey };
@@ -213,6 +217,36 @@ describe('cluster of control-plane processes', () => {
       }
     } finally {
       await held.stop();
+    }
+  });
+
+  it('answers 503 storage_unavailable while PostgreSQL is down, keeps every edge socket, and recovers without a restart', async () => {
+    await waitUntil('every edge is listed connected', async () => {
+      const listed = await owners(front.url);
+      return edges.every((e) => typeof listed.get(e.instanceId) === 'string');
+    });
+    const before = await owners(front.url);
+    await postgres.server().shutdown();
+    try {
+      for (const node of running()) {
+        const res = await fetch(`${node.url}${INSTANCE_REGISTRATIONS_PATH}`, {
+          headers: { 'service-tenant-id': tenant.tenantId, authorization: `basic ${tenant.discoveryApiKey}` },
+        });
+        expect(res.status).toBe(503);
+        expect(res.headers.get('retry-after')).toBe('1');
+        expect(((await res.json()) as { code: string }).code).toBe('storage_unavailable');
+        const owned = edges.find((e) => before.get(e.instanceId) === [...nodes].find(([, n]) => n === node)?.[0]);
+        if (owned) expect(await exec(node.url, owned.instanceId)).toEqual({ status: 503, code: 'storage_unavailable' });
+      }
+    } finally {
+      await postgres.server().start();
+    }
+    await waitUntil('the management API answers again', async () => (await owners(front.url)).size > 0, 20_000);
+    // The same nodes still hold the same sockets: nothing reconnected.
+    const after = await owners(front.url);
+    for (const edge of edges) expect(after.get(edge.instanceId)).toBe(before.get(edge.instanceId));
+    for (const edge of edges) {
+      expect(await exec(elsewhere(after.get(edge.instanceId)!).url, edge.instanceId, 'sync_edge_directory')).toEqual({ status: 200 });
     }
   });
 

@@ -1,0 +1,252 @@
+// Several control-plane nodes on loopback:  npm run bench:cluster [-- --edges 3000 --nodes 3]
+//
+// Processes: a throwaway PostgreSQL and Redis (Debian's binaries, temporary folders), N
+// control-plane nodes (the real `control-plane/main`, LOG_LEVEL=info to /dev/null), a
+// round-robin TCP front in this process, and the fake edges in a child (lib/cluster-edges),
+// each reconnecting with the edges' default backoff. This process makes the operators'
+// calls. Figures: exec routed across nodes vs on the owning node (alternated, same edges),
+// commands/s across the cluster, memory per edge per node, and the time from SIGKILL of a
+// node to all of its edges being registered on the others.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Command } from 'commander';
+import { openControlPlaneStore } from '../../src/control-plane';
+import { readDemoTenantFile } from '../../src/config';
+import { startLocalPostgres } from '../lib/local-postgres';
+import { startLocalRedis } from '../lib/local-redis';
+import { startRoundRobinFront } from '../lib/round-robin-front';
+import { forkBenchChild } from './lib/child-harness';
+import type { ClusterEdgesInfo, FailoverReport } from './lib/cluster-edges';
+import { closeCalls, request } from './lib/control-plane-calls';
+import { summarize, type LatencySummary } from './lib/stats';
+import { fmt, machineLine, printTable, verdict } from './lib/table';
+
+const GOALS = { routedToLocalP99: 2, commandsPerSecond: 1000, failoverP99Ms: 10_000 };
+/** The relay's default cap of sockets per connection credential is 16; stay under it. */
+const EDGES_PER_CREDENTIAL = 15;
+const LATENCY_PAIRS = 400;
+const THROUGHPUT_SECONDS = 5;
+const IN_FLIGHT = 64;
+const FAILOVER_LIMIT_MS = 60_000;
+
+interface Node {
+  readonly id: string;
+  readonly url: string;
+  readonly child: ChildProcess;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function waitHealthy(url: string, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`node at ${url} exited (${child.exitCode})`);
+    try {
+      if ((await fetch(`${url}/healthz`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await sleep(100);
+  }
+  throw new Error(`node at ${url} did not become healthy`);
+}
+
+/** Resident memory of a process, from /proc (Linux), in bytes. */
+function rssOf(pid: number): number {
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Number(match[1]) * 1024 : Number.NaN;
+}
+
+async function main(): Promise<void> {
+  const options = new Command('bench:cluster')
+    .option('--edges <n>', 'fake edges', (v) => Number(v), 3000)
+    .option('--nodes <n>', 'control-plane nodes', (v) => Number(v), 3)
+    .parse()
+    .opts<{ edges: number; nodes: number }>();
+  console.log(`Cluster bench: ${options.nodes} nodes, ${options.edges} edges; ${machineLine()}\n`);
+
+  const dataDir = mkdtempSync(join(tmpdir(), 'outpost-bench-cluster-'));
+  const postgres = await startLocalPostgres();
+  const redis = await startLocalRedis();
+  const nodes: Node[] = [];
+  const ports: number[] = [];
+  for (let i = 0; i < options.nodes; i += 1) ports.push(await freePort());
+  const front = await startRoundRobinFront({ backends: ports.map((p) => `127.0.0.1:${p}`) });
+  const edgesChild = await forkBenchChild(join(__dirname, 'lib', 'cluster-edges.js'));
+  const alive = new Set<Node>();
+  try {
+    // Node 1 seeds the empty database; the others start once it is healthy.
+    for (let i = 0; i < options.nodes; i += 1) {
+      const id = `node-${i + 1}`;
+      const url = `http://127.0.0.1:${ports[i]}`;
+      const child = spawn(process.execPath, [join(__dirname, '..', '..', 'src', 'control-plane', 'main.js')], {
+        stdio: ['ignore', 'ignore', 'inherit'],
+        env: {
+          ...process.env,
+          OUTPOST_DATA_DIR: dataDir,
+          CONTROL_PLANE_PORT: String(ports[i]),
+          RELAY_URL: front.url,
+          RELAY_NODE_ID: id,
+          DATABASE_URL: postgres.url,
+          REDIS_URL: redis.url,
+          LOG_LEVEL: 'info',
+        },
+      });
+      const node = { id, url, child };
+      nodes.push(node);
+      alive.add(node);
+      await waitHealthy(url, child);
+    }
+    const demo = readDemoTenantFile(dataDir);
+    const auth = { 'content-type': 'application/json', 'service-tenant-id': demo.tenant_id, authorization: `basic ${demo.discovery_api_key}` };
+
+    // Connection credentials for the fleet, made directly in the shared database.
+    const store = await openControlPlaneStore({ databaseUrl: postgres.url, poolSize: 2 });
+    const credentials: { connectionId: string; connectionSecret: string }[] = [];
+    for (let i = 0; i * EDGES_PER_CREDENTIAL < options.edges; i += 1) {
+      credentials.push(await store.tenants.addConnection(demo.tenant_id, 'rbac'));
+    }
+    await store.close();
+
+    const rssBefore = nodes.map((n) => rssOf(n.child.pid!));
+    const fleet = await edgesChild.call<ClusterEdgesInfo>('start', {
+      relayUrl: front.url,
+      credentials,
+      edgesPerCredential: EDGES_PER_CREDENTIAL,
+      count: options.edges,
+      prefix: 'bench-edge-',
+    });
+    console.log(`${options.edges} fake edges connected through the front and registered in ${fmt(fleet.ms / 1000, 1)} s\n`);
+    await sleep(2000); // let the nodes' allocations settle before reading memory
+    const owners = await listOwners(nodes[0]!.url, auth);
+    const rssAfter = nodes.map((n) => rssOf(n.child.pid!));
+
+    console.log('Memory per node (RSS, after the fleet registered):');
+    printTable(
+      ['node', 'edges held', 'RSS before MiB', 'RSS after MiB', 'per edge KiB'],
+      nodes.map((n, i) => {
+        const held = [...owners.values()].filter((o) => o === n.id).length;
+        return [n.id, held, rssBefore[i]! / 2 ** 20, rssAfter[i]! / 2 ** 20, held > 0 ? (rssAfter[i]! - rssBefore[i]!) / held / 1024 : Number.NaN];
+      }),
+    );
+
+    // Routed vs local, alternated on the same edges: exec on the owner, then on another node.
+    const first = nodes[0]!;
+    const second = nodes[1]!;
+    const ownedByFirst = [...owners.entries()].filter(([, node]) => node === first.id).map(([id]) => id);
+    const local: number[] = [];
+    const routed: number[] = [];
+    const exec = async (node: Node, instanceId: string, command = 'sync_edge_directory') => {
+      const started = process.hrtime.bigint();
+      const res = await request(`${node.url}/api/v2/management/control_plane/exec`, 'POST', auth, JSON.stringify({ id: instanceId, command: { [command]: {} } }));
+      if (res.status !== 200) throw new Error(`exec on ${node.id} answered ${res.status}: ${res.text.slice(0, 200)}`);
+      return Number(process.hrtime.bigint() - started) / 1e6;
+    };
+    for (let i = 0; i < 50; i += 1) await exec(second, ownedByFirst[i % ownedByFirst.length]!); // warm-up
+    for (let i = 0; i < LATENCY_PAIRS; i += 1) {
+      const id = ownedByFirst[i % ownedByFirst.length]!;
+      local.push(await exec(first, id));
+      routed.push(await exec(second, id));
+    }
+    const l = summarize(local);
+    const r = summarize(routed);
+    console.log(`\nExec latency, ${LATENCY_PAIRS} pairs alternated (one exec at a time, edges held by ${first.id}):`);
+    const row = (name: string, s: LatencySummary) => [name, s.count, s.p50, s.p99, s.mean, s.max];
+    printTable(['exec', 'n', 'p50 ms', 'p99 ms', 'mean ms', 'max ms'], [row(`on the owning node (${first.id})`, l), row(`routed (${second.id} → ${first.id})`, r)], 2);
+
+    // Throughput: IN_FLIGHT callers, random edge, random node, for a fixed time.
+    const ids = [...owners.keys()];
+    let done = 0;
+    let failed = 0;
+    const until = Date.now() + THROUGHPUT_SECONDS * 1000;
+    const startedAt = process.hrtime.bigint();
+    await Promise.all(
+      Array.from({ length: IN_FLIGHT }, async () => {
+        while (Date.now() < until) {
+          const node = nodes[Math.floor(Math.random() * nodes.length)]!;
+          try {
+            await exec(node, ids[Math.floor(Math.random() * ids.length)]!);
+            done += 1;
+          } catch {
+            failed += 1;
+          }
+        }
+      }),
+    );
+    const perSecond = done / (Number(process.hrtime.bigint() - startedAt) / 1e9);
+    const routedShare = 1 - 1 / nodes.length;
+    console.log(`\nCommands/s across the cluster: ${fmt(perSecond, 0)} (${done} confirmed, ${failed} failed; ${IN_FLIGHT} in flight, random edge and node, about ${fmt(routedShare * 100, 0)}% routed)`);
+
+    // Failover: SIGKILL the last node; its edges reconnect through the front to the others.
+    const victim = nodes[nodes.length - 1]!;
+    const held = [...owners.values()].filter((o) => o === victim.id).length;
+    const killedAt = Date.now();
+    victim.child.kill('SIGKILL');
+    alive.delete(victim);
+    let report: FailoverReport = { lost: 0, back: [] };
+    while (Date.now() - killedAt < FAILOVER_LIMIT_MS) {
+      await sleep(250);
+      report = await edgesChild.call<FailoverReport>('failover', { since: killedAt });
+      if (report.lost >= held && report.back.length >= report.lost) break;
+    }
+    const back = summarize(report.back);
+    const after = await listOwners(first.url, auth);
+    const connectedAfter = [...after.values()].filter((node) => node !== null).length;
+    console.log(`\nFailover: SIGKILL ${victim.id} holding ${held} edges; ${report.lost} lost their socket, ${report.back.length} registered again on another node`);
+    printTable(['measure', 'n', 'p50 ms', 'p99 ms', 'max ms'], [['kill → registered elsewhere', back.count, back.p50, back.p99, back.max]], 0);
+    console.log(`instance_registrations afterwards: ${connectedAfter} of ${options.edges} connected, none on ${victim.id}: ${[...after.values()].every((n) => n !== victim.id)}`);
+
+    console.log('\nSummary:');
+    printTable(
+      ['goal', 'figure', 'verdict'],
+      [
+        [`routed p99 ≤ ${GOALS.routedToLocalP99}× local p99`, `${fmt(r.p99 / l.p99, 2)}× (${fmt(r.p99, 2)} vs ${fmt(l.p99, 2)} ms)`, verdict(r.p99 / l.p99 <= GOALS.routedToLocalP99)],
+        [`≥ ${GOALS.commandsPerSecond} commands/s`, fmt(perSecond, 0), verdict(perSecond >= GOALS.commandsPerSecond)],
+        [`failover p99 < ${GOALS.failoverP99Ms / 1000} s`, `${fmt(back.p99 / 1000, 2)} s (all back: ${report.back.length === held})`, verdict(back.p99 < GOALS.failoverP99Ms && report.back.length === held)],
+      ],
+    );
+  } finally {
+    await edgesChild.stop();
+    for (const node of alive) node.child.kill('SIGTERM');
+    await Promise.all([...alive].map((n) => new Promise((resolve) => (n.child.exitCode === null ? n.child.once('exit', resolve) : resolve(undefined)))));
+    await front.close();
+    await redis.stop();
+    await postgres.stop();
+    closeCalls();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** Every registration of the tenant, as instance id → owning node (null when not connected). */
+async function listOwners(url: string, auth: Record<string, string>): Promise<Map<string, string | null>> {
+  const owners = new Map<string, string | null>();
+  let token: string | undefined;
+  do {
+    const query = `page_size=1000${token ? `&page_token=${token}` : ''}`;
+    const res = await request(`${url}/api/v2/management/control_plane/instance_registrations?${query}`, 'GET', auth);
+    if (res.status !== 200) throw new Error(`instance_registrations answered ${res.status}: ${res.text.slice(0, 200)}`);
+    const body = JSON.parse(res.text) as { result: { id: string; info: { connected: boolean; node?: string | null } }[]; next_page_token?: string };
+    for (const r of body.result) owners.set(r.id, r.info.connected ? (r.info.node ?? null) : null);
+    token = body.next_page_token;
+  } while (token);
+  return owners;
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
