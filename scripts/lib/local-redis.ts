@@ -12,6 +12,8 @@ export interface LocalRedis {
   /** `redis://127.0.0.1:<port>`. */
   readonly url: string;
   readonly port: number;
+  /** The server's pid while it runs (for a benchmark's CPU accounting). */
+  readonly pid: number | undefined;
   /** SIGTERM, waits for the exit, deletes the directory. */
   stop(): Promise<void>;
   /** SIGKILL (a crash), waits for the exit; the directory is kept for {@link restart}. */
@@ -121,6 +123,9 @@ export async function startLocalRedis(options: { port?: number; binary?: string 
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
+    get pid() {
+      return child?.pid;
+    },
     async stop() {
       await halt('SIGTERM');
       rmSync(dir, { recursive: true, force: true });
