@@ -182,6 +182,10 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
    */
   async function liveSession(tenantId: string, instanceId: string): Promise<EdgeSession | undefined> {
     if (closing) throw relayClosing();
+    // A socket this node holds was registered (stored) before it went live, and a connected
+    // registration cannot be released: no database read needed. The key includes the tenant.
+    const held = live.get(liveKey(tenantId, instanceId));
+    if (held) return held;
     // Ids are looked up within the caller's tenant: another tenant's instance is simply unknown.
     const registration = await registrations.get({ tenantId, instanceId });
     if (closing) throw relayClosing();

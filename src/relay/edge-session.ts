@@ -57,6 +57,11 @@ export interface EdgeSessionDeps {
   readonly onClosed: (session: EdgeSession) => void;
 }
 
+/** What of a status is stored, as one comparable string. */
+function statusFingerprint(status: EdgeStatus): string {
+  return `${status.policy_name}\u0000${status.policy_digest ?? ''}\u0000${status.directory_revision}`;
+}
+
 /**
  * Runs the relay's side of the protocol on one socket: the first frame must be `register`
  * within `registerTimeoutMs`; every frame is schema-checked (the edge is never trusted);
@@ -76,6 +81,17 @@ export function startEdgeSession(ws: WebSocket, connection: EdgeConnection, deps
     const next = writes.then(() => deps.store(what, id, write));
     writes = next;
     return next;
+  };
+  // The status last written for this edge: a command that changed nothing (the usual "sync
+  // now" with nothing new) costs no write; last_seen then moves with the heartbeat.
+  let storedStatus: string | undefined;
+  const recordStatus = (id: InstanceKey, status: EdgeStatus): void => {
+    const fingerprint = statusFingerprint(status);
+    if (fingerprint === storedStatus) return;
+    storedStatus = fingerprint;
+    void inOrder('status', id.instanceId, () => deps.registrations.updateStatus(id, status, deps.now())).then((ok) => {
+      if (!ok && storedStatus === fingerprint) storedStatus = undefined; // not stored: write it next time
+    });
   };
   // Set while a `register` frame is being stored: frames after it wait for the outcome.
   let registering: Promise<void> | undefined;
@@ -129,6 +145,7 @@ export function startEdgeSession(ws: WebSocket, connection: EdgeConnection, deps
     }
     instanceId = id;
     key = { tenantId: connection.tenantId, instanceId: id };
+    storedStatus = statusFingerprint(message.status);
     await deps.onRegistered(session);
     if (ws.readyState !== ws.OPEN) return;
     reply({ type: 'registered', instance_id: instanceId });
@@ -141,7 +158,7 @@ export function startEdgeSession(ws: WebSocket, connection: EdgeConnection, deps
         reply({ type: 'error', code: 'already_registered', message: 'this connection has already registered' });
         return;
       case 'status':
-        void inOrder('status', id.instanceId, () => deps.registrations.updateStatus(id, message.status, deps.now()));
+        recordStatus(id, message.status);
         return;
       case 'sample_chunk':
         if (!samples.receive(message)) {
@@ -150,7 +167,7 @@ export function startEdgeSession(ws: WebSocket, connection: EdgeConnection, deps
         }
         // Asked for, and bounded by the sample limits, like command results.
         frames.refund();
-        if (message.done) void inOrder('status', id.instanceId, () => deps.registrations.updateStatus(id, message.status, deps.now()));
+        if (message.done) recordStatus(id, message.status);
         return;
       case 'command_result': {
         // A failed sample is reported the way a failed command is, under its request id.
@@ -165,8 +182,7 @@ export function startEdgeSession(ws: WebSocket, connection: EdgeConnection, deps
         }
         // The relay asked for this frame; its pending-command cap already bounds how many come.
         frames.refund();
-        if (message.ok) void inOrder('status', id.instanceId, () => deps.registrations.updateStatus(id, message.status, deps.now()));
-        else void inOrder('last_seen', id.instanceId, () => deps.registrations.touch(id, deps.now()));
+        if (message.ok) recordStatus(id, message.status);
         return;
       }
     }

@@ -72,6 +72,21 @@ describe('GET /api/v2/management/control_plane/instance_registrations', () => {
     expect((await list(kit))[0]?.info).toMatchObject({ connected: false, last_seen: new Date(START + 9000).toISOString() });
   });
 
+  it('writes a status only when it changed: a command that changed nothing costs no write', async () => {
+    const edge = await kit.edge(kit.a, { instanceId: 'edge-a-5' });
+    kit.clock.now = START + 5000;
+    // The status it registered with, unchanged: last_seen stays (the heartbeat moves it).
+    edge.sendJson({ type: 'status', status: EDGE_STATUS });
+    edge.ws.send('probe');
+    expect((await edge.next()).type).toBe('error');
+    expect((await list(kit))[0]?.info).toMatchObject({ directory_revision: 3, last_seen: new Date(START).toISOString() });
+    kit.clock.now = START + 7000;
+    edge.sendJson({ type: 'status', status: { ...EDGE_STATUS, directory_revision: 4 } });
+    edge.ws.send('probe');
+    expect((await edge.next()).type).toBe('error');
+    expect((await list(kit))[0]?.info).toMatchObject({ directory_revision: 4, last_seen: new Date(START + 7000).toISOString() });
+  });
+
   it('keeps the instance id on reconnect and replaces a still-open older socket', async () => {
     const first = await kit.edge(kit.a, { instanceId: 'edge-a-4' });
     kit.clock.now = START + 1000;

@@ -41,6 +41,30 @@ describe('relay with a write-locked database', () => {
     expect(again.instanceId).toBe('blocked-1');
   });
 
+  it('writes a status it could not store when the edge reports it again, though unchanged since', async () => {
+    const edge = await kit.edge(kit.a);
+    const status = { policy_name: 'rbac', policy_digest: null, directory_revision: 41 };
+    const revision = async () => {
+      // Frames on one socket are handled in order: a reply to a later frame means the status was handled.
+      edge.ws.send('probe');
+      expect((await edge.next()).type).toBe('error');
+      const listed = (await (await kit.call(INSTANCE_REGISTRATIONS_PATH)).json()) as { result: { id: string; info: { directory_revision: number } }[] };
+      return listed.result.find((r) => r.id === edge.instanceId)?.info.directory_revision;
+    };
+    hold();
+    edge.sendJson({ type: 'status', status });
+    edge.ws.send('probe');
+    expect((await edge.next()).type).toBe('error');
+    await new Promise((resolve) => setTimeout(resolve, 200)); // past the relay's 50 ms busy timeout: the write failed
+    locker.exec('ROLLBACK');
+    expect(await revision()).toBe(3);
+    // The same status again: the relay must not take it for stored.
+    edge.sendJson({ type: 'status', status });
+    let seen = await revision();
+    for (let attempt = 0; attempt < 50 && seen !== 41; attempt++) seen = await revision();
+    expect(seen).toBe(41);
+  });
+
   it('keeps listing a disconnect it could not write as not connected', async () => {
     const edge = await kit.edge(kit.a);
     hold();
