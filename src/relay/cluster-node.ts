@@ -4,6 +4,7 @@ import { CLOSE_CODES } from './close-codes';
 import type { BusAsk, BusRequest, HeldEdge, RelayCluster } from './cluster';
 import type { EdgeSession } from './edge-session';
 import type { DecisionSampleReply } from './pending-samples';
+import type { HttpError } from '../http';
 import { instanceNotConnected } from './relay-errors';
 import type { InstanceKey } from './registration';
 
@@ -22,6 +23,8 @@ export interface ClusterNodeDeps {
   readonly local: (key: InstanceKey) => EdgeSession | undefined;
   /** Every live, registered session this node holds. */
   readonly held: () => Iterable<EdgeSession>;
+  /** The error for an instance no node holds: 404 when the tenant has no such registration, else 409. */
+  readonly unrouted: (key: InstanceKey) => Promise<HttpError>;
 }
 
 /** The relay's side of cluster mode: presence of its edges, and exec for edges held elsewhere. */
@@ -119,8 +122,9 @@ export function joinCluster(deps: ClusterNodeDeps): ClusterNode {
 
   async function route<T>(key: InstanceKey, ask: BusAsk): Promise<T> {
     const record = await presence.lookup(key);
-    // Held by no node, or by this one without a socket (a record about to be released).
-    if (record === undefined || record.node === node) throw instanceNotConnected();
+    // Held by no node, or by this one without a socket (a record about to be released). A
+    // record exists only for a stored registration, so the database is read only here.
+    if (record === undefined || record.node === node) throw await deps.unrouted(key);
     return bus.request<T>(record.node, ask, deps.execTimeoutMs);
   }
 

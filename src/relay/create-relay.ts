@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { RequestHandler, Router } from 'express';
 import { WebSocketServer } from 'ws';
+import type { HttpError } from '../http';
 import type { Logger } from '../observability';
 import { MAX_FRAME_BYTES } from '../relay-protocol';
 import type { CommandName, EdgeStatus } from '../relay-protocol';
@@ -18,7 +19,7 @@ import { openRegistrationStore } from './registration-store';
 import { openRelayDatabase } from './relay-database';
 import type { DecisionSampleReply } from './pending-samples';
 import { instanceNotConnected, instanceNotFound, relayClosing } from './relay-errors';
-import type { Registration } from './registration';
+import type { InstanceKey, Registration } from './registration';
 import type { RelayStore } from './relay-store';
 
 /** Dependencies of {@link createRelay}. */
@@ -173,12 +174,22 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
         execTimeoutMs: deps.execTimeoutMs,
         local: (key) => live.get(liveKey(key.tenantId, key.instanceId)),
         held: () => live.values(),
+        unrouted: notHeld,
       })
     : undefined;
 
+  /** Why an instance no node holds cannot take a command: unknown to the tenant (404), or not connected (409). */
+  async function notHeld(key: InstanceKey): Promise<HttpError> {
+    // Ids are looked up within the caller's tenant: another tenant's instance is simply unknown.
+    const registration = await registrations.get(key);
+    if (closing) return relayClosing();
+    return registration ? instanceNotConnected() : instanceNotFound();
+  }
+
   /**
    * This node's live session of one of the tenant's instances; undefined when another node
-   * may hold it (cluster mode); otherwise the HttpError exec answers with.
+   * may hold it (cluster mode: the presence registry is asked first, the database only when
+   * no node holds it); otherwise the HttpError exec answers with.
    */
   async function liveSession(tenantId: string, instanceId: string): Promise<EdgeSession | undefined> {
     if (closing) throw relayClosing();
@@ -186,13 +197,8 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     // registration cannot be released: no database read needed. The key includes the tenant.
     const held = live.get(liveKey(tenantId, instanceId));
     if (held) return held;
-    // Ids are looked up within the caller's tenant: another tenant's instance is simply unknown.
-    const registration = await registrations.get({ tenantId, instanceId });
-    if (closing) throw relayClosing();
-    if (!registration) throw instanceNotFound();
-    const session = live.get(liveKey(tenantId, instanceId));
-    if (!session && !clusterNode) throw instanceNotConnected();
-    return session;
+    if (clusterNode) return undefined;
+    throw await notHeld({ tenantId, instanceId });
   }
 
   async function exec(tenantId: string, instanceId: string, command: CommandName): Promise<EdgeStatus> {
