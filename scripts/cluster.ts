@@ -167,9 +167,10 @@ async function main(): Promise<void> {
             `The scripts read the demo tenant from ${join(dataDir, 'demo-tenant.json')}; in another terminal first:`,
             `  export OUTPOST_DATA_DIR=${dataDir}`,
             '  npm run try-delete',
-            '  npm run find-instance             # the instances, whichever node answers',
-            '  npm run relay-exec -- <instance-id> sync_edge_directory   # routed to the node holding its socket',
+            `  I=$(npm run -s find-instance -- "$(node -p "require('./${dataDir}/demo-tenant.json').connection_id")")`,
+            '  npm run relay-exec -- sync_edge_directory --instance "$I"   # routed to the node holding its socket',
             '  kill -9 <pid of a node above>     # its edges reconnect to the other nodes',
+            'README, "Running more than one node", has the rest.',
             '',
           ].join('\n'),
         );

@@ -63,7 +63,8 @@ export async function runStack(options: StackOptions): Promise<void> {
     void r.exited.then((code) => {
       if (stopping) return;
       if (options.expendable?.(component)) {
-        console.error(`\n${component.label} stopped (exit code ${String(code)}); the stack goes on without it. See ${r.logFile}.`);
+        const how = code === null ? `killed by ${r.child.signalCode ?? 'a signal'}` : `exit code ${code}`;
+        console.error(`\n${component.label} stopped (${how}); the stack goes on without it. See ${r.logFile}.`);
         return;
       }
       console.error(`\n${component.label} stopped (exit code ${String(code)}); see ${r.logFile}. Stopping the stack.`);
