@@ -132,7 +132,8 @@ export function joinCluster(deps: ClusterNodeDeps): ClusterNode {
     node,
     claimed,
     closed(session) {
-      if (!stopped) void session.record('presence release', (key) => presence.release(key, node));
+      // Only this socket's claim: a reconnect to this same node may have claimed the edge anew.
+      if (!stopped) void session.record('presence release', (key) => presence.release(key, node, since.get(session)));
     },
     exec: (key, command) => route<EdgeStatus>(key, { kind: 'exec', tenant: key.tenantId, instance: key.instanceId, command }),
     sample: (key) => route<DecisionSampleReply>(key, { kind: 'sample', tenant: key.tenantId, instance: key.instanceId }),
@@ -151,7 +152,7 @@ export function joinCluster(deps: ClusterNodeDeps): ClusterNode {
       cluster.redis.off('ready', onReady);
       const releases: Promise<unknown>[] = [];
       for (const session of deps.held()) {
-        if (session.key !== undefined) releases.push(presence.release(session.key, node).catch(() => false));
+        if (session.key !== undefined) releases.push(presence.release(session.key, node, since.get(session)).catch(() => false));
       }
       releases.push(presence.markNodeGone(node).catch(() => undefined));
       await Promise.all(releases);

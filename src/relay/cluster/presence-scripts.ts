@@ -24,12 +24,14 @@ redis.call('HSET', KEYS[1], 'last_seen', ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1`;
 
-/** Compare-and-delete: a late disconnect on an old node never deletes a newer node's claim. */
+/**
+ * Compare-and-delete: a late disconnect on an old node never deletes a newer node's claim, nor
+ * (when ARGV[2], the session's connected_at, is given) a newer socket's claim on the same node.
+ */
 const RELEASE = `
-if redis.call('HGET', KEYS[1], 'node') == ARGV[1] then
-  return redis.call('DEL', KEYS[1])
-end
-return 0`;
+if redis.call('HGET', KEYS[1], 'node') ~= ARGV[1] then return 0 end
+if ARGV[2] ~= '' and redis.call('HGET', KEYS[1], 'connected_at') ~= ARGV[2] then return 0 end
+return redis.call('DEL', KEYS[1])`;
 
 type Call = (...args: (string | number)[]) => unknown;
 
@@ -37,7 +39,7 @@ type Call = (...args: (string | number)[]) => unknown;
 export interface PresenceScripts {
   claim(on: Redis | ChainableCommander, key: string, node: string, now: number, ttlMs: number): unknown;
   refresh(on: Redis | ChainableCommander, key: string, node: string, now: number, ttlMs: number, connectedAt: number): unknown;
-  release(on: Redis | ChainableCommander, key: string, node: string): unknown;
+  release(on: Redis | ChainableCommander, key: string, node: string, connectedAt?: number): unknown;
 }
 
 const NAMES = { claim: 'outpostPresenceClaim', refresh: 'outpostPresenceRefresh', release: 'outpostPresenceRelease' } as const;
@@ -54,6 +56,6 @@ export function definePresenceScripts(client: Redis): PresenceScripts {
   return {
     claim: (on, key, node, now, ttlMs) => call(on, NAMES.claim)(key, node, now, ttlMs),
     refresh: (on, key, node, now, ttlMs, connectedAt) => call(on, NAMES.refresh)(key, node, now, ttlMs, connectedAt),
-    release: (on, key, node) => call(on, NAMES.release)(key, node),
+    release: (on, key, node, connectedAt) => call(on, NAMES.release)(key, node, connectedAt === undefined ? '' : connectedAt),
   };
 }

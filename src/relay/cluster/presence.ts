@@ -50,8 +50,11 @@ export interface Presence {
   claim(key: InstanceKey, node: string, now: number): Promise<string | undefined>;
   /** Extends this node's records in one pipeline per heartbeat tick; outcomes in the order given. */
   refresh(edges: readonly HeldEdge[], node: string, now: number): Promise<RefreshOutcome[]>;
-  /** Deletes the record only while `node` still holds it; true when it did. */
-  release(key: InstanceKey, node: string): Promise<boolean>;
+  /**
+   * Deletes the record only while `node` still holds it — and, with `connectedAt`, only while
+   * it is still that socket's claim (a reconnect to the same node claims anew); true when it did.
+   */
+  release(key: InstanceKey, node: string, connectedAt?: number): Promise<boolean>;
   lookup(key: InstanceKey): Promise<PresenceRecord | undefined>;
   /** One round trip for a page of registrations; `undefined` where no node holds the edge. */
   lookupMany(keys: readonly InstanceKey[]): Promise<(PresenceRecord | undefined)[]>;
@@ -113,10 +116,10 @@ export function createPresence(options: PresenceOptions): Presence {
       for (let i = 0; i < codes.length; i += 1) outcomes[i] = REFRESH_OUTCOMES[Number(codes[i])] ?? 'lost';
       return outcomes;
     },
-    async release(key, node) {
+    async release(key, node, connectedAt) {
       checkNodeId(node);
       const edgeKey = keys.edge(key);
-      return callRedis(redis, async () => Number(await scripts.release(redis, edgeKey, node)) === 1);
+      return callRedis(redis, async () => Number(await scripts.release(redis, edgeKey, node, connectedAt)) === 1);
     },
     async lookup(key) {
       const edgeKey = keys.edge(key);

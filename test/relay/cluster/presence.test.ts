@@ -66,6 +66,15 @@ describe('presence', () => {
     await expect(presence.claim(edge, 'node-b', 4000)).resolves.toBeUndefined();
   });
 
+  it("releases only the socket's own claim when a connected_at is given: a newer claim on the same node stays", async () => {
+    await presence.claim(edge, 'node-a', 1000);
+    await presence.claim(edge, 'node-a', 2000); // the edge reconnected to the same node
+    await expect(presence.release(edge, 'node-a', 1000)).resolves.toBe(false);
+    await expect(presence.lookup(edge)).resolves.toEqual({ node: 'node-a', connectedAt: 2000, lastSeen: 2000 });
+    await expect(presence.release(edge, 'node-a', 2000)).resolves.toBe(true);
+    await expect(presence.lookup(edge)).resolves.toBeUndefined();
+  });
+
   it('releases only for the node that still holds the edge', async () => {
     await presence.claim(edge, 'node-a', 1000);
     await presence.claim(edge, 'node-b', 2000);
