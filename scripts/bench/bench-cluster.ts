@@ -11,12 +11,12 @@
 // to a random node (two in three routed), with the CPU each kind of process spent on it.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { openControlPlaneStore } from '../../src/control-plane';
 import { readDemoTenantFile } from '../../src/config';
+import { freePort } from '../lib/free-port';
 import { startLocalPostgres } from '../lib/local-postgres';
 import { startLocalRedis } from '../lib/local-redis';
 import { forkBenchChild } from './lib/child-harness';
@@ -39,16 +39,6 @@ interface Node {
   readonly child: ChildProcess;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

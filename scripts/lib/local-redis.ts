@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createConnection, createServer } from 'node:net';
+import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './free-port';
 
 /** How long a fresh redis-server may take to answer. */
 export const REDIS_START_TIMEOUT_MS = 10_000;
@@ -22,18 +23,6 @@ export interface LocalRedis {
   restart(): Promise<void>;
 }
 
-/** A free loopback port, as the kernel hands one out to a listener on port 0. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * The pid of the redis-server answering on `port` (`INFO server`), or undefined. Comparing

@@ -3,8 +3,8 @@
  * of several nodes: killed with SIGKILL like a crash, or stopped with SIGTERM.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { freePort } from '../../scripts/lib/free-port';
 import { findProjectRoot } from '../../src/config';
 
 /** A running control-plane process. */
@@ -20,14 +20,6 @@ export interface ControlPlaneProcess {
   stop(): Promise<void>;
 }
 
-/** A free loopback port, as the kernel hands one out to a listener on port 0. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** Starts `main.ts` with `env` on a free port; resolves once `/healthz` answers (fails if it exits first). */
 export async function startControlPlaneProcess(env: Record<string, string>, timeoutMs = 60_000): Promise<ControlPlaneProcess> {

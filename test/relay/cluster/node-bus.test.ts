@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import type { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { HttpError } from '../../../src/http';
+import { httpFailure } from '../../helpers/http-failure';
 import { silentLogger } from '../../../src/observability';
 import { startNodeBus, tooManyInFlight, MAX_BUS_REPLY_BYTES, type BusRequest, type NodeBus, type NodeBusOptions } from '../../../src/relay/cluster';
 import { useLocalRedis, waitUntil } from '../../helpers/redis';
@@ -31,15 +32,6 @@ async function bus(node: string, options: Partial<NodeBusOptions> = {}): Promise
 
 const exec = { kind: 'exec', tenant: 'tenant-1', instance: 'edge-1', command: 'discovery' } as const;
 
-/** The error a promise rejects with, as the HttpError it must be. */
-async function failure(promise: Promise<unknown>): Promise<HttpError> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!(err instanceof HttpError)) throw new Error(`expected an HttpError, got ${String(err)}`);
-  return err;
-}
 
 function answer(err: HttpError) {
   return { status: err.status, code: err.code, message: err.message, headers: err.headers };
@@ -81,7 +73,7 @@ describe('node bus', () => {
       throw thrown[next++];
     });
     for (const err of thrown) {
-      expect(answer(await failure(a.request('node-b', exec, 5000)))).toEqual(answer(err));
+      expect(answer(await httpFailure(a.request('node-b', exec, 5000)))).toEqual(answer(err));
     }
   });
 
@@ -94,8 +86,8 @@ describe('node bus', () => {
       throw new HttpError(418, 'teapot', 'no');
     });
     const internal = { status: 500, code: 'server_error', message: 'internal error', headers: {} };
-    expect(answer(await failure(a.request('node-b', exec, 5000)))).toEqual(internal);
-    expect(answer(await failure(a.request('node-b', exec, 5000)))).toEqual(internal);
+    expect(answer(await httpFailure(a.request('node-b', exec, 5000)))).toEqual(internal);
+    expect(answer(await httpFailure(a.request('node-b', exec, 5000)))).toEqual(internal);
   });
 
   it('keeps an unlisted edge failure code out of a 502 (edge_error instead)', async () => {
@@ -104,7 +96,7 @@ describe('node bus', () => {
     b.onRequest(async () => {
       throw new HttpError(502, 'made_up_code', 'the edge failed');
     });
-    expect(answer(await failure(a.request('node-b', exec, 5000)))).toEqual({ status: 502, code: 'edge_error', message: 'the edge failed', headers: {} });
+    expect(answer(await httpFailure(a.request('node-b', exec, 5000)))).toEqual({ status: 502, code: 'edge_error', message: 'the edge failed', headers: {} });
   });
 
   it('times out with 504 edge_timeout when the owner does not answer in time', async () => {
@@ -112,7 +104,7 @@ describe('node bus', () => {
     const b = await bus('node-b');
     const held = gate();
     b.onRequest(() => held.promise);
-    const err = await failure(a.request('node-b', exec, 100));
+    const err = await httpFailure(a.request('node-b', exec, 100));
     held.open();
     expect(answer(err)).toEqual({ status: 504, code: 'edge_timeout', message: 'the edge did not confirm the command within 100 ms', headers: {} });
     expect(a.inFlight).toBe(0);
@@ -123,15 +115,15 @@ describe('node bus', () => {
     const b = await bus('node-b');
     const notConnected = { status: 409, code: 'instance_not_connected', message: 'the instance is registered but not connected', headers: {} };
     // A timeout far beyond the test's own: only an immediate answer passes.
-    expect(answer(await failure(a.request('node-gone', exec, 600_000)))).toEqual(notConnected);
+    expect(answer(await httpFailure(a.request('node-gone', exec, 600_000)))).toEqual(notConnected);
     await b.close();
-    expect(answer(await failure(a.request('node-b', exec, 600_000)))).toEqual(notConnected);
+    expect(answer(await httpFailure(a.request('node-b', exec, 600_000)))).toEqual(notConnected);
   });
 
   it('answers 409 while the node has no handler yet', async () => {
     const a = await bus('node-a');
     await bus('node-b');
-    expect((await failure(a.request('node-b', exec, 5000))).code).toBe('instance_not_connected');
+    expect((await httpFailure(a.request('node-b', exec, 5000))).code).toBe('instance_not_connected');
   });
 
   it('refuses a request beyond its in-flight cap with 429 and Retry-After', async () => {
@@ -144,7 +136,7 @@ describe('node bus', () => {
     });
     const first = a.request('node-b', exec, 5000);
     const second = a.request('node-b', exec, 5000);
-    expect(answer(await failure(a.request('node-b', exec, 5000)))).toEqual(answer(tooManyInFlight()));
+    expect(answer(await httpFailure(a.request('node-b', exec, 5000)))).toEqual(answer(tooManyInFlight()));
     held.open();
     await expect(Promise.all([first, second])).resolves.toEqual(['done', 'done']);
   });
@@ -161,7 +153,7 @@ describe('node bus', () => {
     });
     const first = a.request('node-b', exec, 5000);
     await waitUntil('the first request is being handled', () => calls === 1);
-    expect(answer(await failure(a.request('node-b', exec, 5000)))).toEqual(answer(tooManyInFlight()));
+    expect(answer(await httpFailure(a.request('node-b', exec, 5000)))).toEqual(answer(tooManyInFlight()));
     held.open();
     await expect(first).resolves.toBe('done');
     expect(calls).toBe(1);
@@ -179,7 +171,7 @@ describe('node bus', () => {
     const a = await bus('node-a');
     const b = await bus('node-b');
     b.onRequest(async () => ({ blob: 'x'.repeat(MAX_BUS_REPLY_BYTES) }));
-    expect(answer(await failure(a.request('node-b', exec, 5000)))).toEqual({
+    expect(answer(await httpFailure(a.request('node-b', exec, 5000)))).toEqual({
       status: 502,
       code: 'edge_error',
       message: 'the answer is too large to route between nodes',
@@ -226,6 +218,6 @@ describe('node bus', () => {
     await expect(startNodeBus({ redis: client, node: 'node-a', logger: silentLogger(), prefix, maxInFlight: 0 })).rejects.toThrow(/maxInFlight/);
     const a = await bus('node-a');
     await a.close();
-    expect((await failure(a.request('node-b', exec, 5000))).code).toBe('relay_closing');
+    expect((await httpFailure(a.request('node-b', exec, 5000))).code).toBe('relay_closing');
   });
 });

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { HttpError } from '../../../src/http';
+import { httpFailure } from '../../helpers/http-failure';
 import { silentLogger } from '../../../src/observability';
 import { createPresence, startNodeBus, type NodeBus, type Presence } from '../../../src/relay/cluster';
 import { useLocalRedis, waitUntil } from '../../helpers/redis';
@@ -26,14 +27,6 @@ afterAll(async () => {
   await b.close();
 });
 
-async function failure(promise: Promise<unknown>): Promise<HttpError> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!(err instanceof HttpError)) throw new Error(`expected an HttpError, got ${String(err)}`);
-  return err;
-}
 
 const unavailable = {
   status: 503,
@@ -51,11 +44,11 @@ describe('a Redis outage', () => {
     await local.server.kill();
     await waitUntil('the client noticed', () => clientA.status !== 'ready');
     // Timeouts far beyond the test's own: only failing fast passes.
-    expect(answer(await failure(a.request('node-b', exec, 600_000)))).toEqual(unavailable);
-    expect(answer(await failure(presence.claim(edge, 'node-a', 2000)))).toEqual(unavailable);
-    expect(answer(await failure(presence.refresh([{ key: edge, connectedAt: 1000 }], 'node-a', 2000)))).toEqual(unavailable);
-    expect(answer(await failure(presence.lookupMany([edge])))).toEqual(unavailable);
-    expect(answer(await failure(presence.isAlive('node-b')))).toEqual(unavailable);
+    expect(answer(await httpFailure(a.request('node-b', exec, 600_000)))).toEqual(unavailable);
+    expect(answer(await httpFailure(presence.claim(edge, 'node-a', 2000)))).toEqual(unavailable);
+    expect(answer(await httpFailure(presence.refresh([{ key: edge, connectedAt: 1000 }], 'node-a', 2000)))).toEqual(unavailable);
+    expect(answer(await httpFailure(presence.lookupMany([edge])))).toEqual(unavailable);
+    expect(answer(await httpFailure(presence.isAlive('node-b')))).toEqual(unavailable);
 
     // The restarted Redis is empty: no subscriptions, no scripts, no keys. Nothing is redone by hand.
     await local.server.restart();
