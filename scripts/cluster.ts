@@ -182,7 +182,10 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err: unknown) => {
-  console.error((err as Error).message);
-  process.exit(1);
-});
+// Only when run: a test imports clusterComponents without starting a cluster.
+if (require.main === module) {
+  main().catch((err: unknown) => {
+    console.error((err as Error).message);
+    process.exit(1);
+  });
+}

@@ -36,6 +36,8 @@ export async function runStack(options: StackOptions): Promise<void> {
     const grace = new Promise((r) => setTimeout(r, STOP_GRACE_MS).unref());
     await Promise.race([Promise.all(running.map((r) => r.exited)), grace]);
     for (const r of running) if (r.child.exitCode === null && r.child.signalCode === null) r.child.kill('SIGKILL');
+    // Even a killed child is gone only once it exited: onStopped may remove what it used.
+    await Promise.all(running.map((r) => r.exited));
     await options.onStopped?.().catch((err: unknown) => console.error((err as Error).message));
     process.exit(code);
   };
@@ -62,12 +64,12 @@ export async function runStack(options: StackOptions): Promise<void> {
     // From now on a component that dies takes the stack down with it, loudly.
     void r.exited.then((code) => {
       if (stopping) return;
+      const how = code === null ? `killed by ${r.child.signalCode ?? 'a signal'}` : `exit code ${code}`;
       if (options.expendable?.(component)) {
-        const how = code === null ? `killed by ${r.child.signalCode ?? 'a signal'}` : `exit code ${code}`;
         console.error(`\n${component.label} stopped (${how}); the stack goes on without it. See ${r.logFile}.`);
         return;
       }
-      console.error(`\n${component.label} stopped (exit code ${String(code)}); see ${r.logFile}. Stopping the stack.`);
+      console.error(`\n${component.label} stopped (${how}); see ${r.logFile}. Stopping the stack.`);
       void stopAll(1);
     });
   }

@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { STOPPED_MARKER } from './fixtures/stub-stack';
 
 const fixture = join(__dirname, 'fixtures', 'stub-stack.ts');
 
@@ -50,6 +51,22 @@ async function eventually(check: () => boolean, what: string, timeoutMs = 10_000
     if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** What the fixture's onStopped recorded, or undefined when it never ran. */
+function stoppedMarker(dir: string): { exited: boolean[] } | undefined {
+  try {
+    return JSON.parse(readFileSync(join(dir, STOPPED_MARKER), 'utf8')) as { exited: boolean[] };
+  } catch {
+    return undefined;
+  }
+}
+
+async function answers(port: number): Promise<boolean> {
+  return fetch(`http://127.0.0.1:${port}/`).then(
+    (res) => res.ok,
+    () => false,
+  );
 }
 
 const log = (dir: string, name: string) => {
@@ -121,5 +138,66 @@ describe('stack launcher process', () => {
     } finally {
       await new Promise((resolve) => squatter.close(resolve));
     }
+  });
+  it('reports an expendable component that dies after start-up and keeps the others running', async () => {
+    const [idpPort, nodePort] = [await freePort(), await freePort()];
+    const stack = launch(dir, [String(idpPort), `${nodePort}:expendable`]);
+    launched.push(stack.child);
+    const [idp, node] = (await stack.ready) as [number, number];
+    process.kill(node, 'SIGKILL');
+    await eventually(() => stack.output().includes('control plane stopped (killed by SIGKILL); the stack goes on without it.'), 'the death is reported');
+    // Still there afterwards: the launcher, and the component that did not die.
+    expect(await answers(idpPort)).toBe(true);
+    expect(stack.child.exitCode).toBeNull();
+    expect(isAlive(idp)).toBe(true);
+    expect(log(dir, 'idp')).not.toContain('stub stopped by SIGTERM');
+    expect(stack.output()).not.toContain('Stopping the stack');
+    stack.child.kill('SIGTERM');
+    expect(await stack.exited).toBe(0);
+    expect(log(dir, 'idp')).toContain('stub stopped by SIGTERM');
+  });
+
+  it('stops the stack when a component that is not expendable dies after start-up', async () => {
+    const stack = launch(dir, [String(await freePort()), `${await freePort()}:expendable`]);
+    launched.push(stack.child);
+    const [idp, node] = (await stack.ready) as [number, number];
+    process.kill(idp, 'SIGKILL');
+    expect(await stack.exited).toBe(1);
+    expect(stack.output()).toContain('IdP stopped (killed by SIGKILL); see');
+    expect(stack.output()).toContain('Stopping the stack.');
+    expect(isAlive(node)).toBe(false);
+    expect(log(dir, 'control-plane')).toContain('stub stopped by SIGTERM');
+  });
+
+  it('runs onStopped once every component has exited, and exits only after it finished', async () => {
+    const stack = launch(dir, [String(await freePort()), String(await freePort())]);
+    launched.push(stack.child);
+    await stack.ready;
+    expect(stoppedMarker(dir)).toBeUndefined();
+    stack.child.kill('SIGTERM');
+    expect(await stack.exited).toBe(0);
+    expect(stoppedMarker(dir)).toEqual({ exited: [true, true] });
+  });
+
+  it('runs onStopped after a component that ignores SIGTERM was killed and has exited', async () => {
+    const stack = launch(dir, [String(await freePort()), `${await freePort()}:stubborn`]);
+    launched.push(stack.child);
+    const [, stubborn] = (await stack.ready) as [number, number];
+    stack.child.kill('SIGTERM');
+    expect(await stack.exited).toBe(0); // after the launcher's grace period (8 s)
+    expect(log(dir, 'control-plane')).toContain('stub ignores SIGTERM');
+    expect(isAlive(stubborn)).toBe(false);
+    expect(stoppedMarker(dir)).toEqual({ exited: [true, true] });
+  }, 30_000);
+
+  it("gives a component's env to that process only", async () => {
+    const stack = launch(dir, [String(await freePort()), `${await freePort()}:mark`, String(await freePort())]);
+    launched.push(stack.child);
+    await stack.ready;
+    expect(log(dir, 'control-plane')).toContain('stub env STUB_MARK=control-plane');
+    expect(log(dir, 'idp')).toContain('stub env STUB_MARK=(unset)');
+    expect(log(dir, 'edge')).toContain('stub env STUB_MARK=(unset)');
+    stack.child.kill('SIGTERM');
+    expect(await stack.exited).toBe(0);
   });
 });

@@ -1,0 +1,246 @@
+/**
+ * `npm run cluster` as a person runs it (scripts/cluster.ts under ts-node, so its components
+ * run from src/ too): two nodes on a throwaway PostgreSQL and Redis behind the round-robin
+ * front, the sidecar edge and both apps. One node is killed like a crash and the stack goes
+ * on; SIGTERM then stops every process it started and removes the servers.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createConnection, createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { findProjectRoot, readDemoTenantFile } from '../../src/config';
+import { fetchToken } from '../../scripts/lib/fetch-token';
+import { callResource, exec, registrations, tenantFromDemo, type RegistrationView, type TenantCredentials } from '../integration/stack-client';
+
+const STARTUP_TIMEOUT_MS = 90_000;
+const FAILOVER_TIMEOUT_MS = 45_000;
+const STOP_TIMEOUT_MS = 30_000;
+const PASSWORD = 'V@erySecre#t123!'; // data/citadel-directory.json
+
+function listen(port: number): Promise<ReturnType<typeof createServer> | undefined> {
+  const server = createServer();
+  return new Promise((resolve) => {
+    server.once('error', () => resolve(undefined));
+    server.listen(port, '127.0.0.1', () => resolve(server));
+  });
+}
+
+/** A free port `p` with `p+1 … p+extra` free as well (the front and the nodes after it). */
+async function freePortRun(extra: number): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt += 1) {
+    const first = await listen(0);
+    const port = (first!.address() as AddressInfo).port;
+    const held = [first!];
+    for (let i = 1; i <= extra; i += 1) {
+      const next = await listen(port + i);
+      if (!next) break;
+      held.push(next);
+    }
+    await Promise.all(held.map((s) => new Promise((resolve) => s.close(resolve))));
+    if (held.length === extra + 1) return port;
+  }
+  throw new Error(`no ${extra + 1} consecutive free ports found`);
+}
+
+const freePort = () => freePortRun(0);
+
+/** The pids whose parent is `pid`, from /proc (Linux). */
+function childrenOf(pid: number): number[] {
+  const children: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // pid (comm) state ppid …; comm may hold spaces and parentheses, so split after the last ')'.
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === pid) children.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return children;
+}
+
+function commandLine(pid: number): string[] {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  } catch {
+    return [];
+  }
+}
+
+/** Whether something accepts a TCP connection on 127.0.0.1:`port`. */
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    socket.setTimeout(2_000, () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+const allConnectedOn = (list: RegistrationView[], node: (n: string | undefined) => boolean) =>
+  list.length === 3 && list.every((r) => r.info.connected && node((r.info as { node?: string }).node));
+const nodeOf = (r: RegistrationView) => (r.info as { node?: string }).node;
+
+describe('npm run cluster', () => {
+  const root = findProjectRoot();
+  let dataDir: string;
+  let launcher: ChildProcess | undefined;
+  let output = '';
+  let exited: Promise<number | null>;
+  /** Every process the launcher started, as seen once it was up. */
+  let started: number[] = [];
+
+  beforeAll(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'outpost-cluster-'));
+  });
+
+  afterAll(async () => {
+    // A failed test must not leave a cluster behind: SIGTERM stops it and its servers.
+    if (launcher && launcher.exitCode === null && launcher.signalCode === null) {
+      launcher.kill('SIGTERM');
+      const timer = setTimeout(() => launcher?.kill('SIGKILL'), STOP_TIMEOUT_MS);
+      await exited;
+      clearTimeout(timer);
+    }
+    for (const pid of started) if (existsSync(`/proc/${pid}`)) process.kill(pid, 'SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  }, STOP_TIMEOUT_MS + 10_000);
+
+  it('serves through the front, survives a killed node, and leaves nothing behind on SIGTERM', async () => {
+    const front = await freePortRun(2);
+    const ports = { idp: await freePort(), edge: await freePort(), rbac: await freePort(), todo: await freePort() };
+    launcher = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', join(root, 'scripts/cluster.ts'), '--nodes', '2'], {
+      cwd: root,
+      env: {
+        PATH: process.env.PATH ?? '',
+        LOG_LEVEL: 'warn',
+        OUTPOST_DATA_DIR: dataDir,
+        IDP_PORT: String(ports.idp),
+        CONTROL_PLANE_PORT: String(front),
+        EDGE_PORT: String(ports.edge),
+        RBAC_PORT: String(ports.rbac),
+        TODO_PORT: String(ports.todo),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const child = launcher;
+    child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+    exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+    const running = () => child.exitCode === null && child.signalCode === null;
+
+    /**
+     * Polls `probe` (a throw counts as "not yet") until it returns a value; fails at once,
+     * quoting the launcher, when the launcher exits, and when the bounded wait runs out.
+     */
+    async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number, intervalMs = 200): Promise<T> {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        if (!running()) throw new Error(`the launcher exited (${child.exitCode ?? child.signalCode}) while waiting for ${what}:\n${output}`);
+        const value = await probe().catch(() => undefined);
+        if (value !== undefined) return value;
+        if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; the launcher said:\n${output}`);
+        await new Promise((resolve) => setTimeout(resolve, intervalMs));
+      }
+    }
+
+    // Up: the whole banner, printed at once after the last component answered.
+    await until(
+      'the "Cluster mode:" banner',
+      async () => (output.includes('Cluster mode:') && output.includes('README, "Running more than one node", has the rest.') ? true : undefined),
+      STARTUP_TIMEOUT_MS,
+    );
+    expect(running()).toBe(true);
+    const nodePids = new Map<string, number>();
+    for (const m of output.matchAll(/control plane \d+\s+http:\S+\s+\(RELAY_NODE_ID=(node-\d+), pid (\d+)\)/g)) nodePids.set(m[1]!, Number(m[2]));
+    expect([...nodePids.keys()].sort()).toEqual(['node-1', 'node-2']);
+    const pgPort = Number(/PostgreSQL\s+postgres:\/\/\S*@127\.0\.0\.1:(\d+)\/\S+\s+\(throwaway/.exec(output)?.[1]);
+    const redisPort = Number(/Redis\s+redis:\/\/127\.0\.0\.1:(\d+)\s+\(throwaway/.exec(output)?.[1]);
+    expect(await accepts(pgPort)).toBe(true);
+    expect(await accepts(redisPort)).toBe(true);
+
+    // Its processes: idp, 2 nodes, edge, 2 apps, postgres and redis-server.
+    started = childrenOf(child.pid!);
+    expect(started.length).toBe(8);
+    for (const pid of nodePids.values()) expect(started).toContain(pid);
+    const postmaster = started.map(commandLine).find((argv) => argv.some((a) => a.endsWith('/postgres')));
+    const pgDir = postmaster?.[postmaster.indexOf('-D') + 1]?.replace(/\/data$/, '');
+    expect(pgDir).toMatch(/outpost-pg-/);
+    expect(existsSync(pgDir!)).toBe(true);
+
+    // The RBAC app decides with its embedded edge, which reached the control plane through the front.
+    const authUrl = `http://localhost:${ports.idp}`;
+    const appUrl = `http://localhost:${ports.rbac}`;
+    const rick = (await fetchToken(authUrl, 'rick@the-citadel.com', PASSWORD)).access_token;
+    const morty = (await fetchToken(authUrl, 'morty@the-citadel.com', PASSWORD)).access_token;
+    expect((await callResource(appUrl, 'DELETE', 'mega-seed', rick)).status).toBe(200);
+    expect((await callResource(appUrl, 'DELETE', 'mega-seed', morty)).status).toBe(403);
+
+    // The three edges (sidecar, both apps) are connected, each on a named node.
+    const relayUrl = `http://127.0.0.1:${front}`;
+    const tenant: TenantCredentials = tenantFromDemo(readDemoTenantFile(join(dataDir, 'cluster')));
+    const before = await until(
+      'three edges connected, each with info.node',
+      async () => {
+        const list = await registrations(relayUrl, tenant);
+        return allConnectedOn(list, (n) => n !== undefined && nodePids.has(n)) ? list : undefined;
+      },
+      FAILOVER_TIMEOUT_MS,
+    );
+
+    // Kill the node holding the first edge, like a crash.
+    const victim = nodeOf(before[0]!)!;
+    const survivor = [...nodePids.keys()].find((n) => n !== victim)!;
+    process.kill(nodePids.get(victim)!, 'SIGKILL');
+    const label = `control plane ${victim.slice('node-'.length)}`;
+    await until(
+      'the launcher to report the dead node',
+      async () => (output.includes(`${label} stopped (killed by SIGKILL); the stack goes on without it.`) ? true : undefined),
+      FAILOVER_TIMEOUT_MS,
+      100,
+    );
+
+    // Every edge comes back on the survivor, and a command reaches each through the front.
+    await until(
+      `every edge connected on ${survivor}`,
+      async () => (allConnectedOn(await registrations(relayUrl, tenant), (n) => n === survivor) ? true : undefined),
+      FAILOVER_TIMEOUT_MS,
+    );
+    for (const registration of before) {
+      const reply = await until(
+        `exec on ${registration.id} to answer 200`,
+        async () => {
+          const r = await exec(relayUrl, tenant, registration.id, 'discovery');
+          return r.status === 200 ? r : undefined;
+        },
+        FAILOVER_TIMEOUT_MS,
+      );
+      expect(reply.body).toEqual({ result: {} });
+    }
+    expect(running()).toBe(true);
+    expect(output).not.toContain('Stopping the stack');
+
+    // SIGTERM: a clean exit, no process left, the throwaway servers gone with their folders.
+    child.kill('SIGTERM');
+    let timer: NodeJS.Timeout | undefined;
+    const code = await Promise.race([exited, new Promise((resolve) => (timer = setTimeout(() => resolve('still running'), STOP_TIMEOUT_MS)))]);
+    clearTimeout(timer);
+    expect(code).toBe(0);
+    // Reparented to init once the launcher is gone, an exited child may linger a moment as a zombie.
+    const left = () => started.filter((pid) => existsSync(`/proc/${pid}`));
+    for (const deadline = Date.now() + 10_000; left().length > 0 && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(left().map((pid) => `${pid} ${commandLine(pid).join(' ')}`)).toEqual([]);
+    expect(await accepts(pgPort)).toBe(false);
+    expect(await accepts(redisPort)).toBe(false);
+    expect(existsSync(pgDir!)).toBe(false);
+  }, STARTUP_TIMEOUT_MS + 3 * FAILOVER_TIMEOUT_MS + STOP_TIMEOUT_MS);
+});
