@@ -1,16 +1,15 @@
-import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import request from 'supertest';
-import { controlPlaneDbPath } from '../../src/control-plane';
 import { readPolicyFolder, verifyPolicyImage } from '../../src/policy';
+import { openLocation, SQL_ENGINES } from '../helpers/sql-engines';
 import { MORTY, adminHeaders, edgeAuth, makeFixture, policiesDir, type Fixture } from './fixture';
 
-describe('edge API', () => {
+describe.each(SQL_ENGINES)('edge API on $name', (engine) => {
   let fx: Fixture;
   let auth: string;
   const rbac = readPolicyFolder(join(policiesDir, 'rbac'));
   beforeEach(async () => {
-    fx = await makeFixture({ changeLogLimit: 3 });
+    fx = await makeFixture({ changeLogLimit: 3 }, engine);
     auth = edgeAuth(fx.demo.connection_id, fx.demo.connection_secret);
   });
   afterEach(() => fx.close());
@@ -64,10 +63,10 @@ describe('edge API', () => {
         { rev: 5, op: 'role.grant', user_id: MORTY, role: 'admin' },
       ],
     });
-    const raw = new Database(controlPlaneDbPath(fx.dir), { readonly: true });
-    const kept = raw.prepare('SELECT count(*) FROM directory_changes WHERE tenant_id = ?').pluck().get(fx.demo.tenant_id);
-    raw.close();
-    expect(kept).toBe(3);
+    const raw = await openLocation(fx.location);
+    const kept = await raw.get('SELECT count(*) AS n FROM directory_changes WHERE tenant_id = ?', [fx.demo.tenant_id]);
+    await raw.close();
+    expect(kept).toEqual({ n: 3 });
     expect((await get('/directory/changes?since=2')).body.changes.map((c: { rev: number }) => c.rev)).toEqual([3, 4, 5]);
     for (const since of ['1', '0', '6']) {
       const gone = await get(`/directory/changes?since=${since}`);
@@ -112,10 +111,10 @@ describe('edge API', () => {
   });
 });
 
-describe('control plane app', () => {
+describe.each(SQL_ENGINES)('control plane app on $name', (engine) => {
   let fx: Fixture;
   beforeAll(async () => {
-    fx = await makeFixture();
+    fx = await makeFixture({}, engine);
   });
   afterAll(() => fx.close());
 

@@ -3,16 +3,17 @@ import request from 'supertest';
 import { requireTenantKey } from '../../src/control-plane';
 import { createErrorHandler } from '../../src/http';
 import { silentLogger } from '../../src/observability';
+import { SQL_ENGINES } from '../helpers/sql-engines';
 import { makeFixture, type Fixture } from './fixture';
 
 const UNAUTHORIZED = { code: 'unauthorized', message: 'missing or invalid tenant credentials' };
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 
-describe('requireTenantKey', () => {
+describe.each(SQL_ENGINES)('requireTenantKey on $name', (engine) => {
   let fx: Fixture;
   let app: express.Express;
   beforeAll(async () => {
-    fx = await makeFixture();
+    fx = await makeFixture({}, engine);
     app = express();
     app.get('/d', requireTenantKey(fx.store, 'discovery'), (_req, res) => {
       res.json({ tenant: res.locals.tenantId });

@@ -1,27 +1,29 @@
-import Database from 'better-sqlite3';
 import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   DEMO_MEMBERS,
-  controlPlaneDbPath,
   openControlPlaneStore,
   ensureDemoAccounts,
   ensureDemoAppConnections,
   seedControlPlane,
+  type ControlPlaneLocation,
   type ControlPlaneStore,
 } from '../../src/control-plane';
 import { DEMO_TENANT_FILE, readDemoTenantFile, writeDemoTenantFile } from '../../src/config';
 import { PolicyTestsFailedError } from '../../src/decision';
 import { PolicyValidationError, readPolicyFolder } from '../../src/policy';
+import { openLocation, SQL_ENGINES } from '../helpers/sql-engines';
 import { URLS, policiesDir, seedDirectory } from './fixture';
 
-describe('seedControlPlane', () => {
+describe.each(SQL_ENGINES)('seedControlPlane on $name', (engine) => {
   let dir: string;
+  let at: ControlPlaneLocation;
   let store: ControlPlaneStore;
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'outpost-cp-seed-'));
-    store = await openControlPlaneStore(controlPlaneDbPath(dir));
+    at = await engine.location(dir);
+    store = await openControlPlaneStore(at);
   });
   afterEach(async () => {
     await store.close();
@@ -69,7 +71,7 @@ describe('seedControlPlane', () => {
     const before = readFileSync(file, 'utf8');
     const mtime = statSync(file).mtimeMs;
     await store.close();
-    store = await openControlPlaneStore(controlPlaneDbPath(dir));
+    store = await openControlPlaneStore(at);
     expect(await seed()).toBeUndefined();
     expect(readFileSync(file, 'utf8')).toBe(before);
     expect(statSync(file).mtimeMs).toBe(mtime);
@@ -101,9 +103,9 @@ describe('seedControlPlane', () => {
   it('adds the accounts to a data directory seeded before they existed, once', async () => {
     const demo = (await seed())!;
     // What an older build left: no members, no personal accounts.
-    const raw = new Database(controlPlaneDbPath(dir));
-    raw.exec("DELETE FROM tenant_members; DELETE FROM tenants WHERE kind = 'personal'");
-    raw.close();
+    const raw = await openLocation(at);
+    await raw.exec("DELETE FROM tenant_members; DELETE FROM tenants WHERE kind = 'personal'");
+    await raw.close();
     expect(await store.tenants.list()).toHaveLength(1);
     expect(await ensureDemoAccounts(store, dir, seedDirectory)).toBe(true);
     await expectDemoAccounts(demo.tenant_id);

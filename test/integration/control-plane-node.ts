@@ -1,18 +1,19 @@
 /**
  * A control plane (store, relay, admin/edge/management API) that can be stopped and
- * started again on the same port and SQLite file, as a process restart would. A request
+ * started again on the same port and store (SQLite file or PostgreSQL database), as a
+ * process restart would. A request
  * hook sees every HTTP request first (to count, hold or fail some), and the relay's
  * WebSocket connections can be cut at the TCP level.
  */
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import {
-  controlPlaneDbPath,
   createConsoleRouter,
   createControlPlaneApp,
   createControlPlaneRelay,
   openControlPlaneStore,
   type ConsoleAuthOptions,
+  type ControlPlaneLocation,
   type ControlPlaneStore,
 } from '../../src/control-plane';
 import { baseUrl, close, listen } from '../../src/http';
@@ -49,10 +50,11 @@ interface Running {
 }
 
 /**
- * Nothing runs until `start()`; the first start picks a free port, later ones reuse it. With
- * `consoleAuth` the console API is mounted too, trusting that IdP.
+ * Nothing runs until `start()`; the first start picks a free port, later ones reuse it; every
+ * start opens the store at `location`. With `consoleAuth` the console API is mounted too,
+ * trusting that IdP.
  */
-export function createControlPlaneNode(dataDir: string, consoleAuth?: ConsoleAuthOptions): ControlPlaneNode {
+export function createControlPlaneNode(location: ControlPlaneLocation, consoleAuth?: ConsoleAuthOptions): ControlPlaneNode {
   let running: Running | undefined;
   let port = 0;
   let url = '';
@@ -82,7 +84,7 @@ export function createControlPlaneNode(dataDir: string, consoleAuth?: ConsoleAut
     },
     async start() {
       if (running) throw new Error('the control plane is already running');
-      const store = await openControlPlaneStore(controlPlaneDbPath(dataDir));
+      const store = await openControlPlaneStore(location);
       try {
         const relay = await createControlPlaneRelay({ store, logger: silentLogger(), execTimeoutMs: EXEC_TIMEOUT_MS, heartbeatMs: HEARTBEAT_MS });
         const consoleRouters = consoleAuth ? [createConsoleRouter({ store, relay, auth: consoleAuth })] : [];

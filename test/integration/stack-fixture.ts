@@ -1,6 +1,6 @@
 /**
  * The whole chain, real and in-process on 127.0.0.1 (port 0): the IdP, a control plane
- * (SQLite store seeded with `policies/` and the Citadel directory, relay, admin and
+ * (store on SQLite by default or on the test file's PostgreSQL, seeded with `policies/` and the Citadel directory, relay, admin and
  * management API), edge authorizers with their own data directories, and the RBAC sample
  * app asking the first edge through the edge authorizer. Pieces can be stopped and
  * restarted on the same ports and files; `close()` always cleans up whatever still runs.
@@ -15,11 +15,12 @@ import { accessTokenMiddleware } from '../../src/apps/app-dependencies';
 import { createRbacApp } from '../../src/apps/rbac';
 import { createEdgeAuthorizer } from '../../src/authorizer';
 import { loadConfig, type Config } from '../../src/config';
-import { controlPlaneDbPath, seedControlPlane, type ControlPlaneStore } from '../../src/control-plane';
+import { seedControlPlane, type ControlPlaneLocation, type ControlPlaneStore } from '../../src/control-plane';
 import { loadDirectorySeed } from '../../src/directory';
 import { baseUrl, close, listen } from '../../src/http';
 import { silentLogger } from '../../src/observability';
 import { startTestIdp, type TestIdp } from '../helpers/idp';
+import { SQLITE_ENGINE, type SqlEngineUnderTest } from '../helpers/sql-engines';
 import { createControlPlaneNode, type RequestHook } from './control-plane-node';
 import { startEdgeNode, type EdgeCredentials, type EdgeHandle, type StartEdgeOptions } from './edge-node';
 import { tenantFromDemo, type TenantCredentials } from './stack-client';
@@ -47,8 +48,8 @@ export interface Stack {
   readonly edge: EdgeHandle;
   /** The control plane's open store; throws while it is stopped. */
   readonly store: ControlPlaneStore;
-  /** The control plane's SQLite file, for a test that rewinds or inspects it directly. */
-  readonly controlPlaneDbFile: string;
+  /** Where the control plane's store lives, for a test that rewinds or inspects it directly (`openLocation`). */
+  readonly controlPlaneLocation: ControlPlaneLocation;
   /** Sees every control-plane HTTP request first (see {@link RequestHook}). */
   hook: RequestHook | undefined;
   startControlPlane(): Promise<void>;
@@ -62,8 +63,11 @@ export interface Stack {
   close(): Promise<void>;
 }
 
-/** Starts the whole chain; on any failure everything already started is cleaned up. */
-export async function startStack(): Promise<Stack> {
+/**
+ * Starts the whole chain, the control plane's store on `engine` (SQLite by default); on any
+ * failure everything already started is cleaned up.
+ */
+export async function startStack(engine: SqlEngineUnderTest = SQLITE_ENGINE): Promise<Stack> {
   const root = mkdtempSync(join(tmpdir(), 'outpost-integration-'));
   const cleanup: (() => Promise<void>)[] = [async () => rmSync(root, { recursive: true, force: true })];
   const edges = new Set<EdgeHandle>();
@@ -76,7 +80,8 @@ export async function startStack(): Promise<Stack> {
 
     const cpDir = join(root, 'control-plane');
     mkdirSync(cpDir);
-    const cp = createControlPlaneNode(cpDir, { issuer: idp.issuer, jwksUri: idp.jwksUri });
+    const location = await engine.location(cpDir);
+    const cp = createControlPlaneNode(location, { issuer: idp.issuer, jwksUri: idp.jwksUri });
     cleanup.unshift(() => cp.stop());
     await cp.start();
     const seeded = await seedControlPlane(cp.store, {
@@ -132,7 +137,7 @@ export async function startStack(): Promise<Stack> {
       get store() {
         return cp.store;
       },
-      controlPlaneDbFile: controlPlaneDbPath(cpDir),
+      controlPlaneLocation: location,
       get hook() {
         return cp.hook;
       },

@@ -12,6 +12,7 @@ import { createControlPlaneApp, createControlPlaneRelay, openControlPlaneStore, 
 import { baseUrl, close, listen } from '../../src/http';
 import { silentLogger } from '../../src/observability';
 import { CLOSE_CODES, EXEC_PATH, INSTANCE_REGISTRATIONS_PATH, type Relay } from '../../src/relay';
+import { connectCluster } from '../../src/relay/cluster';
 import type { RelayMessage, SampledDecision } from '../../src/relay-protocol';
 import { useLocalRedis, waitUntil } from '../helpers/redis';
 import { EDGE_ERROR_MESSAGE, EDGE_STATUS, FakeEdge, type FakeEdgeOptions } from './fake-edge';
@@ -35,13 +36,13 @@ let edges: FakeEdge[] = [];
 let a: TestTenant;
 let b: TestTenant;
 
-async function startNode(id: string, options: { maxPendingPerEdge?: number } = {}): Promise<Node> {
+async function startNode(id: string, options: { maxPendingPerEdge?: number; heartbeatMs?: number } = {}): Promise<Node> {
   const store = await openControlPlaneStore(join(dir, 'control-plane.sqlite'));
   const relay = await createControlPlaneRelay({
     store,
     logger: silentLogger(),
     execTimeoutMs: EXEC_TIMEOUT_MS,
-    heartbeatMs: 500,
+    heartbeatMs: options.heartbeatMs ?? 500,
     ...(options.maxPendingPerEdge ? { maxPendingPerEdge: options.maxPendingPerEdge } : {}),
     cluster: { redisUrl: local.server.url, nodeId: id },
   });
@@ -233,6 +234,27 @@ describe('cluster mode: registrations', () => {
     expect(moved.commands).toHaveLength(1);
     expect(old.commands).toHaveLength(0);
   });
+
+  it('keeps the socket of an edge that moved back when the "replaced" of its move away arrives late', async () => {
+    const [n1, n2] = nodes as [Node, Node];
+    const first = await edge(n1, a, { instanceId: 'edge-1' });
+    const away = await edge(n2, a, { instanceId: 'edge-1' });
+    expect((await first.closed).code).toBe(CLOSE_CODES.replaced);
+    const back = await edge(n1, a, { instanceId: 'edge-1' });
+    expect((await away.closed).code).toBe(CLOSE_CODES.replaced);
+    // Node 2's "replaced" for its claim of the move away, delivered only now (the bus gives no
+    // order between nodes): node 1 claimed the edge again since, so it keeps `back` open.
+    const late = await connectCluster({ url: local.server.url, node: 'node-late', heartbeatMs: 500, logger: silentLogger() });
+    try {
+      expect(await late.bus.request(n1.id, { kind: 'replaced', tenant: a.tenantId, instance: 'edge-1' }, EXEC_TIMEOUT_MS)).toBeNull();
+    } finally {
+      await late.close();
+    }
+    expect(await exec(n2, a, 'edge-1')).toMatchObject({ status: 200 });
+    expect(back.commands).toHaveLength(1);
+    expect(back.ws.readyState).toBe(back.ws.OPEN);
+    expect((await listing(n2, a)).result).toMatchObject([{ id: 'edge-1', info: { connected: true, node: 'node-1' } }]);
+  });
 });
 
 describe('cluster mode: Redis down', () => {
@@ -257,6 +279,21 @@ describe('cluster mode: Redis down', () => {
     await waitUntil('routing works again', async () => (await exec(n2, a, 'edge-1')).status === 200);
     expect((await listing(n2, a)).result).toMatchObject([{ id: 'edge-1', info: { connected: true, node: 'node-1' } }]);
     expect(e.commands.length).toBeGreaterThanOrEqual(3);
+  });
+
+  it("restores the owner's records as soon as a Redis restarted empty is ready, without waiting for the periodic refresh", async () => {
+    // A heartbeat of an hour: the periodic refresh never runs during the test, only the one on `ready`.
+    const owner = await startNode('node-3', { heartbeatMs: 3_600_000 });
+    const [, n2] = nodes as [Node, Node];
+    const e = await edge(owner, a, { instanceId: 'edge-1' });
+    expect((await exec(n2, a, 'edge-1')).status).toBe(200);
+
+    await local.server.kill();
+    await waitUntil('node 2 sees Redis down', async () => (await exec(n2, a, 'edge-1')).status === 503);
+    await local.server.restart();
+    await waitUntil('routing works again', async () => (await exec(n2, a, 'edge-1')).status === 200);
+    expect((await listing(n2, a)).result).toMatchObject([{ id: 'edge-1', info: { connected: true, node: 'node-3' } }]);
+    expect(e.commands).toHaveLength(2);
   });
 });
 
