@@ -162,7 +162,7 @@ async function main(): Promise<void> {
               .filter((r) => r.component.name.startsWith('control-plane-'))
               .map((r) => `  ${r.component.label.padEnd(17)} ${r.component.url}  (RELAY_NODE_ID=${r.component.env!.RELAY_NODE_ID}, pid ${r.child.pid})`),
             `  PostgreSQL        ${redactDatabaseUrl(engines.databaseUrl)}${engines.owned.postgres ? '  (throwaway: removed when this stops)' : ''}`,
-            `  Redis             ${engines.redisUrl}${engines.owned.redis ? '  (throwaway: removed when this stops)' : ''}`,
+            `  Redis             ${redactDatabaseUrl(engines.redisUrl)}${engines.owned.redis ? '  (throwaway: removed when this stops)' : ''}`,
             '',
             `The scripts read the demo tenant from ${join(dataDir, 'demo-tenant.json')}; in another terminal first:`,
             `  export OUTPOST_DATA_DIR=${dataDir}`,
