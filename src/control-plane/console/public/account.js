@@ -4,7 +4,7 @@
 // owners touch the owner role); the server checks every change (it keeps at least one owner),
 // and refusals are shown as they came.
 import { api, tenantPath } from './api.js';
-import { canAct as canManage, copyButton, el, loadInto, when } from './dom.js';
+import { canAct as canManage, copyButton, el, loadInto, reportChange, when } from './dom.js';
 
 const ROLES = ['owner', 'admin', 'viewer'];
 
@@ -30,20 +30,12 @@ export function accountView(section) {
   const title = section.querySelector('h2');
   let account = null;
 
-  /** Runs one member change, reloads the tenant, and says how it ended (the reload replaces the result line). */
-  async function change(action, done) {
-    let message = done;
-    let ok = true;
-    try {
+  /** Runs one member change, reloads the tenant, and says how it ended. */
+  function change(action, done) {
+    return reportChange(section, async () => {
       await action();
-      await load(account);
-    } catch (err) {
-      message = err.message;
-      ok = false;
-    }
-    const out = section.querySelector('.result');
-    out.textContent = message;
-    out.className = ok ? 'result ok' : 'result error';
+      return done;
+    }, () => load(account));
   }
 
   function membersTable(tenant) {

@@ -4,7 +4,7 @@
 // the directory CLI make, so the edges lag one revision until they sync. Viewers get no
 // controls, and the server refuses them anyway.
 import { api, tenantPath } from './api.js';
-import { canAct, el, loadInto } from './dom.js';
+import { canAct, el, loadInto, reportChange } from './dom.js';
 
 /** A table with a caption, header cells and rows (each an array of cells). */
 function table(caption, head, rows) {
@@ -21,20 +21,11 @@ export function directoryView(section) {
   let account = null;
 
   /** Runs one role change, reloads, and says how it ended (or the refusal as it came). */
-  async function change(method, user, role, done) {
-    let message = done;
-    let ok = true;
-    try {
+  function change(method, user, role, done) {
+    return reportChange(section, async () => {
       const { revision } = await api(method, tenantPath(account, `/directory/users/${encodeURIComponent(user.id)}/roles/${encodeURIComponent(role)}`));
-      message = `${done} (revision ${revision})`;
-      await load(account);
-    } catch (err) {
-      message = err.message;
-      ok = false;
-    }
-    const out = section.querySelector('.result');
-    out.textContent = message;
-    out.className = ok ? 'result ok' : 'result error';
+      return `${done} (revision ${revision})`;
+    }, () => load(account));
   }
 
   function userRow(user, i, roles, manage) {

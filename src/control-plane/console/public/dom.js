@@ -37,6 +37,26 @@ export function announce(message, ok = false) {
   status.className = ok ? 'ok' : 'error';
 }
 
+/**
+ * Runs one change made from a view — `work` resolves to the message that says it happened —
+ * then `reload()`, and shows how it ended in `section`'s `.result` line: that message, or the
+ * refusal as it came (also when the reload fails).
+ */
+export async function reportChange(section, work, reload) {
+  let message;
+  let ok = true;
+  try {
+    message = await work();
+    await reload();
+  } catch (err) {
+    message = err.message;
+    ok = false;
+  }
+  const out = section.querySelector('.result');
+  out.textContent = message;
+  out.className = ok ? 'result ok' : 'result error';
+}
+
 /** Local date and time of an ISO timestamp, or '—'. */
 export function when(iso) {
   return iso ? new Date(iso).toLocaleString() : '—';
