@@ -5,7 +5,7 @@ import { createDirectoryRepository, type DirectoryRepository } from './directory
 import { createMembershipRepository, type MembershipRepository } from './membership-repository';
 import type { SqlHandle } from './in-transaction';
 import { migrateSchema } from './migrations/migrate-schema';
-import { MIGRATION_LOCK_KEY } from './migrations/postgres-migrations';
+import { MIGRATION_LOCK_KEY, takeNodeLock } from './migrations/postgres-migrations';
 import { createPolicyImageRepository, type PolicyImageRepository } from './policy-image-repository';
 import { createSigningKeyRepository, type SigningKeyRepository } from './signing-key-repository';
 import { createTenantRepository, type EdgeConnection, type TenantKeyKind, type TenantRepository } from './tenant-repository';
@@ -57,8 +57,8 @@ export interface ControlPlaneRepositories {
 }
 
 /**
- * The control plane's persistent state behind one asynchronous SQL interface (one SQLite
- * file today): tenants and their keys, edge connections, account kinds and members, the
+ * The control plane's persistent state behind one asynchronous SQL interface (a SQLite
+ * file for one node, or the PostgreSQL database several nodes share): tenants and their keys, edge connections, account kinds and members, the
  * policy registry (with image signatures and signing keys), each tenant's central
  * directory, and the relay's registration table. Secrets are only stored as SHA-256 hashes.
  */
@@ -140,10 +140,7 @@ export async function openControlPlaneStore(at: ControlPlaneLocation, options: C
     transaction: (work) => db.transaction((tx) => work(repositories(tx))),
     exclusiveTransaction: (work) =>
       db.transaction(async (tx) => {
-        if (db.engine === 'postgres') {
-          await tx.exec(`SET LOCAL lock_timeout = '${EXCLUSIVE_LOCK_TIMEOUT}'`);
-          await tx.exec(`SELECT pg_advisory_xact_lock(${EXCLUSIVE_LOCK_KEY})`);
-        }
+        if (db.engine === 'postgres') await takeNodeLock(tx, EXCLUSIVE_LOCK_KEY, EXCLUSIVE_LOCK_TIMEOUT);
         return work(repositories(tx));
       }),
     verifyTenantKey: (tenantId, kind, key) => tenants.verifyKey(tenantId, kind, key),

@@ -147,6 +147,15 @@ export const MIGRATION_LOCK_KEY = 0x6f7574706f7374;
 const MIGRATION_TIMEOUT = '60s';
 
 /**
+ * Takes the transaction-scoped advisory lock `key`, which every node's transactions share,
+ * waiting at most `timeout` (a PostgreSQL interval) for another node to release it.
+ */
+export async function takeNodeLock(tx: SqlExecutor, key: number, timeout: string): Promise<void> {
+  await tx.exec(`SET LOCAL lock_timeout = '${timeout}'`);
+  await tx.exec(`SELECT pg_advisory_xact_lock(${key})`);
+}
+
+/**
  * A PostgreSQL plan over `migrations` (the real list, or a prefix of it in tests). The run
  * holds a transaction-scoped advisory lock, so of several nodes starting at once exactly one
  * migrates; each applied version is a row of `schema_version`.
@@ -155,8 +164,8 @@ export function postgresMigrationPlan(migrations: readonly string[]): MigrationP
   return {
     migrations,
     async prepare(tx: SqlExecutor) {
-      await tx.exec(`SET LOCAL lock_timeout = '${MIGRATION_TIMEOUT}'; SET LOCAL statement_timeout = '${MIGRATION_TIMEOUT}'`);
-      await tx.exec(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`);
+      await tx.exec(`SET LOCAL statement_timeout = '${MIGRATION_TIMEOUT}'`);
+      await takeNodeLock(tx, MIGRATION_LOCK_KEY, MIGRATION_TIMEOUT);
       await tx.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)');
     },
     async readVersion(tx: SqlExecutor) {
