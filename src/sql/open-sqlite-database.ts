@@ -39,6 +39,15 @@ export function openSqliteDatabase(file: string, options: SqliteDatabaseOptions 
   return Promise.resolve(wrap(db));
 }
 
+/** A synchronous statement's outcome as a promise: its value, or its throw as a rejection. */
+function settle<T>(work: () => T): Promise<T> {
+  try {
+    return Promise.resolve(work());
+  } catch (err) {
+    return Promise.reject(err);
+  }
+}
+
 function wrap(db: Database.Database): SqlDatabase {
   const statements = new Map<string, Database.Statement>();
   const prepare = (sql: string): Database.Statement => {
@@ -87,14 +96,7 @@ function wrap(db: Database.Database): SqlDatabase {
     return result;
   };
   /** Runs at once when nothing is queued, else after everything queued before it. */
-  const call = <T>(work: () => T): Promise<T> => {
-    if (queued > 0) return enqueue(work);
-    try {
-      return Promise.resolve(work());
-    } catch (err) {
-      return Promise.reject(err);
-    }
-  };
+  const call = <T>(work: () => T): Promise<T> => (queued > 0 ? enqueue(work) : settle(work));
 
   let txOpen = false;
   const tx: SqlExecutor = {
@@ -106,11 +108,7 @@ function wrap(db: Database.Database): SqlDatabase {
   // A `tx` kept past its transaction would otherwise write outside any transaction.
   function inTx<T>(work: () => T): Promise<T> {
     if (!txOpen) return Promise.reject(new Error('the transaction has already ended'));
-    try {
-      return Promise.resolve(work());
-    } catch (err) {
-      return Promise.reject(err);
-    }
+    return settle(work);
   }
 
   return {
