@@ -68,7 +68,6 @@ export function buildDirectoryEntities(directory: DirectoryData, schema: PolicyS
     ref,
     principalSlice: (userId) => slices.get(userId),
     resourceEntities(resource, principalId) {
-      // Plain loops, no callbacks into array built-ins: see the note in local-authorizer.ts.
       const result: CedarEntity[] = [];
       if (resource.type === 'User') {
         // The principal's own entity is already sent; another user goes in with its roles.

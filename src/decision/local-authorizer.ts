@@ -41,9 +41,6 @@ export interface LocalAuthorizerOptions {
 
 type Cached = Omit<LocalDecision, 'policyPath' | 'cached'>;
 
-// Decisions are built as plain literals, never with object spread: on Node 20 (V8 11.3)
-// a lazy deoptimisation inside an inlined spread in this hot path crashed the process
-// ("Fatal error … unreachable code" in Deoptimizer::DoComputeBuiltinContinuation).
 function outcome(allowed: boolean, reasons: readonly string[], policy: CompiledPolicy, directory: DirectoryData): Cached {
   return { allowed, reasons, policyDigest: policy.digest, directoryRevision: directory.revision };
 }

@@ -1,6 +1,21 @@
 import Module from 'node:module';
 import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+
+/**
+ * True on the V8 versions (Node 20: 11.3, Node 22: 12.4) whose optimizing compiler cannot
+ * lazily deoptimize a function while an inlined call into a Wasm function that returns a
+ * JS value (`externref`) is running: the process dies with "Fatal error … unreachable code"
+ * in `Deoptimizer::DoComputeBuiltinContinuation`. Fixed in V8 13 (Node 24).
+ */
+export const V8_INLINES_WASM_CALLS_UNSAFELY = Number(process.versions.v8.split('.')[0]) < 13;
+
+// Every Cedar call is such a call (it returns the answer as a JS object, and Cedar calls back
+// into JS to build it, which can invalidate the caller's optimized code). On the affected
+// versions we turn that one inlining off before any caller is optimized: it costs nothing we
+// can measure against a decision's ~25 µs inside Cedar (docs/architecture.md, "The V8 crash").
+if (V8_INLINES_WASM_CALLS_UNSAFELY) setFlagsFromString('--no-turbo-inline-js-wasm-calls');
 
 /** The Cedar bindings (`@cedar-policy/cedar-wasm/nodejs`), as one loaded instance. */
 export type CedarBindings = typeof import('@cedar-policy/cedar-wasm/nodejs');
