@@ -1,3 +1,5 @@
 export { createLogger, silentLogger, LOG_BUFFER_FLUSH_BYTES, LOG_BUFFER_MAX_BYTES } from './logger';
 export type { Logger } from './logger';
 export { prometheusLabel } from './prometheus-label';
+export { createRateLimitedLog, thrownName } from './rate-limited-log';
+export type { RateLimitedLog } from './rate-limited-log';
