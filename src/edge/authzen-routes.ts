@@ -12,7 +12,7 @@ import type { Logger } from '../observability';
 import type { EdgeRuntime } from './create-edge-runtime';
 import { readDemand, requireReady, resolveUserId, stateUsedHeaders, type DecisionInput, type DecisionRoute } from './decision-support';
 
-/** One decision-log entry per evaluation (plain loops in this hot path: see decision-server.ts). */
+/** One decision-log entry per evaluation. */
 function logEntries(questions: readonly Evaluation[], decisions: readonly LocalDecision[]) {
   const entries = [];
   for (let i = 0; i < decisions.length; i += 1) {

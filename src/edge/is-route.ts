@@ -48,7 +48,6 @@ export function createIsRoute(deps: { runtime: EdgeRuntime; verifyJwt: VerifyJwt
 
       const principal = await resolvePrincipal(body, directory, verifyJwt);
       const { type, id } = body.resource_context;
-      // Copied by a plain loop, not an object rest: see the note in decision-server.ts.
       const attributes: Record<string, string | number | boolean> = {};
       for (const name in body.resource_context) if (name !== 'type' && name !== 'id') attributes[name] = body.resource_context[name] as string | number | boolean;
       const decision =
