@@ -1,15 +1,18 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { AuthorizerUnavailableError } from '../decision';
 import { HttpError, requestIdFor } from '../http';
-import type { Logger } from '../observability';
+import { createRateLimitedLog, thrownName, type Logger, type RateLimitedLog } from '../observability';
 import type { DecisionRoute } from './decision-support';
 
 const JSON_TYPE = /^application\/json\s*(;\s*charset=utf-8\s*)?$/i;
 
+/** What every 503 of a decision endpoint tells the caller when it names no wait of its own (as the apps' error handler does). */
+const RETRY_AFTER_SECONDS = '1';
+
 /**
  * One `writeHead` with every header (no earlier `setHeader`: Node then takes its fast path)
- * and one `end`: JSON, never sniffed, never cached. Built by assignment, not object spread:
- * on Node 20 (V8 11.3) spreads in a hot path have crashed the process in a lazy
- * deoptimisation (see local-authorizer.ts), and a bench run of this server did once.
+ * and one `end`: JSON, never sniffed, never cached. Throws, writing nothing, when a header
+ * value is invalid.
  */
 function send(res: ServerResponse, status: number, id: string, extra: Readonly<Record<string, string>>, body: unknown): void {
   const payload = JSON.stringify(body);
@@ -53,8 +56,36 @@ function singleHeader(req: IncomingMessage, name: string): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-async function serve(route: DecisionRoute, req: IncomingMessage, res: ServerResponse, logger: Logger): Promise<void> {
-  const id = requestIdFor(req);
+/** The error's own headers, plus `retry-after` on a 503 that names none: every 503 here says when to retry. */
+function errorHeaders(error: HttpError): Readonly<Record<string, string>> {
+  if (error.status !== 503) return error.headers;
+  for (const name in error.headers) if (name.toLowerCase() === 'retry-after') return error.headers;
+  const headers: Record<string, string> = { 'retry-after': RETRY_AFTER_SECONDS };
+  for (const name in error.headers) headers[name] = error.headers[name] as string;
+  return headers;
+}
+
+/**
+ * What a failure answers. An `HttpError` keeps its status (a client's 400/413/415, a 409, a
+ * 503 the edge raised on purpose) and gets one info line. Anything else thrown while
+ * deciding — a bug, a library's surprise, a non-Error — fails closed as 503
+ * `authorizer_unavailable`, never a 500 and never an allow; its detail and stack go to a
+ * log line written once per kind (route and error name) per minute.
+ */
+function failureOf(thrown: unknown, route: DecisionRoute, id: string, logger: Logger, failures: RateLimitedLog): HttpError {
+  if (thrown instanceof HttpError) {
+    logger.info({ req_id: id, method: 'POST', path: route.path, status: thrown.status, code: thrown.code, detail: thrown.detail }, 'request refused');
+    return thrown;
+  }
+  const name = thrownName(thrown);
+  const error = new AuthorizerUnavailableError(`${name} while deciding ${route.path}`);
+  failures.write('error', `${route.path} ${name}`, { req_id: id, path: route.path, err: thrown }, 'decision failed');
+  logger.info({ req_id: id, method: 'POST', path: route.path, status: error.status, code: error.code, detail: error.detail }, 'request refused');
+  return error;
+}
+
+async function serve(route: DecisionRoute, req: IncomingMessage, res: ServerResponse, id: string, logger: Logger, failures: RateLimitedLog): Promise<void> {
+  let failure: HttpError;
   try {
     const text = await readBody(req, route.limitBytes);
     // An empty body is the route's schema's business (400 naming what is missing).
@@ -68,16 +99,29 @@ async function serve(route: DecisionRoute, req: IncomingMessage, res: ServerResp
       throw new HttpError(400, 'bad_request', 'the request body is not valid JSON');
     }
     const reply = await route.handle({ body, header: (name) => singleHeader(req, name), id });
+    // Inside the try: a reply that cannot be sent (an invalid header value) is a failure like any other.
     send(res, 200, id, reply.headers, reply.body);
+    return;
   } catch (err) {
-    const known = err instanceof HttpError ? err : undefined;
-    if (!known) logger.error({ req_id: id, err }, 'unhandled error');
-    else logger.info({ req_id: id, method: 'POST', path: route.path, status: known.status, code: known.code, detail: known.detail }, 'request refused');
-    if (res.headersSent) return;
-    send(res, known?.status ?? 500, id, known?.headers ?? {}, known?.toBody() ?? { code: 'server_error', message: 'internal error' });
-    // An oversized body is not read to its end: the connection goes once the answer is out.
-    if (known?.status === 413) res.once('finish', () => req.socket.destroySoon());
+    failure = failureOf(err, route, id, logger, failures);
   }
+  if (res.headersSent) return;
+  send(res, failure.status, id, errorHeaders(failure), failure.toBody());
+  // An oversized body is not read to its end: the connection goes once the answer is out.
+  if (failure.status === 413) res.once('finish', () => req.socket.destroySoon());
+}
+
+/** The answer when even the error answer failed (a logger that throws, an error with an invalid header): 503 as plain as can be, else a dropped connection. */
+function lastResort(res: ServerResponse, id: string): void {
+  try {
+    if (!res.headersSent) {
+      send(res, 503, id, { 'retry-after': RETRY_AFTER_SECONDS }, new AuthorizerUnavailableError('').toBody());
+      return;
+    }
+  } catch {
+    // Fall through: nothing more can be said on this connection.
+  }
+  res.destroy();
 }
 
 /**
@@ -87,15 +131,27 @@ async function serve(route: DecisionRoute, req: IncomingMessage, res: ServerResp
  * goes to the Express app. `npm run bench:relay` measured why: the same decision code
  * behind Express, helmet and the request log answered well under half what a bare
  * `node:http` JSON endpoint does (see BENCHMARKS.md). Errors keep the `{code, message}`
- * shape and statuses of the rest of the API.
+ * shape and statuses of the rest of the API; an unexpected failure is a 503 (see
+ * {@link failureOf}). `now` is the failure log's clock, for tests.
  */
-export function createDecisionListener(routes: readonly DecisionRoute[], fallback: RequestListener, logger: Logger): RequestListener {
+export function createDecisionListener(
+  routes: readonly DecisionRoute[],
+  fallback: RequestListener,
+  logger: Logger,
+  options: { readonly now?: () => number } = {},
+): RequestListener {
   const byPath = new Map(routes.map((r) => [r.path, r]));
+  const failures = createRateLimitedLog(logger, options.now ? { now: options.now } : {});
   return (req, res) => {
     const url = req.url ?? '/';
     const query = url.indexOf('?');
     const route = req.method === 'POST' ? byPath.get(query === -1 ? url : url.slice(0, query)) : undefined;
-    if (route) void serve(route, req, res, logger);
-    else fallback(req, res);
+    if (!route) {
+      fallback(req, res);
+      return;
+    }
+    const id = requestIdFor(req);
+    // Never an unhandled rejection: on Node 20 that ends the process, and every request with it.
+    serve(route, req, res, id, logger, failures).catch(() => lastResort(res, id));
   };
 }
