@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import type { Logger } from '../observability';
+import { createRateLimitedLog, thrownName, type Logger } from '../observability';
 import { isStorageUnavailable } from '../sql';
 import { HttpError, OAuthError } from './http-error';
 import './express-request';
@@ -57,12 +57,23 @@ function fromStorage(err: unknown, shape: ErrorShape): HttpError | undefined {
   return make(shape, 503, errorCode, 'storage is busy or unavailable; retry shortly', { 'Retry-After': '1' });
 }
 
+/** What a 503 that names no wait of its own tells the caller (the sidecar's decision server says the same). */
+const RETRY_AFTER_SECONDS = '1';
+
 /**
  * The one place where errors become responses (docs/conventions.md §3). Known errors keep their
  * status, headers and body; everything else is a generic 500 `server_error` whose detail
- * goes only to the log, tagged with the request id.
+ * goes only to the log, tagged with the request id. Every 503 says when to retry: its own
+ * `Retry-After`, else 1 s.
+ *
+ * Our own failures (5xx) are logged once per kind per minute (`src/observability`'s
+ * rate-limited log), so a flood of one failure costs one line a minute, not one a request;
+ * each request still has its `request` line. A kind is the code plus the name of what was
+ * thrown: a typed error's `cause` (an unexpected exception it wraps, logged with its stack
+ * at error level) or the error itself. `now` is that log's clock, for tests.
  */
-export function createErrorHandler(logger: Logger, shape: ErrorShape): ErrorRequestHandler {
+export function createErrorHandler(logger: Logger, shape: ErrorShape, options: { readonly now?: () => number } = {}): ErrorRequestHandler {
+  const failures = createRateLimitedLog(logger, options.now ? { now: options.now } : {});
   return function errorHandler(err, req, res, next) {
     if (res.headersSent) {
       next(err);
@@ -71,13 +82,22 @@ export function createErrorHandler(logger: Logger, shape: ErrorShape): ErrorRequ
     const storage = err instanceof HttpError ? undefined : fromStorage(err, shape);
     const known = err instanceof HttpError ? err : (fromBodyParser(err, shape) ?? storage);
     if (known) {
-      if (storage) logger.error({ req_id: req.id, err_code: (err as { code: string }).code }, 'storage error');
-      else if (known.status >= 500) logger.warn({ req_id: req.id, code: known.code, detail: known.detail }, known.message);
-      else if (known.detail !== undefined) logger.info({ req_id: req.id, code: known.code, detail: known.detail }, known.message);
-      res.status(known.status).set(known.headers).json(known.toBody());
+      if (storage) {
+        const errCode = (err as { code: string }).code;
+        failures.write('error', `${known.code} ${errCode}`, { req_id: req.id, err_code: errCode }, 'storage error');
+      } else if (known.status >= 500) {
+        const fields = { req_id: req.id, code: known.code, detail: known.detail };
+        const cause = known.cause;
+        // A typed error wrapping an unexpected exception: the exception is the news, stack and all.
+        if (cause !== undefined && !(cause instanceof HttpError)) failures.write('error', `${known.code} ${thrownName(cause)}`, { ...fields, err: cause }, known.message);
+        else failures.write('warn', `${known.code} ${known.name}`, fields, known.message);
+      } else if (known.detail !== undefined) logger.info({ req_id: req.id, code: known.code, detail: known.detail }, known.message);
+      res.status(known.status).set(known.headers);
+      if (known.status === 503 && res.get('Retry-After') === undefined) res.set('Retry-After', RETRY_AFTER_SECONDS);
+      res.json(known.toBody());
       return;
     }
-    logger.error({ req_id: req.id, err }, 'unhandled error');
+    failures.write('error', `server_error ${thrownName(err)}`, { req_id: req.id, err }, 'unhandled error');
     const body =
       shape === 'oauth'
         ? { error: 'server_error', error_description: 'internal error' }

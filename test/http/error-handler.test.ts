@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import request from 'supertest';
-import { createApp, finishApp, ServiceUnavailableError } from '../../src/http';
+import { createApp, createErrorHandler, finishApp, HttpError, notFound, ServiceUnavailableError } from '../../src/http';
 import { SqlConnectionError } from '../../src/sql';
 
 /** A real pino logger writing JSON lines into an array. */
@@ -94,5 +94,95 @@ describe('the error middleware: storage failures', () => {
     const res = await request(build('api', pgError('23505')).app).get('/store');
     expect(res.status).toBe(500);
     expect(res.body).toEqual({ code: 'server_error', message: 'internal error' });
+  });
+});
+
+describe('the error middleware: our failures, once per kind per minute', () => {
+  /** An app whose routes fail as the test says, with the error handler's log on a stepped clock. */
+  function build() {
+    const { logger, lines } = capturingLogger();
+    const clock = { now: 1_000_000 };
+    const app = createApp(logger);
+    app.get('/crash', () => {
+      throw new TypeError('a bug, told only to the log');
+    });
+    app.get('/range', () => {
+      throw new RangeError('another bug');
+    });
+    app.get('/wrapped', () => {
+      throw Object.assign(new ServiceUnavailableError('the authorizer is unavailable', 'authorizer_unavailable', 'TypeError while deciding'), {
+        cause: new TypeError('the wrapped bug'),
+      });
+    });
+    app.get('/down', () => {
+      throw new ServiceUnavailableError('the directory is unavailable', 'directory_unavailable');
+    });
+    app.use(notFound('api'));
+    app.use(createErrorHandler(logger, 'api', { now: () => clock.now }));
+    return { app, lines, clock, failures: () => lines.filter((l) => (l.level as number) >= 40) };
+  }
+
+  it('logs the first unexpected error of a kind, counts the rest for a minute, then says how many', async () => {
+    const { app, clock, failures } = build();
+    for (let i = 0; i < 4; i += 1) {
+      await request(app).get('/crash').expect(500, { code: 'server_error', message: 'internal error' });
+      clock.now += 10_000;
+    }
+    await request(app).get('/range').expect(500);
+    expect(failures().map((l) => [l.msg, l.kind, l.suppressed])).toEqual([
+      ['unhandled error', 'server_error TypeError', 0],
+      ['unhandled error', 'server_error RangeError', 0],
+    ]);
+    clock.now += 60_000;
+    const res = await request(app).get('/crash').expect(500);
+    expect(failures().at(-1)).toMatchObject({ req_id: res.headers['x-request-id'], kind: 'server_error TypeError', suppressed: 3 });
+  });
+
+  it('logs a typed 5xx that wraps an exception with the exception and its stack, at error level', async () => {
+    const { app, failures } = build();
+    const res = await request(app).get('/wrapped').expect(503);
+    expect(res.text).not.toContain('wrapped bug');
+    expect(failures()).toEqual([
+      expect.objectContaining({
+        level: 50,
+        kind: 'authorizer_unavailable TypeError',
+        code: 'authorizer_unavailable',
+        detail: 'TypeError while deciding',
+        err: expect.objectContaining({ message: 'the wrapped bug', stack: expect.stringContaining('TypeError: the wrapped bug') }),
+      }),
+    ]);
+    await request(app).get('/wrapped').expect(503);
+    expect(failures()).toHaveLength(1);
+  });
+
+  it('logs a typed 5xx without a cause as a warning, once per minute', async () => {
+    const { app, failures } = build();
+    await request(app).get('/down').expect(503);
+    await request(app).get('/down').expect(503);
+    expect(failures()).toEqual([expect.objectContaining({ level: 40, kind: 'directory_unavailable ServiceUnavailableError', suppressed: 0 })]);
+  });
+});
+
+describe('the error middleware: Retry-After on every 503', () => {
+  function build() {
+    const { logger } = capturingLogger();
+    const app = createApp(logger);
+    app.get('/plain', () => {
+      throw new ServiceUnavailableError('the directory is unavailable', 'directory_unavailable');
+    });
+    app.get('/own', () => {
+      throw new HttpError(503, 'temporarily_unavailable', 'the keys are unavailable', { 'Retry-After': '5' });
+    });
+    app.get('/conflict', () => {
+      throw new HttpError(409, 'conflict', 'no');
+    });
+    return finishApp(app, logger, 'api');
+  }
+
+  it('adds Retry-After: 1 to a 503 that names no wait, keeps the one a 503 names, and adds none to other statuses', async () => {
+    const app = build();
+    expect((await request(app).get('/plain').expect(503)).headers['retry-after']).toBe('1');
+    expect((await request(app).get('/own').expect(503)).headers['retry-after']).toBe('5');
+    expect((await request(app).get('/conflict').expect(409)).headers['retry-after']).toBeUndefined();
   });
 });
