@@ -1,5 +1,6 @@
 import type { Request, RequestHandler } from 'express';
 import { HttpError } from '../http';
+import { thrownName } from '../observability';
 import { POLICY_NAME_PATTERN } from '../decision-protocol';
 import {
   AuthorizerUnavailableError,
@@ -23,27 +24,41 @@ export class ForbiddenError extends HttpError {
 }
 
 /**
+ * The error the permission step throws for whatever went wrong in it: an `HttpError` as it
+ * is (a 503 the authorizer raised, a 4xx a resource callback chose), anything else — the
+ * authorizer or `rule.resource` throwing a TypeError, a string, `undefined` — as 503
+ * `authorizer_unavailable` carrying it as `cause`. The error handler logs that cause, stack
+ * and all, once per kind per minute; the client reads only the generic message.
+ */
+function failClosed(thrown: unknown, policyPath: string): HttpError {
+  if (thrown instanceof HttpError) return thrown;
+  const error = new AuthorizerUnavailableError(`${thrownName(thrown)} while deciding ${policyPath}`);
+  error.cause = thrown;
+  return error;
+}
+
+/**
  * Authorization middleware for one route. Runs after the access-token middleware: the
  * principal is the token's `sub`; what that user may do is the policy's and the
- * directory's business, never the token's. Fails closed: if the authorizer cannot
- * answer, the request gets 503, never an allow.
+ * directory's business, never the token's. Fails closed: if anything in this step fails —
+ * the authorizer cannot answer, or throws; the route's resource callback throws — the
+ * request gets 503 (never a 500, never an allow).
  */
 export function requirePermission(authorizer: Authorizer, policyName: string, rule: PermissionRule): RequestHandler {
   if (!POLICY_NAME_PATTERN.test(policyName)) throw new TypeError(`invalid policy name: ${policyName}`);
   const policyPath = `${policyName}.${rule.action}`;
   return async function requirePermissionMiddleware(req, _res, next) {
-    const principal = (req as { auth?: { sub?: unknown } }).auth?.sub;
-    if (typeof principal !== 'string' || principal === '') {
-      // Only reachable when a route forgot the authentication middleware.
-      throw new Error('requirePermission needs an authenticated request (req.auth.sub)');
-    }
-    const request: AuthorizationRequest = { principal, action: rule.action, resource: rule.resource(req), policyPath };
     let allowed: boolean;
     try {
+      const principal = (req as { auth?: { sub?: unknown } }).auth?.sub;
+      if (typeof principal !== 'string' || principal === '') {
+        // Only reachable when a route forgot the authentication middleware.
+        throw new Error('requirePermission needs an authenticated request (req.auth.sub)');
+      }
+      const request: AuthorizationRequest = { principal, action: rule.action, resource: rule.resource(req), policyPath };
       ({ allowed } = await authorizer.authorize(request));
     } catch (err) {
-      if (err instanceof AuthorizerUnavailableError) throw err;
-      throw new AuthorizerUnavailableError(`the authorizer failed: ${(err as Error).name}`);
+      throw failClosed(err, policyPath);
     }
     if (!allowed) throw new ForbiddenError(policyPath);
     next();

@@ -117,11 +117,14 @@ describe('RBAC sample app with the real IdP and the local Cedar authorizer', () 
       close: async () => undefined,
     };
     const throwing: Authorizer = { kind: 'local', authorize: () => Promise.reject(new Error('boom')), close: async () => undefined };
-    for (const authorizer of [broken, throwing]) {
+    // Not even an Error: still a 503, never the error handler's 500.
+    const throwingString: Authorizer = { kind: 'local', authorize: () => Promise.reject('boom'), close: async () => undefined };
+    for (const authorizer of [broken, throwing, throwingString]) {
       const app = await fixture.serve(build('rbac', authorizer));
       const res = await call('DELETE', '/resource/mega-seed', `Bearer ${tokens.rick!.access_token}`, app);
       expect(res.status).toBe(503);
-      expect(await res.json()).toMatchObject({ code: 'authorizer_unavailable' });
+      expect(res.headers.get('retry-after')).toBe('1');
+      expect(await res.json()).toEqual({ code: 'authorizer_unavailable', message: 'the authorizer is unavailable; try again shortly' });
     }
   });
 });

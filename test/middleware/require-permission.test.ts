@@ -1,0 +1,120 @@
+import type { Express, Request } from 'express';
+import { pino } from 'pino';
+import request from 'supertest';
+import { AuthorizerUnavailableError, type AuthorizationRequest, type Authorizer } from '../../src/authorizer';
+import { BadRequestError, createApp, createErrorHandler, notFound } from '../../src/http';
+import { requireAccessToken, requirePermission } from '../../src/middleware';
+import { createTestIssuer, type TestIssuer } from '../helpers/tokens';
+
+// The permission step of the sample apps fails closed: whatever goes wrong while deciding
+// is a 503 with Retry-After, never a 500 and never an allow, and is logged once per kind
+// per minute by the app's error handler.
+
+const UNAVAILABLE = { code: 'authorizer_unavailable', message: 'the authorizer is unavailable; try again shortly' };
+
+let idp: TestIssuer;
+let token: string;
+
+beforeAll(async () => {
+  idp = await createTestIssuer();
+  token = idp.sign({ sub: 'rick' });
+});
+afterAll(() => idp.close());
+
+/** An authorizer answering with `decide`, which may also throw or reject. */
+function authorizerOf(decide: (request: AuthorizationRequest) => Promise<{ allowed: boolean }>): Authorizer {
+  return {
+    kind: 'local',
+    authorize: async (request) => ({ ...(await decide(request)), policyPath: request.policyPath }),
+    close: async () => undefined,
+  };
+}
+
+/** `GET /resource/:name` behind the real bearer middleware and requirePermission; the log in an array on a stepped clock. */
+function build(authorizer: Authorizer, resource: (req: Request) => AuthorizationRequest['resource'] = (req) => ({ type: 'Resource', id: String(req.params.name) })) {
+  const lines: Record<string, unknown>[] = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+  const clock = { now: 1_000_000 };
+  const app: Express = createApp(logger);
+  const auth = requireAccessToken({ issuer: idp.issuer, audience: idp.audience, clientId: idp.clientId, jwksUri: idp.jwksUri, realm: 'test-api' });
+  app.get('/resource/:name', auth, requirePermission(authorizer, 'rbac', { action: 'GET', resource }), (_req, res) => {
+    res.json({ ok: true });
+  });
+  app.use(notFound('api'));
+  app.use(createErrorHandler(logger, 'api', { now: () => clock.now }));
+  const get = () => request(app).get('/resource/mega-seed').set('Authorization', `Bearer ${token}`);
+  return { get, lines, clock, errors: () => lines.filter((l) => (l.level as number) >= 50) };
+}
+
+async function expectUnavailable(res: request.Response): Promise<void> {
+  expect(res.status).toBe(503);
+  expect(res.headers['retry-after']).toBe('1');
+  expect(res.body).toEqual(UNAVAILABLE);
+}
+
+describe('requirePermission', () => {
+  it('lets an allowed request through and answers 403 to a denied one', async () => {
+    await build(authorizerOf(async () => ({ allowed: true }))).get().expect(200, { ok: true });
+    await build(authorizerOf(async () => ({ allowed: false }))).get().expect(403, { code: 'forbidden', message: 'Forbidden by policy rbac.GET' });
+  });
+
+  it('answers 503, not 500, when the route’s resource callback throws, and logs the exception with its stack', async () => {
+    const allow = jest.fn(async () => ({ allowed: true }));
+    const { get, errors } = build(authorizerOf(allow), () => {
+      throw new TypeError("Cannot read properties of undefined (reading 'id')");
+    });
+    const res = await get();
+    await expectUnavailable(res);
+    expect(res.text).not.toContain('reading');
+    expect(allow).not.toHaveBeenCalled();
+    expect(errors()).toEqual([
+      expect.objectContaining({
+        req_id: res.headers['x-request-id'],
+        kind: 'authorizer_unavailable TypeError',
+        detail: 'TypeError while deciding rbac.GET',
+        err: expect.objectContaining({ stack: expect.stringContaining("TypeError: Cannot read properties of undefined (reading 'id')") }),
+      }),
+    ]);
+    expect(JSON.stringify(errors())).not.toContain(token);
+  });
+
+  it('answers 503 when the authorizer rejects with a non-Error or throws one synchronously', async () => {
+    await expectUnavailable(await build(authorizerOf(() => Promise.reject('edge said no'))).get());
+    const throwing: Authorizer = {
+      kind: 'edge',
+      authorize: () => {
+        throw undefined;
+      },
+      close: async () => undefined,
+    };
+    await expectUnavailable(await build(throwing).get());
+  });
+
+  it('keeps the authorizer’s own 503, with Retry-After and its detail in the log', async () => {
+    const { get, lines } = build(authorizerOf(() => Promise.reject(new AuthorizerUnavailableError('edge authorizer unreachable (ECONNREFUSED)'))));
+    await expectUnavailable(await get());
+    expect(lines).toContainEqual(expect.objectContaining({ level: 40, kind: 'authorizer_unavailable AuthorizerUnavailableError', detail: 'edge authorizer unreachable (ECONNREFUSED)' }));
+  });
+
+  it('keeps a client error a resource callback raised', async () => {
+    const { get } = build(authorizerOf(async () => ({ allowed: true })), () => {
+      throw new BadRequestError('no such resource name');
+    });
+    await get().expect(400, { code: 'bad_request', message: 'no such resource name' });
+  });
+
+  it('logs a flood of one failure once a minute and then says how many it suppressed', async () => {
+    const { get, errors, clock } = build(authorizerOf(() => Promise.reject(new RangeError('decision cache corrupted'))));
+    for (let i = 0; i < 6; i += 1) {
+      await expectUnavailable(await get());
+      clock.now += 5_000;
+    }
+    expect(errors()).toHaveLength(1);
+    clock.now += 61_000;
+    await expectUnavailable(await get());
+    expect(errors().map((l) => [l.kind, l.suppressed])).toEqual([
+      ['authorizer_unavailable RangeError', 0],
+      ['authorizer_unavailable RangeError', 5],
+    ]);
+  });
+});
