@@ -60,7 +60,9 @@ export function requirePermission(authorizer: Authorizer, policyName: string, ru
     } catch (err) {
       throw failClosed(err, policyPath);
     }
-    if (!allowed) throw new ForbiddenError(policyPath);
+    // Only a literal `true` allows: an authorizer answering anything else (a plugged-in one
+    // returning "yes" or 1) is denied, never let through by JavaScript's truthiness.
+    if (allowed !== true) throw new ForbiddenError(policyPath);
     next();
   };
 }

@@ -56,6 +56,10 @@ describe('requirePermission', () => {
   it('lets an allowed request through and answers 403 to a denied one', async () => {
     await build(authorizerOf(async () => ({ allowed: true }))).get().expect(200, { ok: true });
     await build(authorizerOf(async () => ({ allowed: false }))).get().expect(403, { code: 'forbidden', message: 'Forbidden by policy rbac.GET' });
+    // Anything but a literal true is a deny, however truthy.
+    for (const truthy of ['yes', 1, {}]) {
+      await build(authorizerOf(async () => ({ allowed: truthy as unknown as boolean }))).get().expect(403);
+    }
   });
 
   it('answers 503, not 500, when the route’s resource callback throws, and logs the exception with its stack', async () => {
