@@ -10,7 +10,9 @@
 // Without DATABASE_URL / REDIS_URL it starts Debian's postgres and redis-server itself, in
 // temporary folders on free loopback ports, and removes them when it stops: the cluster's
 // tenants last as long as the command. Its data (IdP keys, demo tenant file, logs) goes to
-// `<OUTPOST_DATA_DIR>/cluster`, so it never mixes with the one-process stack's.
+// `<OUTPOST_DATA_DIR>/cluster`, so it never mixes with the one-process stack's. A node that
+// dies is restarted like any component of `npm start` (`src/stack/restart-policy.ts`): killing
+// one is how failover is tried, and the cluster is whole again a moment later.
 import { mkdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
@@ -148,8 +150,6 @@ async function main(): Promise<void> {
       logDir,
       readyTimeoutMs: 30_000,
       onStopped: stopOwned,
-      // Killing a node is how failover is tried: the other nodes and the stack go on.
-      expendable: (component) => component.name.startsWith('control-plane-'),
       onReady: (started) => {
         const dataDir = relative(process.cwd(), config.dataDir) || '.';
         console.log(banner(config, started.map((r) => r.component)));
@@ -169,7 +169,7 @@ async function main(): Promise<void> {
             '  npm run try-delete',
             `  I=$(npm run -s find-instance -- "$(node -p "require('./${dataDir}/demo-tenant.json').connection_id")")`,
             '  npm run relay-exec -- sync_edge_directory --instance "$I"   # routed to the node holding its socket',
-            '  kill -9 <pid of a node above>     # its edges reconnect to the other nodes',
+            '  kill -9 <pid of a node above>     # its edges reconnect to the other nodes; the launcher restarts it and prints its new pid',
             'README, "Running more than one node", has the rest.',
             '',
           ].join('\n'),

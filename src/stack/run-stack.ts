@@ -1,19 +1,19 @@
 import type { Component } from './components';
+import { restartPolicy, type RestartPolicy } from './restart-policy';
 import { runComponent, waitUntilReady, type RunningComponent } from './run-component';
+import { superviseComponent } from './supervise-component';
 
 /** What {@link runStack} needs: the components with their entry files, and where logs go. */
 export interface StackOptions {
   readonly components: readonly { readonly component: Component; readonly file: string }[];
   readonly host: string;
   readonly logDir: string;
+  /** How long a component may take to answer its ready path, at start and after a restart. */
   readonly readyTimeoutMs: number;
-  /** Called once every component answers; prints the banner. */
+  /** Called once every component answers, with their first runs; prints the banner. */
   readonly onReady: (started: readonly RunningComponent[]) => void;
-  /**
-   * Components whose death after start-up is reported but does not stop the stack (the nodes
-   * of a cluster: killing one is how failover is tried). Default: none.
-   */
-  readonly expendable?: (component: Component) => boolean;
+  /** Restarts of a component that dies after start-up, over the defaults of {@link restartPolicy}. */
+  readonly restart?: Partial<RestartPolicy>;
   /** Runs after every component has stopped, before the launcher exits (servers it started itself). */
   readonly onStopped?: () => Promise<void>;
 }
@@ -22,16 +22,24 @@ const STOP_GRACE_MS = 8000;
 
 /**
  * Starts the components in order, each awaited until ready, and owns them until the
- * launcher ends: SIGINT, SIGTERM and SIGHUP stop every child and wait for them; a child
- * that dies after start-up takes the stack down; a launcher that exits any other way
- * still signals its children (and they watch their parent too, see `watch-parent`).
+ * launcher ends: a component that fails at start stops the start; one that dies later is
+ * restarted within a budget (`superviseComponent`) while the others go on serving; SIGINT,
+ * SIGTERM and SIGHUP stop every child, a restarted one included, and wait for them; a
+ * launcher that exits any other way still signals its children (and they watch their parent
+ * too, see `watch-parent`).
  */
 export async function runStack(options: StackOptions): Promise<void> {
-  const running: RunningComponent[] = [];
+  const policy = restartPolicy(options.restart);
+  // The latest run of each component: what stopping has to reach.
+  const current = new Map<string, RunningComponent>();
   let stopping = false;
+  let requestStop!: () => void;
+  const stopRequested = new Promise<void>((resolve) => (requestStop = resolve));
   const stopAll = async (code: number) => {
     if (stopping) return;
     stopping = true;
+    requestStop();
+    const running = [...current.values()];
     for (const r of [...running].reverse()) r.child.kill('SIGTERM');
     const grace = new Promise((r) => setTimeout(r, STOP_GRACE_MS).unref());
     await Promise.race([Promise.all(running.map((r) => r.exited)), grace]);
@@ -43,35 +51,45 @@ export async function runStack(options: StackOptions): Promise<void> {
   };
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => void stopAll(0));
   process.once('exit', () => {
-    for (const r of running) if (r.child.exitCode === null) r.child.kill('SIGTERM');
+    for (const r of current.values()) if (r.child.exitCode === null) r.child.kill('SIGTERM');
   });
 
+  const context = {
+    host: options.host,
+    logDir: options.logDir,
+    readyTimeoutMs: options.readyTimeoutMs,
+    policy,
+    stopping: () => stopping,
+    stopRequested,
+    started: (run: RunningComponent) => current.set(run.component.name, run),
+  };
+  let down = 0;
+  const started: RunningComponent[] = [];
   for (const { component, file } of options.components) {
     if (stopping) return;
     process.stdout.write(`starting ${component.label} … `);
     const r = runComponent(component, file, options.logDir);
-    running.push(r);
+    current.set(component.name, r);
     try {
       // While it starts, waitUntilReady alone reports a death, with this run's log lines.
       await waitUntilReady(r, options.host, options.readyTimeoutMs);
     } catch (err) {
       if (stopping) return;
+      // At first start a failure is a mistake to fix (a taken port, a bad variable), not a crash to retry.
       console.error(`failed\n${(err as Error).message}`);
       await stopAll(1);
       return;
     }
     console.log('ready');
-    // From now on a component that dies takes the stack down with it, loudly.
-    void r.exited.then((code) => {
-      if (stopping) return;
-      const how = code === null ? `killed by ${r.child.signalCode ?? 'a signal'}` : `exit code ${code}`;
-      if (options.expendable?.(component)) {
-        console.error(`\n${component.label} stopped (${how}); the stack goes on without it. See ${r.logFile}.`);
-        return;
+    started.push(r);
+    // From now on a death is answered by restarts, even while the later components start.
+    void superviseComponent(r, file, context).then(() => {
+      // With nothing left to run the launcher would linger, or exit 0 once its event loop emptied.
+      if (++down === options.components.length && !stopping) {
+        console.error('Every component is down; stopping.');
+        void stopAll(1);
       }
-      console.error(`\n${component.label} stopped (${how}); see ${r.logFile}. Stopping the stack.`);
-      void stopAll(1);
     });
   }
-  options.onReady(running);
+  options.onReady(started);
 }

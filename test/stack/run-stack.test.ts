@@ -3,11 +3,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { STOPPED_MARKER } from './fixtures/stub-stack';
+import { runsOf, STOPPED_MARKER } from './fixtures/stub-stack';
 
 const fixture = join(__dirname, 'fixtures', 'stub-stack.ts');
 
-/** The launcher under test, with stub components on the given ports (`<port>` or `<port>:crash`). */
+/** The launcher under test, with stub components on the given ports (`<port>` or `<port>:crash`) and fixture options (`--firstDelayMs=20`). */
 function launch(dir: string, specs: string[]) {
   const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', fixture, dir, ...specs], {
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -24,7 +24,20 @@ function launch(dir: string, specs: string[]) {
     void exited.then(() => reject(new Error(`launcher exited before ready:\n${output}`)));
   });
   ready.catch(() => undefined); // only the tests that wait for readiness care
-  return { child, exited, ready, output: () => output };
+  /** Resolves with the first match of `pattern` in the launcher's output; rejects if it exits first. */
+  const said = (pattern: RegExp): Promise<RegExpExecArray> =>
+    new Promise((resolve, reject) => {
+      const check = () => {
+        const m = pattern.exec(output);
+        if (m) resolve(m);
+        return m;
+      };
+      if (check()) return;
+      child.stdout.on('data', check);
+      child.stderr.on('data', check);
+      void exited.then(() => check() ?? reject(new Error(`launcher exited before saying ${pattern}:\n${output}`)));
+    });
+  return { child, exited, ready, said, output: () => output };
 }
 
 async function freePort(): Promise<number> {
@@ -69,6 +82,35 @@ async function answers(port: number): Promise<boolean> {
   );
 }
 
+/**
+ * Probes `ports` one after the other until stopped, and records every probe that failed: a
+ * sample of "the others keep answering" throughout a test, not only at its end.
+ */
+const probing: (() => Promise<unknown>)[] = [];
+function keepProbing(ports: number[]): { stop: () => Promise<{ probes: number; failures: string[] }> } {
+  let running = true;
+  let probes = 0;
+  const failures: string[] = [];
+  const loop = (async () => {
+    while (running) {
+      for (const port of ports) {
+        probes += 1;
+        if (!(await answers(port))) failures.push(`port ${port} at ${new Date().toISOString()}`);
+      }
+      await new Promise((r) => setTimeout(r, 20)); // the sampling rate, not a wait for a state
+    }
+  })();
+  const stop = async () => {
+    running = false;
+    await loop;
+    return { probes, failures };
+  };
+  probing.push(stop); // a test that fails half-way must not leave its probes running
+  return { stop };
+}
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 const log = (dir: string, name: string) => {
   try {
     return readFileSync(join(dir, `${name}.log`), 'utf8');
@@ -83,7 +125,8 @@ describe('stack launcher process', () => {
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'outpost-stack-'));
   });
-  afterEach(() => {
+  afterEach(async () => {
+    await Promise.all(probing.splice(0).map((stop) => stop()));
     for (const c of launched.splice(0)) if (c.exitCode === null) c.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
   });
@@ -98,6 +141,7 @@ describe('stack launcher process', () => {
     for (const pid of pids) expect(isAlive(pid)).toBe(false);
     expect(log(dir, 'idp')).toContain('stub stopped by SIGTERM');
     expect(log(dir, 'control-plane')).toContain('stub stopped by SIGTERM');
+    expect(stack.output()).not.toContain('restarting'); // stopped, not dead
   });
 
   it('leaves no component behind when the launcher itself is killed', async () => {
@@ -120,7 +164,8 @@ describe('stack launcher process', () => {
     expect(stack.output()).toContain('control plane exited during start-up');
     expect(stack.output()).toContain('stub: refusing to start (this run)');
     expect(stack.output()).not.toContain('old trouble');
-    expect(stack.output()).not.toContain('Stopping the stack');
+    expect(stack.output()).not.toContain('restarting');
+    expect(runsOf(dir, 'control-plane')).toBe(1); // a failure at first start is not retried
     expect(log(dir, 'idp')).toContain('stub stopped by SIGTERM');
   });
 
@@ -139,34 +184,126 @@ describe('stack launcher process', () => {
       await new Promise((resolve) => squatter.close(resolve));
     }
   });
-  it('reports an expendable component that dies after start-up and keeps the others running', async () => {
-    const [idpPort, nodePort] = [await freePort(), await freePort()];
-    const stack = launch(dir, [String(idpPort), `${nodePort}:expendable`]);
+  it('restarts a component killed after start-up, with a growing wait, while the others answer throughout', async () => {
+    const ports = [await freePort(), await freePort(), await freePort()] as const;
+    const stack = launch(dir, ports.map(String));
+    launched.push(stack.child);
+    const [idp, first, edge] = (await stack.ready) as [number, number, number];
+    const others = keepProbing([ports[0], ports[2]]);
+    const logFile = join(dir, 'control-plane.log');
+
+    process.kill(first, 'SIGKILL');
+    await stack.said(new RegExp(escape(`control plane stopped (killed by SIGKILL; log ${logFile}); restarting in 0.25 s (restart 1 of 5 this minute)`)));
+    const second = Number((await stack.said(/control plane is back \(restart 1, pid (\d+)\)/))[1]);
+    expect(second).not.toBe(first);
+    expect(isAlive(first)).toBe(false);
+    expect(await answers(ports[1])).toBe(true);
+    expect(log(dir, 'control-plane')).toContain(`stub run 2 pid ${second}`);
+
+    // A second death soon after waits twice as long.
+    process.kill(second, 'SIGKILL');
+    await stack.said(/control plane stopped \(killed by SIGKILL; log [^)]+\); restarting in 0\.5 s \(restart 2 of 5 this minute\)/);
+    const third = Number((await stack.said(/control plane is back \(restart 2, pid (\d+)\)/))[1]);
+    expect(await answers(ports[1])).toBe(true);
+
+    const { probes, failures } = await others.stop();
+    expect(failures).toEqual([]);
+    expect(probes).toBeGreaterThan(10);
+    expect(isAlive(idp) && isAlive(edge)).toBe(true);
+    expect(runsOf(dir, 'idp')).toBe(1);
+    expect(runsOf(dir, 'edge')).toBe(1);
+    expect(stack.output()).not.toContain('Stopping');
+
+    stack.child.kill('SIGTERM');
+    expect(await stack.exited).toBe(0);
+    for (const pid of [idp, third, edge]) expect(isAlive(pid)).toBe(false);
+    expect(log(dir, 'control-plane')).toContain('stub stopped by SIGTERM');
+  });
+
+  it('restarts a component that keeps dying within its budget, then leaves it down while the others answer', async () => {
+    const ports = [await freePort(), await freePort()] as const;
+    const stack = launch(dir, ['--maxRestarts=3', '--firstDelayMs=20', '--maxDelayMs=40', String(ports[0]), `${ports[1]}:flaky`]);
+    launched.push(stack.child);
+    const [idp, flaky] = (await stack.ready) as [number, number];
+    const others = keepProbing([ports[0]]);
+    const logFile = join(dir, 'control-plane.log');
+
+    process.kill(flaky, 'SIGKILL');
+    await stack.said(/stays down/);
+    const lines = stack.output().split('\n').filter((line) => line.startsWith('control plane'));
+    expect(lines).toEqual([
+      `control plane stopped (killed by SIGKILL; log ${logFile}); restarting in 0.02 s (restart 1 of 3 this minute)`,
+      `control plane stopped (exit code 3 before it was ready; log ${logFile}); restarting in 0.04 s (restart 2 of 3 this minute)`,
+      `control plane stopped (exit code 3 before it was ready; log ${logFile}); restarting in 0.04 s (restart 3 of 3 this minute)`,
+      `control plane stopped (exit code 3 before it was ready) and stays down: 3 restarts in the last minute; see ${logFile}`,
+    ]);
+    expect(runsOf(dir, 'control-plane')).toBe(4);
+    expect(await answers(ports[0])).toBe(true);
+    const { failures } = await others.stop();
+    expect(failures).toEqual([]);
+    expect(stack.child.exitCode).toBeNull();
+
+    stack.child.kill('SIGTERM');
+    expect(await stack.exited).toBe(0);
+    expect(runsOf(dir, 'control-plane')).toBe(4);
+    expect(isAlive(idp)).toBe(false);
+    expect(stoppedMarker(dir)).toEqual({ exited: [true, true] });
+  });
+
+  it('kills a restart that does not become ready in time, and counts it as a death', async () => {
+    const ports = [await freePort(), await freePort()] as const;
+    const stack = launch(dir, ['--maxRestarts=1', '--firstDelayMs=20', '--readyTimeoutMs=2000', String(ports[0]), `${ports[1]}:hang`]);
+    launched.push(stack.child);
+    const [, hang] = (await stack.ready) as [number, number];
+    process.kill(hang, 'SIGKILL');
+    await stack.said(/control plane stopped \(not ready on \/healthz within 2 s\) and stays down: 1 restart in the last minute; see /);
+    const hung = Number(/stub run 2 pid (\d+)/.exec(log(dir, 'control-plane'))?.[1]);
+    expect(log(dir, 'control-plane')).toContain('stub hangs before listening');
+    expect(isAlive(hung)).toBe(false);
+    expect(await answers(ports[0])).toBe(true);
+    stack.child.kill('SIGTERM');
+    expect(await stack.exited).toBe(0);
+  });
+
+  it('stops a restarted component still waiting to become ready, and has waited for it when it exits', async () => {
+    const stack = launch(dir, [String(await freePort()), `${await freePort()}:hang`]);
+    launched.push(stack.child);
+    const [, hang] = (await stack.ready) as [number, number];
+    process.kill(hang, 'SIGKILL');
+    await stack.said(/restarting in 0\.25 s/);
+    await eventually(() => log(dir, 'control-plane').includes('stub hangs before listening'), 'the restart runs');
+    const restarted = Number(/stub run 2 pid (\d+)/.exec(log(dir, 'control-plane'))?.[1]);
+    stack.child.kill('SIGTERM');
+    expect(await stack.exited).toBe(0);
+    // Stopped by the launcher, before it exited: not later by watch-parent once the launcher was gone.
+    expect(log(dir, 'control-plane').split('stub hangs before listening')[1]).toContain('stub stopped by SIGTERM');
+    expect(isAlive(restarted)).toBe(false);
+    expect(stack.output()).not.toContain('is back');
+  });
+
+  it('starts nothing new when a stop comes during the wait before a restart, and leaves no process', async () => {
+    // onStopped outlasts the wait: a launcher that let the wait run out while stopping would start the component again.
+    const stack = launch(dir, ['--firstDelayMs=1000', '--stoppedDelayMs=2000', String(await freePort()), String(await freePort())]);
     launched.push(stack.child);
     const [idp, node] = (await stack.ready) as [number, number];
     process.kill(node, 'SIGKILL');
-    await eventually(() => stack.output().includes('control plane stopped (killed by SIGKILL); the stack goes on without it.'), 'the death is reported');
-    // Still there afterwards: the launcher, and the component that did not die.
-    expect(await answers(idpPort)).toBe(true);
-    expect(stack.child.exitCode).toBeNull();
-    expect(isAlive(idp)).toBe(true);
-    expect(log(dir, 'idp')).not.toContain('stub stopped by SIGTERM');
-    expect(stack.output()).not.toContain('Stopping the stack');
+    await stack.said(/control plane stopped \(killed by SIGKILL; log [^)]+\); restarting in 1 s/);
     stack.child.kill('SIGTERM');
     expect(await stack.exited).toBe(0);
-    expect(log(dir, 'idp')).toContain('stub stopped by SIGTERM');
+    expect(runsOf(dir, 'control-plane')).toBe(1);
+    expect(isAlive(idp)).toBe(false);
+    expect(stoppedMarker(dir)).toEqual({ exited: [true, true] });
+    expect(stack.output()).not.toContain('is back');
   });
 
-  it('stops the stack when a component that is not expendable dies after start-up', async () => {
-    const stack = launch(dir, [String(await freePort()), `${await freePort()}:expendable`]);
+  it('stops with exit code 1 once every component is down for good', async () => {
+    const stack = launch(dir, ['--maxRestarts=1', '--firstDelayMs=20', `${await freePort()}:flaky`]);
     launched.push(stack.child);
-    const [idp, node] = (await stack.ready) as [number, number];
-    process.kill(idp, 'SIGKILL');
+    const [only] = (await stack.ready) as [number];
+    process.kill(only, 'SIGKILL');
     expect(await stack.exited).toBe(1);
-    expect(stack.output()).toContain('IdP stopped (killed by SIGKILL); see');
-    expect(stack.output()).toContain('Stopping the stack.');
-    expect(isAlive(node)).toBe(false);
-    expect(log(dir, 'control-plane')).toContain('stub stopped by SIGTERM');
+    expect(stack.output()).toMatch(/IdP stopped \(exit code 3 before it was ready\) and stays down: 1 restart in the last minute; see .*\nEvery component is down; stopping\.\n/);
+    expect(stoppedMarker(dir)).toEqual({ exited: [true] });
   });
 
   it('runs onStopped once every component has exited, and exits only after it finished', async () => {
