@@ -1,0 +1,118 @@
+// The mixed-shape load of `npm run bench:stress`: the same requests again (decision-cache
+// hits), then new ones (misses); single decisions, then AuthZEN batches of 25, then the Topaz
+// shape; 32 connections, then 1; against the sidecar edge and both sample apps in turn.
+// Changing the shape is what used to kill a process (docs/architecture.md, "The V8 crash"):
+// the JIT optimizes for one shape and deoptimizes when the next one arrives.
+import autocannon from 'autocannon';
+
+/** One phase: a target, a request factory, how many connections. */
+export interface Phase {
+  readonly label: string;
+  readonly url: string;
+  readonly connections: number;
+  /** The n-th request of the phase (method, path, headers, body). */
+  readonly request: (n: number) => { method: 'GET' | 'POST' | 'DELETE'; path: string; headers: Record<string, string>; body?: string };
+}
+
+/** What one phase of load saw. */
+export interface PhaseResult {
+  readonly requests: number;
+  /** 5xx answers, connection errors and time-outs: none is expected. */
+  readonly errors: number;
+}
+
+/** Whose token a request carries, and which directory users a decision names. */
+export interface StressSubjects {
+  readonly edgeUrl: string;
+  readonly rbacUrl: string;
+  readonly todoUrl: string;
+  /** Directory user ids (and an e-mail, and an unknown id: denied without Cedar). */
+  readonly principals: readonly string[];
+  /** Access tokens of an admin and of an editor. */
+  readonly adminToken: string;
+  readonly editorToken: string;
+}
+
+const ACTIONS = ['GET', 'PUT', 'POST', 'DELETE'] as const;
+const json = { 'content-type': 'application/json' };
+
+/** The phases, in the order they run (the list is repeated until time is up). */
+export function stressPhases(s: StressSubjects): Phase[] {
+  const who = (n: number) => s.principals[n % s.principals.length] as string;
+  const action = (n: number) => ACTIONS[(n >> 2) % ACTIONS.length] as string;
+  // `fresh` names a new resource every request (a cache miss); otherwise one of three (hits).
+  const evaluation = (fresh: boolean) => (n: number) => ({
+    method: 'POST' as const,
+    path: '/access/v1/evaluation',
+    headers: json,
+    body: JSON.stringify({ subject: { type: 'user', id: who(n) }, action: { name: action(n) }, resource: { type: 'Resource', id: fresh ? `r-${n}` : `r-${n % 3}` } }),
+  });
+  const batch = (fresh: boolean) => (n: number) => ({
+    method: 'POST' as const,
+    path: '/access/v1/evaluations',
+    headers: json,
+    body: JSON.stringify({
+      subject: { type: 'user', id: who(n) },
+      evaluations: Array.from({ length: 25 }, (_v, i) => ({ action: { name: ACTIONS[i % 4] }, resource: { type: 'Resource', id: fresh ? `b-${n}-${i}` : `b-${i % 5}` } })),
+    }),
+  });
+  const topaz = (fresh: boolean) => (n: number) => ({
+    method: 'POST' as const,
+    path: '/api/v2/authz/is',
+    headers: json,
+    body: JSON.stringify({
+      identity_context: { type: 'IDENTITY_TYPE_SUB', identity: who(n) },
+      policy_context: { path: `rbac.${action(n)}`, decisions: ['allowed'] },
+      resource_context: { type: 'Resource', id: fresh ? `t-${n}` : 't-0' },
+    }),
+  });
+  const remove = (token: string, fresh: boolean) => (n: number) => ({
+    method: 'DELETE' as const,
+    path: fresh ? `/resource/stress-${n}` : '/resource/mega-seed',
+    headers: { authorization: `Bearer ${token}` },
+  });
+  const todos = (token: string) => (n: number) => ({ method: 'GET' as const, path: n % 2 === 0 ? '/todos' : '/users/rick@the-citadel.com', headers: { authorization: `Bearer ${token}` } });
+  return [
+    { label: 'sidecar evaluation, hits, c=32', url: s.edgeUrl, connections: 32, request: evaluation(false) },
+    { label: 'sidecar evaluation, misses, c=32', url: s.edgeUrl, connections: 32, request: evaluation(true) },
+    { label: 'sidecar batch of 25, hits, c=32', url: s.edgeUrl, connections: 32, request: batch(false) },
+    { label: 'sidecar batch of 25, misses, c=1', url: s.edgeUrl, connections: 1, request: batch(true) },
+    { label: 'sidecar Topaz is, misses, c=32', url: s.edgeUrl, connections: 32, request: topaz(true) },
+    { label: 'sidecar evaluation, misses, c=1', url: s.edgeUrl, connections: 1, request: evaluation(true) },
+    { label: 'RBAC app DELETE, admin, same name, c=32', url: s.rbacUrl, connections: 32, request: remove(s.adminToken, false) },
+    { label: 'RBAC app DELETE, editor (403), new names, c=32', url: s.rbacUrl, connections: 32, request: remove(s.editorToken, true) },
+    { label: 'sidecar batch of 25, misses, c=32', url: s.edgeUrl, connections: 32, request: batch(true) },
+    { label: 'sidecar Topaz is, hits, c=1', url: s.edgeUrl, connections: 1, request: topaz(false) },
+    { label: 'RBAC app DELETE, admin, new names, c=1', url: s.rbacUrl, connections: 1, request: remove(s.adminToken, true) },
+    { label: 'todo app GET, c=16', url: s.todoUrl, connections: 16, request: todos(s.adminToken) },
+    { label: 'RBAC app DELETE, editor (403), same name, c=1', url: s.rbacUrl, connections: 1, request: remove(s.editorToken, false) },
+  ];
+}
+
+/** Runs one phase for `seconds` (loopback only). */
+export function runPhase(phase: Phase, seconds: number): Promise<PhaseResult> {
+  let n = 0;
+  return new Promise((resolve, reject) => {
+    autocannon(
+      {
+        url: phase.url,
+        connections: phase.connections,
+        duration: seconds,
+        timeout: 10,
+        requests: [
+          {
+            setupRequest: (req) => {
+              const next = phase.request(n);
+              n += 1;
+              return { ...req, ...next };
+            },
+          },
+        ],
+      },
+      (err, result) => {
+        if (err) return reject(err);
+        resolve({ requests: result.requests.total, errors: result['5xx'] + result.errors + result.timeouts });
+      },
+    );
+  });
+}
