@@ -38,7 +38,8 @@ function readAllowed(text: string): boolean | undefined {
  * Connections are kept alive and reused — a decision on a warm connection costs one
  * loopback round trip, no TCP handshake. It fails closed: a network error, the deadline,
  * any status but 200 or an unexpected body throws {@link AuthorizerUnavailableError}
- * (the app answers 503), never an allow.
+ * (the app answers 503), never an allow. It is ready while the edge's `GET /readyz` answers
+ * 200 within the same deadline.
  */
 export function createEdgeAuthorizer(options: EdgeAuthorizerOptions): Authorizer {
   const endpoint = new URL('/api/v2/authz/is', options.url);
@@ -74,8 +75,22 @@ export function createEdgeAuthorizer(options: EdgeAuthorizerOptions): Authorizer
     });
   }
 
+  const readyz = new URL('/readyz', options.url);
+  // Readiness is the edge's own: an app whose every decision would be 503 is not ready either.
+  function edgeReady(): Promise<boolean> {
+    return new Promise((resolve) => {
+      const req = transport.get(readyz, { agent, signal: AbortSignal.timeout(timeoutMs) }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode === 200));
+        res.on('error', () => resolve(false));
+      });
+      req.on('error', () => resolve(false));
+    });
+  }
+
   return {
     kind: 'edge',
+    ready: edgeReady,
     async authorize(request): Promise<AuthorizationDecision> {
       let answer: { status: number; text: string };
       try {

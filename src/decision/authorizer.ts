@@ -38,8 +38,11 @@ export interface AuthorizationDecision {
 export interface Authorizer {
   readonly kind: 'local' | 'edge' | 'embedded';
   authorize(request: AuthorizationRequest): Promise<AuthorizationDecision>;
-  /** Whether it can decide now (an embedded edge: a policy and a directory are loaded); absent means always. */
-  ready?(): boolean;
+  /**
+   * Whether it can decide now (an embedded edge: a policy and a directory are loaded; the
+   * `edge` kind: the edge it asks is ready itself); absent means always.
+   */
+  ready?(): boolean | Promise<boolean>;
   close(): Promise<void>;
 }
 
