@@ -2,6 +2,7 @@ import { join, relative } from 'node:path';
 import { demoTenantPath, readDemoTenantFile, type Config, type DemoTenant } from '../config';
 import { loadDirectorySeed } from '../directory';
 import type { Component } from './components';
+import { DEFAULT_RESTART_POLICY, windowText } from './restart-policy';
 
 /** What a newcomer needs once the stack is up: URLs, demo users, next commands. */
 export function banner(config: Config, started: readonly Component[]): string {
@@ -38,7 +39,13 @@ export function banner(config: Config, started: readonly Component[]): string {
       `  the apps decide with: ${config.apps.authorizer === 'embedded' ? 'an edge embedded in each app' : config.apps.authorizer === 'edge' ? 'the sidecar edge (RBAC app)' : 'policies/ and the seed directory (local)'}`,
     );
   }
-  lines.push(`Logs: ${rel(join(config.dataDir, 'logs'))}/<component>.log`, '', 'Try next, in another terminal:');
+  const { maxRestarts } = DEFAULT_RESTART_POLICY;
+  lines.push(
+    `Logs: ${rel(join(config.dataDir, 'logs'))}/<component>.log`,
+    `A component that dies is restarted (at most ${maxRestarts} times a ${windowText(DEFAULT_RESTART_POLICY)}) and reported here with its log.`,
+    '',
+    'Try next, in another terminal:',
+  );
   if (names.has('rbac-app')) {
     lines.push('  npm run try-delete');
     lines.push(

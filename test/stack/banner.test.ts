@@ -42,6 +42,7 @@ describe('stack launcher', () => {
     expect(text).toContain('curl -i -X DELETE http://localhost:4001/resource/mega-seed');
     expect(text).toContain('npm run try-delete');
     expect(text).toContain('npm run demo');
+    expect(text).toContain(`Logs: ${join(dataDir, 'logs')}/<component>.log\nA component that dies is restarted (at most 5 times a minute) and reported here with its log.\n`);
   });
 
   it('suggests only what the started components support', () => {
