@@ -49,7 +49,13 @@ export async function superviseComponent(first: RunningComponent, file: string, 
     await Promise.race([delay(plan.delayMs), ctx.stopRequested]);
     // The one guard that keeps a stop final: a backoff that ends while stopping starts nothing.
     if (ctx.stopping()) return;
-    run = runComponent(component, file, ctx.logDir);
+    try {
+      run = runComponent(component, file, ctx.logDir);
+    } catch (err) {
+      // Its log cannot be opened, or no process can be spawned: nothing to retry blindly, but no reason to stop the others.
+      console.error(`${component.label} could not be restarted (${(err as Error).message}) and stays down`);
+      return;
+    }
     ctx.started(run);
     const notReady = await becomeReady(run, component, ctx);
     upSince = Date.now();

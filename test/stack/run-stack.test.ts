@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -294,6 +294,24 @@ describe('stack launcher process', () => {
     expect(isAlive(idp)).toBe(false);
     expect(stoppedMarker(dir)).toEqual({ exited: [true, true] });
     expect(stack.output()).not.toContain('is back');
+  });
+
+  it('leaves a component down, and the others running, when it cannot even be started again', async () => {
+    const ports = [await freePort(), await freePort()] as const;
+    const stack = launch(dir, ['--firstDelayMs=20', String(ports[0]), String(ports[1])]);
+    launched.push(stack.child);
+    const [idp, node] = (await stack.ready) as [number, number];
+    // Its log file turns into a folder: the restart cannot open it.
+    rmSync(join(dir, 'control-plane.log'));
+    mkdirSync(join(dir, 'control-plane.log'));
+    process.kill(node, 'SIGKILL');
+    await stack.said(/control plane could not be restarted \(EISDIR[^)]*\) and stays down/);
+    expect(await answers(ports[0])).toBe(true);
+    expect(stack.child.exitCode).toBeNull();
+    expect(runsOf(dir, 'control-plane')).toBe(1);
+    stack.child.kill('SIGTERM');
+    expect(await stack.exited).toBe(0);
+    expect(isAlive(idp)).toBe(false);
   });
 
   it('stops with exit code 1 once every component is down for good', async () => {
