@@ -2,6 +2,7 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { createRateLimitedLog, thrownName, type Logger } from '../observability';
 import { isStorageUnavailable } from '../sql';
 import { HttpError, OAuthError } from './http-error';
+import { isMalformedUrl, MALFORMED_URL_MESSAGE } from './malformed-url';
 import './express-request';
 
 /** Which body shape an app uses for errors it did not raise itself. */
@@ -62,9 +63,10 @@ const RETRY_AFTER_SECONDS = '1';
 
 /**
  * The one place where errors become responses (docs/conventions.md §3). Known errors keep their
- * status, headers and body; everything else is a generic 500 `server_error` whose detail
- * goes only to the log, tagged with the request id. Every 503 says when to retry: its own
- * `Retry-After`, else 1 s.
+ * status, headers and body; a path that does not decode (refused by `createApp`, or a route
+ * parameter the router could not decode) is a 400 in the app's shape, logged in one info line;
+ * everything else is a generic 500 `server_error` whose detail goes only to the log, tagged
+ * with the request id. Every 503 says when to retry: its own `Retry-After`, else 1 s.
  *
  * Our own failures (5xx) are logged once per kind per minute (`src/observability`'s
  * rate-limited log), so a flood of one failure costs one line a minute, not one a request;
@@ -77,6 +79,13 @@ export function createErrorHandler(logger: Logger, shape: ErrorShape, options: {
   return function errorHandler(err, req, res, next) {
     if (res.headersSent) {
       next(err);
+      return;
+    }
+    if (isMalformedUrl(err)) {
+      // A client's typo or a scanner's probe: one short line, never a stack.
+      const refusal = make(shape, 400, shape === 'oauth' ? 'invalid_request' : 'bad_request', MALFORMED_URL_MESSAGE);
+      logger.info({ req_id: req.id, code: refusal.code }, 'malformed URL refused');
+      res.status(refusal.status).json(refusal.toBody());
       return;
     }
     const storage = err instanceof HttpError ? undefined : fromStorage(err, shape);

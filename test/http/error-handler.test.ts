@@ -1,20 +1,8 @@
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
+import express from 'express';
 import request from 'supertest';
 import { createApp, createErrorHandler, finishApp, HttpError, notFound, ServiceUnavailableError } from '../../src/http';
 import { SqlConnectionError } from '../../src/sql';
-
-/** A real pino logger writing JSON lines into an array. */
-function capturingLogger() {
-  const lines: Record<string, unknown>[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n')) if (line) lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
-  return { logger: pino({ level: 'info' }, sink), lines };
-}
+import { capturingLogger } from '../helpers/capturing-logger';
 
 describe('the error middleware: public message, log-only detail', () => {
   const SECRET_DETAIL = 'connect ECONNREFUSED 10.1.2.3:5432 password=hunter2';
@@ -184,5 +172,40 @@ describe('the error middleware: Retry-After on every 503', () => {
     expect((await request(app).get('/plain').expect(503)).headers['retry-after']).toBe('1');
     expect((await request(app).get('/own').expect(503)).headers['retry-after']).toBe('5');
     expect((await request(app).get('/conflict').expect(409)).headers['retry-after']).toBeUndefined();
+  });
+});
+
+describe('the error middleware: a route parameter that does not decode', () => {
+  /** A bare Express app (no createApp, so no early check): only the router's own URIError reaches the handler. */
+  function build(shape: 'api' | 'oauth') {
+    const { logger, lines } = capturingLogger();
+    const app = express();
+    app.get('/item/:id', (req, res) => void res.json({ id: req.params.id }));
+    app.get('/bug', () => {
+      throw new URIError('URI malformed');
+    });
+    app.use(createErrorHandler(logger, shape));
+    return { app, lines };
+  }
+
+  it('answers the router\'s URIError with 400 bad_request and one info line without a stack', async () => {
+    const { app, lines } = build('api');
+    const res = await request(app).get('/item/%ff');
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ code: 'bad_request', message: 'the URL path is not valid percent-encoded UTF-8' });
+    expect(lines.map((l) => [l.level, l.msg, l.code])).toEqual([[30, 'malformed URL refused', 'bad_request']]);
+    expect(JSON.stringify(lines)).not.toContain('stack');
+  });
+
+  it('answers in the OAuth shape at the IdP', async () => {
+    const res = await request(build('oauth').app).get('/item/a%2');
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'invalid_request', error_description: 'the URL path is not valid percent-encoded UTF-8' });
+  });
+
+  it('keeps any other URIError a 500: decoding something in our own code is a bug', async () => {
+    const res = await request(build('api').app).get('/bug');
+    expect(res.status).toBe(500);
+    expect(res.body).toEqual({ code: 'server_error', message: 'internal error' });
   });
 });
