@@ -1,17 +1,19 @@
 /**
  * `npm run cluster` as a person runs it (scripts/cluster.ts under ts-node, so its components
  * run from src/ too): two nodes on a throwaway PostgreSQL and Redis behind the round-robin
- * front, the sidecar edge and both apps. One node is killed like a crash and the stack goes
- * on; SIGTERM then stops every process it started and removes the servers.
+ * front, the sidecar edge and both apps. One node is killed like a crash: the stack goes on,
+ * its edges reconnect and the launcher restarts it; SIGTERM then stops every process it
+ * started, the restarted node included, and removes the servers.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createConnection, createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findProjectRoot, readDemoTenantFile } from '../../src/config';
 import { fetchToken } from '../../scripts/lib/fetch-token';
 import { callResource, exec, registrations, tenantFromDemo, type RegistrationView, type TenantCredentials } from '../integration/stack-client';
+import { childrenOf, commandLine } from './process-tree';
 
 const STARTUP_TIMEOUT_MS = 90_000;
 const FAILOVER_TIMEOUT_MS = 45_000;
@@ -44,31 +46,6 @@ async function freePortRun(extra: number): Promise<number> {
 }
 
 const freePort = () => freePortRun(0);
-
-/** The pids whose parent is `pid`, from /proc (Linux). */
-function childrenOf(pid: number): number[] {
-  const children: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      // pid (comm) state ppid …; comm may hold spaces and parentheses, so split after the last ')'.
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === pid) children.push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return children;
-}
-
-function commandLine(pid: number): string[] {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-  } catch {
-    return [];
-  }
-}
 
 /** Whether something accepts a TCP connection on 127.0.0.1:`port`. */
 function accepts(port: number): Promise<boolean> {
@@ -115,7 +92,7 @@ describe('npm run cluster', () => {
     rmSync(dataDir, { recursive: true, force: true });
   }, STOP_TIMEOUT_MS + 10_000);
 
-  it('serves through the front, survives a killed node, and leaves nothing behind on SIGTERM', async () => {
+  it('serves through the front, survives and restarts a killed node, and leaves nothing behind on SIGTERM', async () => {
     const front = await freePortRun(2);
     const ports = { idp: await freePort(), edge: await freePort(), rbac: await freePort(), todo: await freePort() };
     launcher = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', join(root, 'scripts/cluster.ts'), '--nodes', '2'], {
@@ -199,20 +176,42 @@ describe('npm run cluster', () => {
 
     // Kill the node holding the first edge, like a crash.
     const victim = nodeOf(before[0]!)!;
-    const survivor = [...nodePids.keys()].find((n) => n !== victim)!;
+    const victimIndex = Number(victim.slice('node-'.length));
+    const victimEdges = before.filter((r) => nodeOf(r) === victim);
     process.kill(nodePids.get(victim)!, 'SIGKILL');
-    const label = `control plane ${victim.slice('node-'.length)}`;
+    const label = `control plane ${victimIndex}`;
+    const logFile = join(dataDir, 'cluster', 'logs', `control-plane-${victimIndex}.log`);
     await until(
       'the launcher to report the dead node',
-      async () => (output.includes(`${label} stopped (killed by SIGKILL); the stack goes on without it.`) ? true : undefined),
+      async () => (output.includes(`${label} stopped (killed by SIGKILL; log ${logFile}); restarting in 0.25 s (restart 1 of 5 this minute)`) ? true : undefined),
       FAILOVER_TIMEOUT_MS,
       100,
     );
 
-    // Every edge comes back on the survivor, and a command reaches each through the front.
+    // The launcher restarts it, under the same node id and on the same port.
+    const restartedPid = await until(
+      `${label} to be back`,
+      async () => {
+        const m = new RegExp(`${label} is back \\(restart 1, pid (\\d+)\\)`).exec(output);
+        return m ? Number(m[1]) : undefined;
+      },
+      FAILOVER_TIMEOUT_MS,
+    );
+    expect(restartedPid).not.toBe(nodePids.get(victim));
+    expect((await fetch(`http://127.0.0.1:${front + victimIndex}/healthz`)).status).toBe(200);
+
+    // Every edge is connected again on a node of the cluster, those of the dead node over a
+    // new socket; a command reaches each through the front.
     await until(
-      `every edge connected on ${survivor}`,
-      async () => (allConnectedOn(await registrations(relayUrl, tenant), (n) => n === survivor) ? true : undefined),
+      'every edge connected again, those of the dead node anew',
+      async () => {
+        const list = await registrations(relayUrl, tenant);
+        const again = victimEdges.every((old) => {
+          const now = list.find((r) => r.id === old.id);
+          return now !== undefined && Date.parse(now.info.connected_at) > Date.parse(old.info.connected_at);
+        });
+        return again && allConnectedOn(list, (n) => n !== undefined && nodePids.has(n)) ? true : undefined;
+      },
       FAILOVER_TIMEOUT_MS,
     );
     for (const registration of before) {
@@ -227,7 +226,13 @@ describe('npm run cluster', () => {
       expect(reply.body).toEqual({ result: {} });
     }
     expect(running()).toBe(true);
-    expect(output).not.toContain('Stopping the stack');
+    expect(output).not.toContain('stays down');
+
+    // Its processes again: the restarted node in place of the dead one, and nothing else new.
+    started = childrenOf(child.pid!);
+    expect(started.length).toBe(8);
+    expect(started).toContain(restartedPid);
+    expect(started).not.toContain(nodePids.get(victim));
 
     // SIGTERM: a clean exit, no process left, the throwaway servers gone with their folders.
     child.kill('SIGTERM');
