@@ -1,7 +1,6 @@
 import { hostname as osHostname } from 'node:os';
-import { join } from 'node:path';
 import { createLocalAuthorizer, type LocalAuthorizer } from '../decision';
-import { acquireFileLock, type HeldLock } from '../files';
+import { acquireDirectoryLock, DirectoryLockedError, type HeldLock } from '../files';
 import type { Logger } from '../observability';
 import type { CommandName, EdgeStatus } from '../relay-protocol';
 import { createCoalescingJob } from './coalescing-job';
@@ -57,8 +56,9 @@ export interface EdgeRuntime {
   readonly decisionSample: DecisionSample;
   readonly freshness: Freshness;
   /**
-   * Locks the data directory (`edge.lock`: one edge per directory), loads persisted state,
-   * starts both timers and dials the relay. Never fails for a missing control plane.
+   * Locks the data directory (one edge per directory; a lock the kernel frees when the edge
+   * dies, `acquireDirectoryLock`), loads persisted state, starts both timers and dials the
+   * relay. Never fails for a missing control plane.
    */
   start(): Promise<void>;
   close(): Promise<void>;
@@ -164,9 +164,10 @@ export function createEdgeRuntime(deps: EdgeRuntimeDeps): EdgeRuntime {
       // Two edges on one data directory would share an instance id, and the second to dial
       // would take the first one's relay session: the second refuses to start instead.
       try {
-        dataDirLock ??= acquireFileLock(join(dataDir, 'edge.lock'));
+        dataDirLock ??= await acquireDirectoryLock(dataDir, 'edge');
       } catch (err) {
-        throw new Error(`another edge is using ${dataDir} (${(err as Error).message}); give each edge its own data directory`);
+        if (!(err instanceof DirectoryLockedError)) throw err;
+        throw new Error(`another edge is using ${dataDir} (${err.message}); give each edge its own data directory`);
       }
       state.policy ??= await loadPersistedPolicy(dataDir, logger, keys);
       state.directory ??= loadPersistedDirectory(dataDir, logger);

@@ -1,5 +1,5 @@
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 
 /** Options of {@link withFileLock}. */
 export interface FileLockOptions {
@@ -28,6 +28,18 @@ function isAlive(pid: number): boolean {
   }
 }
 
+/**
+ * The lock files this process holds right now. A file naming this process's pid that is not
+ * among them was left by an earlier process that had the same pid: in a container every
+ * restart runs the service as PID 1, so the stale pid is always "alive" — it is us.
+ */
+const heldHere = new Set<string>();
+
+/** Whether the lock's holder is gone: its pid no longer runs, or it is our pid but not our lock. */
+function isStale(lockFile: string, holder: number): boolean {
+  return holder === process.pid ? !heldHere.has(resolve(lockFile)) : !isAlive(holder);
+}
+
 /** One attempt: create the lock file exclusively (O_EXCL), or clear it if its holder died. */
 function tryAcquire(lockFile: string): boolean {
   try {
@@ -37,21 +49,29 @@ function tryAcquire(lockFile: string): boolean {
     } finally {
       closeSync(fd);
     }
+    heldHere.add(resolve(lockFile));
     return true;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
   }
   const holder = lockHolder(lockFile);
   // A holder that crashed leaves its file behind: a dead pid frees the lock for the next try.
-  if (holder !== undefined && !isAlive(holder)) rmSync(lockFile, { force: true });
+  if (holder !== undefined && isStale(lockFile, holder)) rmSync(lockFile, { force: true });
   return false;
+}
+
+/** Removes a lock file this process holds. */
+function releaseLock(lockFile: string): void {
+  heldHere.delete(resolve(lockFile));
+  rmSync(lockFile, { force: true });
 }
 
 /**
  * Runs `fn` while holding an exclusive lock file: created with `wx` (fails if it exists,
  * atomic on a local file system), holding the holder's pid, removed in `finally`. Other
  * holders — another process or another call in this one — wait until it is gone; a lock
- * whose pid is no longer running is stale and cleared. After `timeoutMs` the wait fails
+ * whose pid is no longer running, or that names this process without being held by it (a
+ * container's PID 1 after a restart), is stale and cleared. After `timeoutMs` the wait fails
  * with an error naming the file and its holder, never silently proceeding. Waiting polls,
  * because the usual holder is another process and there is no event to wait on.
  * Single host only: pids mean nothing across machines sharing a network file system. Two
@@ -76,7 +96,7 @@ export async function withFileLock<T>(lockFile: string, fn: () => T | Promise<T>
   try {
     return await fn();
   } finally {
-    rmSync(lockFile, { force: true });
+    releaseLock(lockFile);
   }
 }
 
@@ -87,9 +107,10 @@ export interface HeldLock {
 
 /**
  * Takes the same kind of lock file as {@link withFileLock}, but without waiting and for as
- * long as the caller likes: for "one process per data directory" rules. A lock whose
- * holder died is cleared and taken; a live holder (another process, or this one) makes it
- * throw at once, naming the file and the holder's pid.
+ * long as the caller likes: for "one process per data directory" rules where the kernel
+ * cannot hold the lock (`acquireDirectoryLock` off Linux). A lock whose holder died is
+ * cleared and taken; a live holder (another process, or this one) makes it throw at once,
+ * naming the file and the holder's pid.
  */
 export function acquireFileLock(lockFile: string): HeldLock {
   mkdirSync(dirname(lockFile), { recursive: true, mode: 0o700 });
@@ -101,7 +122,7 @@ export function acquireFileLock(lockFile: string): HeldLock {
   let held = true;
   return {
     release() {
-      if (held) rmSync(lockFile, { force: true });
+      if (held) releaseLock(lockFile);
       held = false;
     },
   };

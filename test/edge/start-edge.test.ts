@@ -92,9 +92,9 @@ describe('one edge per data directory', () => {
     expect(result).toMatchObject({ execStatus: 502, upgrades: 1, firstConnected: true });
   });
 
-  it('refuses a second edge on another port too (edge.lock), which never dials; the lock goes with the first edge', async () => {
+  it('refuses a second edge on another port too (the data directory lock), which never dials; the lock goes with the first edge', async () => {
     const result = await secondEdgeOnSameDirectory(() => ({ EDGE_PORT: '0' }));
-    expect(result.refusal.message).toMatch(/another edge is using .*edge \(.*edge\.lock: held by process \d+, which is still running\)/);
+    expect(result.refusal.message).toMatch(/^another edge is using (\S+edge) \(\1: lock @outpost-edge-[0-9a-f]{64} is held by a running process\); give each edge its own data directory$/);
     expect(result).toMatchObject({ execStatus: 502, upgrades: 1, firstConnected: true });
     // Released on stop: the directory can be used again (the relay is gone; the edge starts anyway).
     const again = await result.reuse();

@@ -38,11 +38,17 @@ describe('withFileLock', () => {
   });
 
   it('fails loudly, naming the file and the holder, when the lock stays held', async () => {
-    writeFileSync(lock, `${process.pid}\n`); // a live holder
+    writeFileSync(lock, `${process.ppid}\n`); // a live holder: the process that started this one
     await expect(withFileLock(lock, () => 'ran', { timeoutMs: 30, pollMs: 5 })).rejects.toThrow(
-      `${lock}: still held by process ${process.pid} after 0.03 s; if that process is not running, delete the lock file and try again`,
+      `${lock}: still held by process ${process.ppid} after 0.03 s; if that process is not running, delete the lock file and try again`,
     );
-    expect(readFileSync(lock, 'utf8')).toBe(`${process.pid}\n`);
+    expect(readFileSync(lock, 'utf8')).toBe(`${process.ppid}\n`);
+  });
+
+  it('clears a lock naming this very process that this process does not hold (PID 1 in a restarted container)', async () => {
+    writeFileSync(lock, `${process.pid}\n`);
+    await expect(withFileLock(lock, () => 'ran', { timeoutMs: 1000, pollMs: 1 })).resolves.toBe('ran');
+    expect(existsSync(lock)).toBe(false);
   });
 
   it('clears a stale lock left by a process that no longer runs', async () => {
@@ -70,6 +76,13 @@ describe('acquireFileLock', () => {
     held.release(); // idempotent
     expect(existsSync(lock)).toBe(false);
     acquireFileLock(lock).release();
+  });
+
+  it('takes over a lock naming this very process that this process does not hold (PID 1 in a restarted container)', () => {
+    writeFileSync(lock, `${process.pid}\n`);
+    const held = acquireFileLock(lock);
+    expect(() => acquireFileLock(lock)).toThrow(`${lock}: held by process ${process.pid}, which is still running`);
+    held.release();
   });
 
   it('takes over a lock whose holder died', () => {
