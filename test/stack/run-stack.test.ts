@@ -252,11 +252,11 @@ describe('stack launcher process', () => {
 
   it('kills a restart that does not become ready in time, and counts it as a death', async () => {
     const ports = [await freePort(), await freePort()] as const;
-    const stack = launch(dir, ['--maxRestarts=1', '--firstDelayMs=20', '--readyTimeoutMs=2000', String(ports[0]), `${ports[1]}:hang`]);
+    const stack = launch(dir, ['--maxRestarts=1', '--firstDelayMs=20', '--readyTimeoutMs=4000', String(ports[0]), `${ports[1]}:hang`]);
     launched.push(stack.child);
     const [, hang] = (await stack.ready) as [number, number];
     process.kill(hang, 'SIGKILL');
-    await stack.said(/control plane stopped \(not ready on \/healthz within 2 s\) and stays down: 1 restart in the last minute; see /);
+    await stack.said(/control plane stopped \(not ready on \/healthz within 4 s\) and stays down: 1 restart in the last minute; see /);
     const hung = Number(/stub run 2 pid (\d+)/.exec(log(dir, 'control-plane'))?.[1]);
     expect(log(dir, 'control-plane')).toContain('stub hangs before listening');
     expect(isAlive(hung)).toBe(false);
