@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import express, { type Router } from 'express';
 import helmet from 'helmet';
 import { CONSOLE_CLIENT_ID, findProjectRoot } from '../config';
-import { serveBrowserModules } from '../http';
+import { serveBrowserModules, serveFile } from '../http';
 
 /** Where the console's page is served: `{relay_url}/console/`. */
 export const CONSOLE_PAGE_PATH = '/console';
@@ -35,7 +35,7 @@ export function consolePageRouter(page: ConsolePage): Router {
     res.json({ auth_url: page.authUrl, client_id: CONSOLE_CLIENT_ID });
   });
   serveBrowserModules(pages, findProjectRoot());
-  pages.get('/callback', (_req, res) => res.sendFile(index));
+  pages.get('/callback', serveFile(index));
   pages.use(express.static(page.publicDir, { index: 'index.html' }));
   return express.Router().use(CONSOLE_PAGE_PATH, pages);
 }

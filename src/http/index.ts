@@ -13,6 +13,7 @@ export { basicCredential, decodeBasicPair } from './basic-credentials';
 export { parseBody, parseParam } from './parse-request';
 export { requestIdFor } from './request-id';
 export { serveBrowserModules } from './browser-modules';
+export { serveFile } from './serve-file';
 
 export { buildOpenApiDocument, serveOpenApi, findApiRoute, apiErrors, apiErrorSchema, oauthErrorSchema, OPENAPI_PATH } from './openapi';
 export type { ApiRoute, ApiResponse, ApiMethod } from './openapi';
