@@ -124,6 +124,8 @@ function toConfig(e: Env, projectRoot: string) {
       execTimeout: e.RELAY_EXEC_TIMEOUT_MS / 1000,
       /** Ping period; an edge silent for a whole period is dropped (s). */
       heartbeat: e.RELAY_HEARTBEAT_MS / 1000,
+      /** Bearer token for `/metrics` per tenant; a secret: never log it. Unset: totals only. */
+      metricsToken: e.METRICS_TOKEN,
       /** PostgreSQL instead of SQLite when set (several nodes share it). Holds a password: never log it. */
       databaseUrl: e.DATABASE_URL,
       databasePoolSize: e.DATABASE_POOL_SIZE,

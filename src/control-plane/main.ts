@@ -43,6 +43,8 @@ async function main(): Promise<void> {
     logger,
     execTimeoutMs: config.controlPlane.execTimeout * 1000,
     heartbeatMs: config.controlPlane.heartbeat * 1000,
+    // METRICS_TOKEN: /metrics names tenants only to its bearer (README, Drift).
+    metricsToken: config.controlPlane.metricsToken,
     // REDIS_URL: one node of a cluster (README, "Running more than one node").
     ...(config.controlPlane.redisUrl === undefined
       ? {}

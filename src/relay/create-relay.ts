@@ -51,6 +51,8 @@ export interface RelayDeps {
    * relay closes it when it closes.
    */
   readonly cluster?: RelayCluster;
+  /** `METRICS_TOKEN`: shows `/metrics` per tenant to its bearer; unset, `/metrics` names no tenant to anyone. */
+  readonly metricsToken?: string;
 }
 
 /** The relay: edge WebSocket endpoint plus the management API of docs/service-interface.md §4.2–4.3. */
@@ -238,6 +240,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
       links,
       exec,
       desiredState: deps.desiredState,
+      metricsToken: deps.metricsToken,
       async connectedRegistrations() {
         const keys = [...live.values()].map((session) => session.key!);
         const found: Registration[] = [];

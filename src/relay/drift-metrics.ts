@@ -41,9 +41,9 @@ function summarize(edges: Iterable<ConnectedEdgeDrift>): TenantDrift[] {
 }
 
 const GAUGES = [
-  ['outpost_relay_edges_connected', 'Edges connected to this relay, per tenant.', (t: TenantDrift) => t.connected],
-  ['outpost_relay_edges_policy_drift', "Connected edges whose active policy image is not their policy's latest, per tenant.", (t: TenantDrift) => t.policyDrift],
-  ['outpost_relay_edges_directory_lag_max', 'Largest number of directory revisions a connected edge is behind the central directory, per tenant.', (t: TenantDrift) => t.directoryLagMax],
+  ['outpost_relay_edges_connected', 'Edges connected to this relay', (t: TenantDrift) => t.connected],
+  ['outpost_relay_edges_policy_drift', "Connected edges whose active policy image is not their policy's latest", (t: TenantDrift) => t.policyDrift],
+  ['outpost_relay_edges_directory_lag_max', 'Largest number of directory revisions a connected edge is behind the central directory', (t: TenantDrift) => t.directoryLagMax],
 ] as const;
 
 /**
@@ -56,7 +56,7 @@ export function renderDriftMetrics(edges: Iterable<ConnectedEdgeDrift>): string 
   const shown = tenants.slice(0, MAX_DRIFT_METRIC_TENANTS);
   const lines: string[] = [];
   for (const [name, help, value] of GAUGES) {
-    lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} gauge`);
+    lines.push(`# HELP ${name} ${help}, per tenant.`, `# TYPE ${name} gauge`);
     for (const t of shown) lines.push(`${name}{tenant="${prometheusLabel(t.tenantId)}"} ${value(t)}`);
   }
   lines.push(
@@ -64,5 +64,25 @@ export function renderDriftMetrics(edges: Iterable<ConnectedEdgeDrift>): string 
     '# TYPE outpost_relay_drift_tenants_omitted gauge',
     `outpost_relay_drift_tenants_omitted ${tenants.length - shown.length}`,
   );
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * The same gauges without the tenant label, over every tenant (edges and edges off latest
+ * summed, the largest lag of all): what `/metrics` tells a caller without the metrics token,
+ * so tenant ids never reach anyone who can merely reach the port. An alert on drift or lag
+ * works the same on these.
+ */
+export function renderDriftTotals(edges: Iterable<ConnectedEdgeDrift>): string {
+  const total: TenantDrift = { tenantId: '', connected: 0, policyDrift: 0, directoryLagMax: 0 };
+  for (const t of summarize(edges)) {
+    total.connected += t.connected;
+    total.policyDrift += t.policyDrift;
+    total.directoryLagMax = Math.max(total.directoryLagMax, t.directoryLagMax);
+  }
+  const lines: string[] = [];
+  for (const [name, help, value] of GAUGES) {
+    lines.push(`# HELP ${name} ${help}, over all tenants (per tenant with the metrics token).`, `# TYPE ${name} gauge`, `${name} ${value(total)}`);
+  }
   return `${lines.join('\n')}\n`;
 }

@@ -3,9 +3,10 @@ import type { RequestHandler, Router } from 'express';
 import { BadRequestError, ConflictError, HttpError } from '../http';
 import { INSTANCE_ID_PATTERN } from '../relay-protocol';
 import type { CommandName, EdgeStatus } from '../relay-protocol';
-import { renderDriftMetrics, type ConnectedEdgeDrift } from './drift-metrics';
+import { renderDriftMetrics, renderDriftTotals, type ConnectedEdgeDrift } from './drift-metrics';
 import { edgeDrift, memoizeDesiredState, type DesiredEdgeState, type DesiredStateLookup } from './edge-drift';
 import { parseExecRequest } from './parse-exec-request';
+import { metricsView } from './metrics-view';
 import { instanceNotFound } from './relay-errors';
 import type { Registration } from './registration';
 import type { RegistrationStore } from './registration-store';
@@ -14,7 +15,7 @@ import type { RegistrationStore } from './registration-store';
 export const INSTANCE_REGISTRATIONS_PATH = '/api/v2/management/control_plane/instance_registrations';
 /** docs/service-interface.md §4.2. */
 export const EXEC_PATH = '/api/v2/management/control_plane/exec';
-/** The relay's drift gauges (Prometheus text), unauthenticated like the edge's `/metrics`. */
+/** The relay's drift gauges (Prometheus text): totals for anyone, per tenant with the metrics token. */
 export const METRICS_PATH = '/metrics';
 /** Registrations per page of `instance_registrations`: the default and the most a caller may ask for. */
 export const REGISTRATIONS_PAGE = Object.freeze({ defaultSize: 100, maxSize: 1000 });
@@ -34,6 +35,8 @@ export interface ManagementRouterDeps {
   readonly desiredState: DesiredStateLookup;
   /** The registrations of the edges this relay holds a live socket for. */
   readonly connectedRegistrations: () => Promise<Registration[]>;
+  /** `METRICS_TOKEN`: the bearer token that shows `/metrics` per tenant; none, and no caller sees tenant ids. */
+  readonly metricsToken?: string;
 }
 
 /**
@@ -142,9 +145,10 @@ export async function registrationsPage(
 
 /**
  * The relay management API, with path-absolute routes to mount on the control plane app,
- * plus `GET /metrics` (drift gauges per tenant, no credentials). The management routes sit behind the tenant's Discovery API key (docs/service-interface.md §5) and
- * only ever see the caller's own tenant; the tenant id comes from `requireTenantKey`, never
- * from the body.
+ * plus `GET /metrics` (drift gauges: totals without credentials, per tenant with the metrics
+ * token). The management routes sit behind the tenant's Discovery API key
+ * (docs/service-interface.md §5) and only ever see the caller's own tenant; the tenant id
+ * comes from `requireTenantKey`, never from the body.
  */
 export function createManagementRouter(deps: ManagementRouterDeps): Router {
   const router = express.Router();
@@ -155,13 +159,16 @@ export function createManagementRouter(deps: ManagementRouterDeps): Router {
     res.set('Cache-Control', 'no-store').json(body);
   });
 
-  router.get(METRICS_PATH, async function driftMetrics(_req, res) {
+  router.get(METRICS_PATH, async function driftMetrics(req, res) {
+    // Checked first: a refused caller costs no store reads.
+    const view = metricsView(req.headersDistinct.authorization, deps.metricsToken);
     const desired = memoizeDesiredState(deps.desiredState);
     const edges: ConnectedEdgeDrift[] = [];
     for (const r of await deps.connectedRegistrations()) {
       edges.push({ tenantId: r.tenantId, drift: edgeDrift(r, await desired(r.tenantId, r.connectionId)) });
     }
-    res.set('Cache-Control', 'no-store').type('text/plain; version=0.0.4; charset=utf-8').send(renderDriftMetrics(edges));
+    const text = view === 'per-tenant' ? renderDriftMetrics(edges) : renderDriftTotals(edges);
+    res.set({ 'Cache-Control': 'no-store', Vary: 'Authorization' }).type('text/plain; version=0.0.4; charset=utf-8').send(text);
   });
 
   // Releases an instance id so another edge connection of the tenant may register it.

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { apiErrors, type ApiRoute } from '../http';
+import { apiErrors, oauthErrorSchema, type ApiRoute } from '../http';
 import { COMMANDS } from '../relay-protocol';
 import { EXEC_PATH, INSTANCE_REGISTRATIONS_PATH, METRICS_PATH } from './management-router';
 
@@ -73,8 +73,11 @@ export const RELAY_ROUTES: readonly ApiRoute[] = [
   {
     method: 'get',
     path: METRICS_PATH,
-    summary: 'Prometheus gauges of connected edges and their drift, per tenant (at most 100 tenants)',
-    responses: { 200: { description: 'text exposition format', contentType: 'text/plain' } },
+    summary: 'Prometheus gauges of connected edges and their drift: per tenant (at most 100) with Bearer METRICS_TOKEN, totals without credentials',
+    responses: {
+      200: { description: 'text exposition format', contentType: 'text/plain' },
+      ...apiErrors({ 400: 'malformed Authorization header', 401: 'not the metrics token' }, oauthErrorSchema),
+    },
   },
   {
     method: 'delete',

@@ -102,3 +102,30 @@ describe('durations', () => {
     expect(config.edge.discoveryInterval).toBe(30);
   });
 });
+
+describe('METRICS_TOKEN', () => {
+  it('is unset by default: no caller sees tenant ids in /metrics', () => {
+    expect(loadConfig({}).controlPlane.metricsToken).toBeUndefined();
+  });
+
+  it('takes a bearer token of 32 or more b64token characters', () => {
+    const token = 'kQ3v+Jx/0mYt9c2Rz8LwNp4aHs7eUb1FgDiVo6T5XyE=';
+    expect(loadConfig({ METRICS_TOKEN: token }).controlPlane.metricsToken).toBe(token);
+  });
+
+  it.each([
+    ['too short to guess safely', 'short-token-0123456789'],
+    ['a space inside', 'abcdefghijklmnop qrstuvwxyz0123456789'],
+    ['a character a bearer token cannot hold', 'abcdefghijklmnopqrstuvwxyz0123456789"'],
+  ])('refuses a token %s, without echoing it', (_label, token) => {
+    let error: unknown;
+    try {
+      loadConfig({ METRICS_TOKEN: token });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems).toEqual(['METRICS_TOKEN: must be 32 to 512 characters of A-Z a-z 0-9 - . _ ~ + / (e.g. openssl rand -base64 32)']);
+    expect((error as Error).message).not.toContain(token);
+  });
+});

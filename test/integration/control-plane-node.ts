@@ -23,6 +23,8 @@ import type { Relay } from '../../src/relay';
 /** Exec's confirmation timeout: long, so "answers promptly" is told apart from a 504. */
 export const EXEC_TIMEOUT_MS = 10_000;
 const HEARTBEAT_MS = 3_600_000;
+/** `METRICS_TOKEN` of every test control plane: `/metrics` names tenants only to its bearer. */
+export const METRICS_TOKEN = 'test-metrics-token-0123456789abcdef';
 
 /** Sees every control-plane HTTP request first; call `pass()` to let the real app answer. */
 export type RequestHook = (req: IncomingMessage, res: ServerResponse, pass: () => void) => void;
@@ -86,7 +88,7 @@ export function createControlPlaneNode(location: ControlPlaneLocation, consoleAu
       if (running) throw new Error('the control plane is already running');
       const store = await openControlPlaneStore(location);
       try {
-        const relay = await createControlPlaneRelay({ store, logger: silentLogger(), execTimeoutMs: EXEC_TIMEOUT_MS, heartbeatMs: HEARTBEAT_MS });
+        const relay = await createControlPlaneRelay({ store, logger: silentLogger(), execTimeoutMs: EXEC_TIMEOUT_MS, heartbeatMs: HEARTBEAT_MS, metricsToken: METRICS_TOKEN });
         const consoleRouters = consoleAuth ? [createConsoleRouter({ store, relay, auth: consoleAuth })] : [];
         const app = createControlPlaneApp({ store, logger: silentLogger(), routers: [relay.managementRouter, ...consoleRouters], sampleDecisions: relay.sampleDecisions });
         const server = await listen(withHook(app), port, '127.0.0.1');

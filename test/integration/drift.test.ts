@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { createPolicyImage, readPolicyFolder } from '../../src/policy';
 import { admin, exec, registrations, waitFor, type RegistrationView } from './stack-client';
 import { SQL_ENGINES } from '../helpers/sql-engines';
+import { METRICS_TOKEN } from './control-plane-node';
 import { startStack, type Stack } from './stack-fixture';
 
 let stack: Stack;
@@ -29,9 +30,12 @@ describe.each(SQL_ENGINES)('drift with the store on $name', (engine) => {
     return { policy_digest, latest_policy_digest, policy_drift, directory_revision, central_directory_revision, directory_lag };
   }
 
+  /** The control plane's metrics as the operator sees them (per tenant: the metrics token). */
+  const operatorMetrics = () => fetch(`${stack.relayUrl}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+
   /** The demo tenant's series of the control plane's drift gauges. */
   async function driftGauges(): Promise<Record<string, number>> {
-    const res = await fetch(`${stack.relayUrl}/metrics`);
+    const res = await operatorMetrics();
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
     const text = await res.text();
@@ -47,6 +51,10 @@ describe.each(SQL_ENGINES)('drift with the store on $name', (engine) => {
     const seeded = stack.edge.edge.status().policy_digest;
     expect(await driftOf()).toEqual({ policy_digest: seeded, latest_policy_digest: seeded, policy_drift: false, directory_revision: 1, central_directory_revision: 1, directory_lag: 0 });
     expect(await driftGauges()).toEqual({ connected: 1, policy_drift: 0, directory_lag_max: 0 });
+    // Anyone else who reaches the port sees the totals, never the tenant.
+    const anonymous = await (await fetch(`${stack.relayUrl}/metrics`)).text();
+    expect(anonymous).not.toContain(stack.demo.tenantId);
+    expect(anonymous).toContain('\noutpost_relay_edges_connected 1\n');
 
     const rbac = readPolicyFolder(join(stack.config.policiesDir, 'rbac'));
     const files = { ...rbac.files, 'rbac.cedar': `${rbac.files['rbac.cedar']}\n// a new version\n` };
@@ -80,7 +88,7 @@ describe.each(SQL_ENGINES)('drift with the store on $name', (engine) => {
       (await registrations(stack.relayUrl, stack.demo)).find((r) => r.id === stack.edge.instanceId && !r.info.connected),
     );
     expect(gone.info).toMatchObject({ connected: false, directory_lag: 1 });
-    const text = await (await fetch(`${stack.relayUrl}/metrics`)).text();
+    const text = await (await operatorMetrics()).text();
     expect(text).not.toContain(stack.demo.tenantId);
     expect(text).toContain('outpost_relay_drift_tenants_omitted 0');
   });

@@ -1,5 +1,5 @@
 import { MAX_DRIFT_METRIC_TENANTS } from '../../src/relay';
-import { renderDriftMetrics, type ConnectedEdgeDrift } from '../../src/relay/drift-metrics';
+import { renderDriftMetrics, renderDriftTotals, type ConnectedEdgeDrift } from '../../src/relay/drift-metrics';
 
 const current = { latestPolicyDigest: null, policyDrift: false, centralDirectoryRevision: 1, directoryLag: 0 };
 const edge = (tenantId: string, drift: Partial<ConnectedEdgeDrift['drift']> = {}): ConnectedEdgeDrift => ({ tenantId, drift: { ...current, ...drift } });
@@ -31,5 +31,22 @@ describe('renderDriftMetrics', () => {
 
   it('escapes label values', () => {
     expect(renderDriftMetrics([edge('a"b\\c\nd')])).toContain('outpost_relay_edges_connected{tenant="a\\"b\\\\c\\nd"} 1');
+  });
+});
+
+describe('renderDriftTotals', () => {
+  it('sums edges and drifting edges over every tenant, takes the largest lag, and names no tenant', () => {
+    const text = renderDriftTotals([edge('t1'), edge('t1', { policyDrift: true, directoryLag: 3 }), edge('t2', { policyDrift: true, directoryLag: 1 })]);
+    expect(text.split('\n').filter((line) => line.startsWith('outpost_'))).toEqual([
+      'outpost_relay_edges_connected 3',
+      'outpost_relay_edges_policy_drift 2',
+      'outpost_relay_edges_directory_lag_max 3',
+    ]);
+    expect(text).toContain('# TYPE outpost_relay_edges_connected gauge\n');
+    expect(text).not.toMatch(/t1|t2|tenant=/);
+  });
+
+  it('answers zeros when no edge is connected', () => {
+    expect(renderDriftTotals([])).toContain('\noutpost_relay_edges_connected 0\n');
   });
 });

@@ -45,7 +45,7 @@ export interface RelayKit {
   stop(): Promise<void>;
 }
 
-type KitOptions = Partial<Pick<RelayDeps, 'execTimeoutMs' | 'heartbeatMs' | 'registerTimeoutMs' | 'maxPendingPerEdge' | 'maxSocketsPerConnection'>> & {
+type KitOptions = Partial<Pick<RelayDeps, 'execTimeoutMs' | 'heartbeatMs' | 'registerTimeoutMs' | 'maxPendingPerEdge' | 'maxSocketsPerConnection' | 'metricsToken'>> & {
   /** The store's engine (SQLite by default). */
   readonly engine?: SqlEngineUnderTest;
 };
@@ -74,6 +74,7 @@ export async function startRelayKit(options: KitOptions = {}): Promise<RelayKit>
       ...(options.registerTimeoutMs ? { registerTimeoutMs: options.registerTimeoutMs } : {}),
       ...(options.maxPendingPerEdge ? { maxPendingPerEdge: options.maxPendingPerEdge } : {}),
       ...(options.maxSocketsPerConnection ? { maxSocketsPerConnection: options.maxSocketsPerConnection } : {}),
+      ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
     });
   let relay = await build();
   // The real control-plane app; the relay's router is looked up per request so restartRelay() can swap it.
