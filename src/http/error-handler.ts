@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { createRateLimitedLog, thrownName, type Logger } from '../observability';
-import { isStorageUnavailable } from '../sql';
+import { isStorageFull, isStorageUnavailable } from '../sql';
 import { HttpError, OAuthError } from './http-error';
 import { isMalformedUrl, MALFORMED_URL_MESSAGE } from './malformed-url';
 import './express-request';
@@ -47,12 +47,15 @@ function fromBodyParser(err: unknown, shape: ErrorShape): HttpError | undefined 
 }
 
 /**
- * A storage failure (SQLite busy past its timeout, read-only, disk full, I/O error; PostgreSQL
+ * A storage failure (SQLite busy past its timeout, read-only, I/O error; PostgreSQL
  * unreachable, restarting, out of connections or resolving a conflict) is our fault and
- * usually passes: 503 with `Retry-After`, the error's code only in the log. Recognised by
- * code, never by message text (src/sql decides which).
+ * usually passes: 503 with `Retry-After`, the error's code only in the log. A full disk does
+ * not pass by itself: 507 `insufficient_storage` (RFC 4918 §11.5) without `Retry-After`, so
+ * clients stop retrying every second. Recognised by code, never by message text (src/sql
+ * decides which).
  */
 function fromStorage(err: unknown, shape: ErrorShape): HttpError | undefined {
+  if (isStorageFull(err)) return make(shape, 507, shape === 'oauth' ? 'server_error' : 'insufficient_storage', 'storage is full');
   if (!isStorageUnavailable(err)) return undefined;
   const errorCode = shape === 'oauth' ? 'temporarily_unavailable' : 'storage_unavailable';
   return make(shape, 503, errorCode, 'storage is busy or unavailable; retry shortly', { 'Retry-After': '1' });

@@ -24,18 +24,32 @@ const TRANSIENT_SQLSTATE_CLASSES: ReadonlySet<string> = new Set(['08', '53']);
 
 const SQLSTATE = /^[0-9A-Z]{5}$/;
 
+/** A full disk: SQLite's SQLITE_FULL, PostgreSQL's 53100 disk_full. */
+const FULL_CODES: ReadonlySet<string> = new Set(['SQLITE_FULL', '53100']);
+
 /**
- * Whether a failure belongs to the storage rather than to the request: answered with 503
- * `storage_unavailable` and `Retry-After`, and logged with its code only. Covers both engines:
- * better-sqlite3's `SQLITE_*` codes (busy past the time-out, read-only, disk full, I/O), and
- * for PostgreSQL the socket errors, a dropped connection ({@link SqlConnectionError}) and the
- * SQLSTATEs of a server that is unreachable, out of resources, restarting or resolving a
- * conflict. Recognised by `code` only, never by message text (docs/conventions.md §3).
+ * Whether the storage is full: answered 507 `insufficient_storage` with no `Retry-After`,
+ * because retrying in a second will not help — someone has to free space. Recognised by
+ * `code` only (docs/conventions.md §3); such a failure is never {@link isStorageUnavailable}.
+ */
+export function isStorageFull(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null | undefined)?.code;
+  return typeof code === 'string' && FULL_CODES.has(code);
+}
+
+/**
+ * Whether a failure belongs to the storage rather than to the request and usually passes:
+ * answered with 503 `storage_unavailable` and `Retry-After`, and logged with its code only.
+ * Covers both engines: better-sqlite3's `SQLITE_*` codes (busy past the time-out, read-only,
+ * I/O), and for PostgreSQL the socket errors, a dropped connection ({@link SqlConnectionError})
+ * and the SQLSTATEs of a server that is unreachable, out of resources, restarting or resolving
+ * a conflict. A full disk is not among them: see {@link isStorageFull}. Recognised by `code`
+ * only, never by message text (docs/conventions.md §3).
  */
 export function isStorageUnavailable(err: unknown): boolean {
   if (err instanceof SqlConnectionError) return true;
   const code = (err as { code?: unknown } | null | undefined)?.code;
-  if (typeof code !== 'string') return false;
+  if (typeof code !== 'string' || FULL_CODES.has(code)) return false;
   if (code.startsWith('SQLITE_')) return true;
   if (NETWORK_CODES.has(code)) return true;
   if (!SQLSTATE.test(code)) return false;

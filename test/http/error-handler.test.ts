@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import express from 'express';
 import request from 'supertest';
 import { createApp, createErrorHandler, finishApp, HttpError, notFound, ServiceUnavailableError } from '../../src/http';
@@ -76,6 +77,42 @@ describe('the error middleware: storage failures', () => {
     expect(res.status).toBe(503);
     expect(res.headers['retry-after']).toBe('1');
     expect(res.body).toEqual({ error: 'temporarily_unavailable', error_description: 'storage is busy or unavailable; retry shortly' });
+  });
+
+  /** A real better-sqlite3 SQLITE_FULL: an in-memory database allowed two pages, asked for more. */
+  function sqliteFull(): Error {
+    const db = new Database(':memory:');
+    try {
+      db.exec('CREATE TABLE t (v BLOB)');
+      db.pragma('max_page_count = 2');
+      db.prepare('INSERT INTO t VALUES (?)').run(Buffer.alloc(64 * 1024));
+    } catch (err) {
+      return err as Error;
+    } finally {
+      db.close();
+    }
+    throw new Error('the database did not fill up');
+  }
+
+  it.each([
+    ['SQLite (SQLITE_FULL)', sqliteFull],
+    ['PostgreSQL (53100 disk_full)', () => pgError('53100')],
+  ])('answers a full disk in %s with 507 insufficient_storage and no Retry-After: retrying soon will not help', async (_engine, fail) => {
+    const err = fail();
+    const { app, lines } = build('api', err);
+    const res = await request(app).get('/store');
+    expect(res.status).toBe(507);
+    expect(res.headers['retry-after']).toBeUndefined();
+    expect(res.body).toEqual({ code: 'insufficient_storage', message: 'storage is full' });
+    expect(lines.find((l) => l.msg === 'storage error')).toEqual(expect.objectContaining({ req_id: res.headers['x-request-id'], err_code: (err as { code: string }).code }));
+    expect(JSON.stringify(lines)).not.toContain('hunter2');
+  });
+
+  it('answers a full disk in the OAuth shape at the IdP', async () => {
+    const res = await request(build('oauth', pgError('53100')).app).get('/store');
+    expect(res.status).toBe(507);
+    expect(res.headers['retry-after']).toBeUndefined();
+    expect(res.body).toEqual({ error: 'server_error', error_description: 'storage is full' });
   });
 
   it('keeps a statement error (unique violation, 23505) a 500: it is a bug, not an outage', async () => {

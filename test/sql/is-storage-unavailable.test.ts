@@ -1,11 +1,11 @@
-import { isStorageUnavailable, SqlConnectionError } from '../../src/sql';
+import { isStorageFull, isStorageUnavailable, SqlConnectionError } from '../../src/sql';
 
 function withCode(code: unknown): Error {
   return Object.assign(new Error('x'), { code });
 }
 
 describe('isStorageUnavailable', () => {
-  it.each(['SQLITE_BUSY', 'SQLITE_READONLY', 'SQLITE_FULL', 'SQLITE_IOERR_WRITE'])('SQLite %s', (code) => {
+  it.each(['SQLITE_BUSY', 'SQLITE_READONLY', 'SQLITE_IOERR_WRITE'])('SQLite %s', (code) => {
     expect(isStorageUnavailable(withCode(code))).toBe(true);
   });
 
@@ -17,7 +17,7 @@ describe('isStorageUnavailable', () => {
     ['08006', 'connection failure'],
     ['08001', 'cannot establish a connection'],
     ['53300', 'too many connections'],
-    ['53100', 'disk full'],
+    ['53200', 'out of memory'],
     ['57P01', 'admin shutdown'],
     ['57P02', 'crash shutdown'],
     ['57P03', 'cannot connect now (starting up)'],
@@ -56,5 +56,20 @@ describe('isStorageUnavailable', () => {
     ['a string', 'SQLITE_BUSY'],
   ])('not %s', (_label, err) => {
     expect(isStorageUnavailable(err)).toBe(false);
+  });
+});
+
+describe('isStorageFull', () => {
+  it.each(['SQLITE_FULL', '53100'])('%s: a full disk, never "unavailable" (no retry in a second will help)', (code) => {
+    expect(isStorageFull(withCode(code))).toBe(true);
+    expect(isStorageUnavailable(withCode(code))).toBe(false);
+  });
+
+  it.each(['SQLITE_BUSY', 'SQLITE_IOERR_WRITE', '53300', '53200', 'sqlite_full'])('not %s', (code) => {
+    expect(isStorageFull(withCode(code))).toBe(false);
+  });
+
+  it.each([['no code', new Error('disk full')], ['undefined', undefined], ['null', null], ['a string', 'SQLITE_FULL']])('not %s', (_label, err) => {
+    expect(isStorageFull(err)).toBe(false);
   });
 });
