@@ -7,8 +7,8 @@
 // process, as `npm start` does) on free loopback ports, and runs mixed-shape load against the
 // sidecar and both apps (lib/stress-load.ts) while the directory changes and policy images are
 // pushed, each followed by the relay command to every edge. Prints, per Node: requests,
-// errors (5xx, resets, time-outs), crashes (with what the process said as it died) and memory
-// before and after. A process that dies is counted and started again, so the run goes on.
+// errors (5xx, resets, time-outs), answers with a status the request should not get, crashes
+// (with what the process said as it died) and memory before and after. A process that dies is counted and started again, so the run goes on.
 // Exits 1 when anything crashed: a crash is a bug, not a figure.
 import { Command, InvalidArgumentError } from 'commander';
 import { loadDirectorySeed } from '../../src/directory';
@@ -34,6 +34,8 @@ interface RunSummary {
   readonly runtime: NodeRuntime;
   readonly requests: number;
   readonly errors: number;
+  /** Answers whose status the phase did not expect (a 401 where 200 was due…). */
+  readonly unexpected: number;
   readonly changes: number;
   readonly crashes: readonly Crash[];
   readonly rssBefore: Record<string, number>;
@@ -90,9 +92,10 @@ async function stressOn(runtime: NodeRuntime, options: Options, projectRoot: str
     const deadline = Date.now() + options.seconds * 1000;
     let requests = 0;
     let errors = 0;
+    let unexpected = 0;
     let changes = 0;
-    console.log('| phase | requests | errors | crashes so far |');
-    console.log('|---|---:|---:|---:|');
+    console.log('| phase | requests | errors | unexpected statuses | crashes so far |');
+    console.log('|---|---:|---:|---|---:|');
     for (let i = 0; Date.now() < deadline; i += 1) {
       const phase = phases[i % phases.length]!;
       const changing = change(stack, i, rbacFiles).then(
@@ -103,9 +106,12 @@ async function stressOn(runtime: NodeRuntime, options: Options, projectRoot: str
       await changing;
       requests += result.requests;
       errors += result.errors;
-      console.log(`| ${phase.label} | ${result.requests} | ${result.errors} | ${stack.crashes.length} |`);
+      const odd = Object.entries(result.unexpected);
+      for (const [, count] of odd) unexpected += count;
+      const shown = odd.map(([status, count]) => `${count} × ${status}`).join(', ') || '-';
+      console.log(`| ${phase.label} | ${result.requests} | ${result.errors} | ${shown} | ${stack.crashes.length} |`);
     }
-    return { runtime, requests, errors, changes, crashes: [...stack.crashes], rssBefore, rssAfter: stack.rssMiB(), restarted: stack.restarted() };
+    return { runtime, requests, errors, unexpected, changes, crashes: [...stack.crashes], rssBefore, rssAfter: stack.rssMiB(), restarted: stack.restarted() };
   } finally {
     await stack.stop();
   }
@@ -121,8 +127,8 @@ async function main(options: Options): Promise<void> {
 
   console.log(`\n## Summary (${options.seconds} s of load per Node, phases of ${options.phaseSeconds} s; ${machineLine()})\n`);
   printTable(
-    ['Node', 'requests', 'errors', 'directory changes + pushes', 'crashes'],
-    summaries.map((s) => [s.runtime.version, String(s.requests), String(s.errors), String(s.changes), String(s.crashes.length)]),
+    ['Node', 'requests', 'errors (5xx, resets, time-outs)', 'unexpected statuses', 'directory changes + pushes', 'crashes'],
+    summaries.map((s) => [s.runtime.version, String(s.requests), String(s.errors), String(s.unexpected), String(s.changes), String(s.crashes.length)]),
   );
   for (const s of summaries) {
     console.log(`\nNode ${s.runtime.version}: resident memory per process, MiB (before load → after)`);
