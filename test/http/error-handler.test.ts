@@ -104,7 +104,7 @@ describe('the error middleware: storage failures', () => {
     expect(res.status).toBe(507);
     expect(res.headers['retry-after']).toBeUndefined();
     expect(res.body).toEqual({ code: 'insufficient_storage', message: 'storage is full' });
-    expect(lines.find((l) => l.msg === 'storage error')).toEqual(expect.objectContaining({ req_id: res.headers['x-request-id'], err_code: (err as { code: string }).code }));
+    expect(lines.find((l) => l.msg === 'storage error')).toEqual(expect.objectContaining({ req_id: res.headers['x-request-id'], err_code: (err as Error & { code: string }).code }));
     expect(JSON.stringify(lines)).not.toContain('hunter2');
   });
 
