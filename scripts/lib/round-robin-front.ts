@@ -11,6 +11,21 @@ export interface RoundRobinFront {
   close(): Promise<void>;
 }
 
+/** What a client hears when its node died before answering: a 502 with the error contract, then the connection closes. */
+const BAD_GATEWAY_BODY = JSON.stringify({
+  code: 'bad_gateway',
+  message: 'the node closed the connection before answering; the request may or may not have taken effect',
+});
+const BAD_GATEWAY = [
+  'HTTP/1.1 502 Bad Gateway',
+  'content-type: application/json; charset=utf-8',
+  `content-length: ${Buffer.byteLength(BAD_GATEWAY_BODY)}`,
+  'cache-control: no-store',
+  'connection: close',
+  '',
+  BAD_GATEWAY_BODY,
+].join('\r\n');
+
 function parseBackend(backend: string): { host: string; port: number } {
   const at = backend.lastIndexOf(':');
   const port = Number(backend.slice(at + 1));
@@ -24,6 +39,13 @@ function parseBackend(backend: string): { host: string; port: number } {
  * skipped for the next, until every backend was tried (then the client is dropped). Being
  * TCP, it carries HTTP and WebSocket alike; half-closes pass through, and either side dying
  * ends the pair without an uncaught error.
+ *
+ * A node that dies (SIGKILL mid-exec, a crash) after the client sent its request but before a
+ * single byte came back is answered as a load balancer would: 502 with the error contract
+ * (`bad_gateway`), then the connection closes — not a bare reset. The limit of a proxy that
+ * does not parse HTTP: this holds for the first request of a connection only. Once any byte
+ * of an answer went back, the front cannot tell where that answer ended, so a later request on
+ * the same kept-alive connection, or an answer cut half-way, still ends in a closed connection.
  */
 export async function startRoundRobinFront(options: { port?: number; backends: readonly string[] }): Promise<RoundRobinFront> {
   let backends = options.backends.map(parseBackend);
@@ -57,12 +79,25 @@ export async function startRoundRobinFront(options: { port?: number; backends: r
         upstream.destroy();
         return;
       }
-      upstream.on('error', () => client.destroy());
+      // Whether the client sent a byte, and whether the node answered one, on this connection.
+      let asked = false;
+      let answered = false;
+      client.on('data', () => (asked = true));
+      upstream.on('data', () => (answered = true));
+      /** The node is gone (a reset, or its end) before answering what it was asked: 502, then close. */
+      const diedBeforeAnswering = () => asked && !answered && !client.destroyed && !client.writableEnded;
+      const badGateway = () => client.end(BAD_GATEWAY, () => client.destroy());
+      // Once the node is gone the client goes too, but only after what was written to it is out.
+      const closeClient = () => (client.writableEnded && !client.writableFinished ? client.once('finish', () => client.destroy()) : client.destroy());
+      // The node's error is followed by its 'close', which decides.
+      upstream.on('error', () => undefined);
       client.on('error', () => upstream.destroy());
-      upstream.once('close', () => client.destroy());
+      upstream.once('end', () => (diedBeforeAnswering() ? badGateway() : client.end()));
+      upstream.once('close', () => (diedBeforeAnswering() ? badGateway() : closeClient()));
       client.once('close', () => upstream.destroy());
       client.pipe(upstream);
-      upstream.pipe(client);
+      // Not ending the client with the node: a node that ends without answering gets the 502 above.
+      upstream.pipe(client, { end: false });
     });
   }
 
