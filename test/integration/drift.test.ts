@@ -15,6 +15,9 @@ let stack: Stack;
 describe.each(SQL_ENGINES)('drift with the store on $name', (engine) => {
   beforeEach(async () => {
     stack = await startStack(engine);
+    // The edge reports what it loaded in a status frame after it registered; on a busy machine
+    // that can come after the stack is up, so wait for the report rather than assume it.
+    await waitFor('the edge to report its first directory sync', async () => ((await driftOf()).directory_revision === 1 ? true : undefined));
   });
 
   afterEach(async () => {
