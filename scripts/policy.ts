@@ -8,20 +8,21 @@
 //   npm run policy -- show rbac
 //   npm run policy -- keygen                        # .data/policy-signing.key.json (0600) + .pub.json
 //   npm run policy -- add-key .data/policy-signing.pub.json
-//   npm run policy -- push policies/rbac --sign .data/policy-signing.key.json
+//   npm run policy -- push policies/rbac --sign .data/policy-signing.key.json   # signed as the next version
+//   npm run policy -- push policies/rbac --sign .data/policy-signing.key.json --version 7
 //   npm run policy -- keys | remove-key <kid>
 //
 // Credentials: OUTPOST_TENANT_ID + OUTPOST_ADMIN_API_KEY, else <data dir>/demo-tenant.json.
 import { join, resolve } from 'node:path';
 import { Command } from 'commander';
 import { loadConfig } from '../src/config';
-import { PolicyImageError, createPolicyImage, readPolicyFolder, signImageDigest, type PolicyImage } from '../src/policy';
-import { callTenantApi } from './lib/call-tenant-api';
+import { PolicyImageError, createPolicyImage, readPolicyFolder, signPolicyImage, type PolicyImage } from '../src/policy';
+import { callTenantApi, explainApiError } from './lib/call-tenant-api';
 import { diffPolicyFolder } from './lib/diff-policy-folder';
 import { runScript } from './lib/run-script';
 import { ScriptError } from './lib/script-error';
-import { readPrivateKey, readPublicKeys, writeKeyPair } from './lib/signing-key-files';
-import { loadTenantCredentials } from './lib/tenant-credentials';
+import { parseSignedVersion, readPrivateKey, readPublicKeys, writeKeyPair } from './lib/signing-key-files';
+import { loadTenantCredentials, type TenantCredentials } from './lib/tenant-credentials';
 import { testPolicyFolder } from './lib/test-policy-folder';
 
 const credentials = () => {
@@ -39,19 +40,49 @@ function readFolder(folder: string, name: string | undefined): PolicyImage {
   }
 }
 
-async function push(folder: string, options: { name?: string; sign?: string }): Promise<void> {
+/**
+ * The highest signed version the control plane has accepted for policy `name`, 0 before the
+ * first: the `Outpost-Signed-Version` header of `GET /api/v2/admin/policies/:name` (which
+ * answers 404 for a name never pushed). Its own request, since the header is the answer.
+ */
+async function signedVersion(creds: TenantCredentials, name: string): Promise<number> {
+  let res: Response;
+  try {
+    res = await fetch(`${creds.relayUrl}/api/v2/admin/policies/${encodeURIComponent(name)}`, {
+      headers: { 'service-tenant-id': creds.tenantId, authorization: `basic ${creds.key}` },
+      signal: AbortSignal.timeout(15_000),
+    });
+  } catch {
+    throw new ScriptError(`cannot reach the control plane at ${creds.relayUrl} — is the stack running (npm start)? Set RELAY_URL otherwise.`);
+  }
+  const body = (await res.json().catch(() => ({}))) as { code?: unknown; message?: unknown };
+  if (res.status === 404 && body.code === 'unknown_policy') return 0;
+  if (!res.ok) throw new ScriptError(explainApiError(res.status, body, creds));
+  const header = res.headers.get('outpost-signed-version');
+  return header === null ? 0 : parseSignedVersion(header);
+}
+
+async function push(folder: string, options: { name?: string; sign?: string; version?: string }): Promise<void> {
   const image = readFolder(folder, options.name);
+  if (options.version !== undefined && options.sign === undefined) throw new ScriptError('--version needs --sign: the version is part of the signature');
+  const chosen = options.version === undefined ? undefined : parseSignedVersion(options.version);
   // Read the key before any network call: a wrong file fails fast and alone.
-  const signature = options.sign === undefined ? undefined : await signImageDigest(image.digest, readPrivateKey(options.sign));
+  const privateKey = options.sign === undefined ? undefined : readPrivateKey(options.sign);
   const creds = credentials();
+  let signed: { signature: string; version: number } | undefined;
+  if (privateKey !== undefined) {
+    // The next version unless one is given: each signed push must go above the last.
+    const version = chosen ?? (await signedVersion(creds, image.name)) + 1;
+    signed = { version, signature: await signPolicyImage({ name: image.name, digest: image.digest, version }, privateKey) };
+  }
   const path = `/api/v2/admin/policies/${encodeURIComponent(image.name)}`;
   const res = await callTenantApi<{ name: string; digest: string; tag: string }>(creds, {
     method: 'POST',
     path,
-    body: signature === undefined ? { files: image.files } : { files: image.files, signature },
+    body: signed === undefined ? { files: image.files } : { files: image.files, signature: signed.signature },
   });
-  const what = res.status === 201 ? 'pushed new image' : 'unchanged (image already stored)';
-  console.log(`${res.body.name}: ${what}${signature === undefined ? '' : ', signed'}\n  digest ${res.body.digest}\n  tag    ${res.body.tag}`);
+  const what = res.status === 201 ? 'pushed new image' : 'image already stored, tagged latest again';
+  console.log(`${res.body.name}: ${what}${signed === undefined ? '' : `, signed as version ${signed.version}`}\n  digest ${res.body.digest}\n  tag    ${res.body.tag}`);
   console.log('Edges pick it up at their next discovery, or now with: npm run relay-exec -- discovery --connection-id <id>');
 }
 
@@ -117,8 +148,9 @@ program
   .description('validate a policy folder at the control plane and store it as an image tagged latest')
   .argument('<folder>', 'policy folder (manifest.json, schema.cedarschema, *.cedar, tests/*.json)')
   .option('--name <name>', 'policy name (default: the manifest name, else the folder name)')
-  .option('--sign <private key file>', 'sign the image digest with this key (written by keygen)')
-  .action((folder: string, options: { name?: string; sign?: string }) => runScript('policy push', () => push(folder, options)));
+  .option('--sign <private key file>', 'sign the image (name, digest, version) with this key (written by keygen)')
+  .option('--version <n>', 'with --sign: the version to sign (default: one above the highest the control plane accepted)')
+  .action((folder: string, options: { name?: string; sign?: string; version?: string }) => runScript('policy push', () => push(folder, options)));
 program
   .command('show')
   .description("list a policy's images and which one is latest")

@@ -1,6 +1,14 @@
 import { closeSync, fchmodSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { exportJWK, generateKeyPair } from 'jose';
-import { privateSigningKeySchema, signingKeyId, signingKeySetSchema, type PrivateSigningKey, type PublicSigningKey } from '../../src/policy';
+import {
+  MAX_SIGNED_VERSION,
+  privateSigningKeySchema,
+  signedVersionSchema,
+  signingKeyId,
+  signingKeySetSchema,
+  type PrivateSigningKey,
+  type PublicSigningKey,
+} from '../../src/policy';
 import { ScriptError } from './script-error';
 
 /** The two files `npm run policy -- keygen` writes for one key pair. */
@@ -75,4 +83,11 @@ export function readPublicKeys(file: string): PublicSigningKey[] {
   const parsed = signingKeySetSchema.safeParse(readJson(file));
   if (!parsed.success) throw new ScriptError(`${file} is not a public key set {"keys": [...]} (use the .pub.json file keygen wrote)`);
   return parsed.data.keys;
+}
+
+/** A signed version as typed (`--version`) or sent (`Outpost-Signed-Version`): a whole number from 1. */
+export function parseSignedVersion(text: string): number {
+  const version = /^[1-9][0-9]{0,15}$/.test(text) ? Number(text) : NaN;
+  if (!signedVersionSchema.safeParse(version).success) throw new ScriptError(`${text} is not a version (a whole number from 1 to ${MAX_SIGNED_VERSION})`);
+  return version;
 }

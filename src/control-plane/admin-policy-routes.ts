@@ -23,6 +23,34 @@ export async function policyVersionsView(store: ControlPlaneStore, tenantId: str
   };
 }
 
+/** The header of `GET /api/v2/admin/policies/:name` naming the highest signed version accepted (absent before the first). */
+const SIGNED_VERSION_HEADER = 'Outpost-Signed-Version';
+
+/**
+ * 409 `stale_signature`: a signed push whose version is not above the highest accepted for
+ * the policy, such as an older image pushed again with its old signature. The body adds
+ * `highest_version`.
+ */
+class StaleSignatureError extends HttpError {
+  constructor(
+    name: string,
+    version: number,
+    readonly highestVersion: number,
+  ) {
+    super(
+      409,
+      'stale_signature',
+      `the signature is for version ${version} of policy ${name}, and version ${highestVersion} was pushed already: ` +
+        'a signed push must carry a higher version, so an older image cannot return with its old signature. ' +
+        'To roll back, sign the older image again as a new version (npm run policy -- push <folder> --sign <private key file> picks the next one)',
+    );
+  }
+
+  override toBody(): Record<string, unknown> {
+    return { ...super.toBody(), highest_version: this.highestVersion };
+  }
+}
+
 /** Asks a tenant's edge for its decision sample over the relay (exec's errors: 404, 409, 502, 504). */
 export type DecisionSampler = (tenantId: string, instanceId: string) => Promise<DecisionSampleReply>;
 
@@ -70,16 +98,23 @@ export function adminPolicyRoutes(store: ControlPlaneStore, sampler?: DecisionSa
     const tenantId = authenticatedTenant(res.locals);
     const name = parseParam(req.params.name, POLICY_NAME_PATTERN, 'policy name');
     const keys = (await store.signingKeys.list(tenantId)).map((k) => k.jwk);
-    const { image, signature } = await validatePushedImage(name, parseBody(pushBodySchema, req.body), keys);
-    const pushed = await store.images.push(tenantId, image, signature);
+    const { image, signature, version } = await validatePushedImage(name, parseBody(pushBodySchema, req.body), keys);
+    const pushed = await store.images.push(tenantId, image, signature, version);
+    if ('highestVersion' in pushed) throw new StaleSignatureError(name, version!, pushed.highestVersion);
     if (pushed.quotaExceeded) {
       throw new HttpError(409, 'quota_exceeded', `this tenant already stores ${MAX_IMAGES_PER_TENANT} tagged policy images`);
     }
     res.status(pushed.created ? 201 : 200).json({ name, digest: pushed.digest, tag: LATEST_TAG });
   });
 
+  // The signed version rides in a header: `npm run policy -- push --sign` signs the next one.
   router.get('/:name', async (req, res) => {
-    res.json(await policyVersionsView(store, authenticatedTenant(res.locals), parseParam(req.params.name, POLICY_NAME_PATTERN, 'policy name')));
+    const tenantId = authenticatedTenant(res.locals);
+    const name = parseParam(req.params.name, POLICY_NAME_PATTERN, 'policy name');
+    const view = await policyVersionsView(store, tenantId, name);
+    const version = await store.images.signedVersion(tenantId, name);
+    if (version !== undefined) res.set(SIGNED_VERSION_HEADER, String(version));
+    res.json(view);
   });
 
   return router;

@@ -27,11 +27,14 @@ export interface SignedPolicyImage {
 
 /**
  * What a push did: `created` is false when the same content was already stored;
- * `quotaExceeded` when nothing was stored because every image slot is tagged.
+ * `quotaExceeded` when nothing was stored because every image slot is tagged;
+ * `highestVersion` when nothing was stored because the push's signed version is not above
+ * it, the highest the policy's signed pushes have reached.
  */
 export type PushResult =
   | { readonly digest: string; readonly created: boolean; readonly quotaExceeded?: false }
-  | { readonly digest: string; readonly created: false; readonly quotaExceeded: true };
+  | { readonly digest: string; readonly created: false; readonly quotaExceeded: true }
+  | { readonly digest: string; readonly created: false; readonly quotaExceeded?: false; readonly highestVersion: number };
 
 /**
  * The policy registry: immutable, content-addressed images per tenant and policy name,
@@ -43,8 +46,13 @@ export interface PolicyImageRepository {
    * Stores an already validated image (idempotent) and points `latest` at it, atomically,
    * within {@link MAX_IMAGES_PER_TENANT}. A signature, when given, is kept with the image
    * (replacing an earlier one); a push without one leaves a stored signature in place.
+   * With the `version` the signature was verified to sign, the push stores nothing unless
+   * the version is above every version accepted for the policy name before (so an old
+   * image cannot come back with its old signature), and then raises that mark.
    */
-  push(tenantId: string, image: PolicyImage, signature?: string): Promise<PushResult>;
+  push(tenantId: string, image: PolicyImage, signature?: string, version?: number): Promise<PushResult>;
+  /** The highest signed version accepted for a policy name, or undefined before its first verified signed push. */
+  signedVersion(tenantId: string, name: string): Promise<number | undefined>;
   /** The image a tag points at, with its signature when it has one, or undefined. */
   tagged(tenantId: string, name: string, tag?: string): Promise<SignedPolicyImage | undefined>;
   /** The digest a tag points at (cheap; no body), for conditional requests. */
@@ -76,12 +84,18 @@ export function createPolicyImageRepository(db: SqlHandle, now: () => number): P
   }
 
   return {
-    push(tenantId, image, signature) {
+    push(tenantId, image, signature, version) {
       return inTransaction(db, async (tx): Promise<PushResult> => {
-        // Quota, eviction and the push sequence are read-modify-write over the tenant's
-        // images: the tenant's row is locked first (by writing it), so concurrent pushes
-        // (two nodes at READ COMMITTED) run one after the other.
+        // Quota, eviction, the push sequence and the signed version are read-modify-write
+        // over the tenant's images: the tenant's row is locked first (by writing it), so
+        // concurrent pushes (two nodes at READ COMMITTED) run one after the other.
         await tx.run(LOCK_TENANT, [tenantId]);
+        if (version !== undefined) {
+          // Checked before anything changes, eviction included. The mark outlives the images.
+          const mark = await tx.get<{ version: number }>('SELECT version FROM policy_versions WHERE tenant_id = ? AND name = ?', [tenantId, image.name]);
+          const highest = mark === undefined ? 0 : Number(mark.version);
+          if (version <= highest) return { digest: image.digest, created: false, highestVersion: highest };
+        }
         const stored = await tx.get('SELECT 1 AS one FROM policy_images WHERE tenant_id = ? AND name = ? AND digest = ?', [
           tenantId,
           image.name,
@@ -100,9 +114,16 @@ export function createPolicyImageRepository(db: SqlHandle, now: () => number): P
         }
         if (signature !== undefined) {
           await tx.run(
-            `INSERT INTO policy_signatures (tenant_id, name, digest, signature) VALUES (?, ?, ?, ?)
-             ON CONFLICT (tenant_id, name, digest) DO UPDATE SET signature = excluded.signature`,
-            [tenantId, image.name, image.digest, signature],
+            `INSERT INTO policy_signatures (tenant_id, name, digest, signature, version) VALUES (?, ?, ?, ?, ?)
+             ON CONFLICT (tenant_id, name, digest) DO UPDATE SET signature = excluded.signature, version = excluded.version`,
+            [tenantId, image.name, image.digest, signature, version ?? null],
+          );
+        }
+        if (version !== undefined) {
+          await tx.run(
+            `INSERT INTO policy_versions (tenant_id, name, version) VALUES (?, ?, ?)
+             ON CONFLICT (tenant_id, name) DO UPDATE SET version = excluded.version`,
+            [tenantId, image.name, version],
           );
         }
         await tx.run(
@@ -123,6 +144,10 @@ export function createPolicyImageRepository(db: SqlHandle, now: () => number): P
         [tenantId, name, tag],
       );
       return row === undefined ? undefined : { image: JSON.parse(row.body) as PolicyImage, signature: row.signature ?? undefined };
+    },
+    async signedVersion(tenantId, name) {
+      const row = await db.get<{ version: number }>('SELECT version FROM policy_versions WHERE tenant_id = ? AND name = ?', [tenantId, name]);
+      return row === undefined ? undefined : Number(row.version);
     },
     async taggedDigest(tenantId, name, tag = LATEST_TAG) {
       const row = await db.get<{ digest: string }>('SELECT digest FROM policy_tags WHERE tenant_id = ? AND name = ? AND tag = ?', [tenantId, name, tag]);

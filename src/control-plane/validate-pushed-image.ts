@@ -38,31 +38,38 @@ export class InvalidPolicyError extends HttpError {
 
 /**
  * A push body: the folder's files (the server computes the digest) or a complete image,
- * either with an optional `signature` (a compact JWS over the image digest).
+ * either with an optional `signature` (a compact JWS over the image's name, digest and
+ * version).
  */
 export const pushBodySchema = z.union([
   z.object({ files: z.record(z.string(), z.string()), signature: signatureSchema.optional() }).strict(),
   z.object({ name: z.string(), digest: z.string(), files: z.record(z.string(), z.string()), signature: signatureSchema.optional() }).strict(),
 ]);
 
-/** A pushed image that passed every check, with the signature to store beside it. */
+/**
+ * A pushed image that passed every check, with the signature to store beside it and, when
+ * the tenant's keys verified that signature, the version it signed (else undefined: a
+ * tenant without keys may push a signature, stored unchecked for edges to verify).
+ */
 export interface AcceptedImage {
   readonly image: PolicyImage;
   readonly signature: string | undefined;
+  readonly version: number | undefined;
 }
 
 /**
  * When the tenant has registered keys, the image must carry a signature by one of them
- * over its digest: 400 `signature_required` without one, 400 `invalid_signature` for a
- * wrong key or another digest. Checked before Cedar sees any of the image's text.
+ * over its name and digest: 400 `signature_required` without one, 400 `invalid_signature`
+ * for a wrong key, another image or a signature of the old format (no version). Returns
+ * the signed version. Checked before Cedar sees any of the image's text.
  */
-async function checkSignature(image: PolicyImage, signature: string | undefined, keys: readonly PublicSigningKey[]): Promise<void> {
-  if (keys.length === 0) return;
+async function checkSignature(image: PolicyImage, signature: string | undefined, keys: readonly PublicSigningKey[]): Promise<number | undefined> {
+  if (keys.length === 0) return undefined;
   if (signature === undefined) {
     throw new HttpError(400, 'signature_required', 'this tenant has registered signing keys: push the image signed (npm run policy -- push --sign <private key file>)');
   }
   try {
-    await verifyImageSignature(image.digest, signature, keys);
+    return (await verifyImageSignature(image, signature, keys)).version;
   } catch (err) {
     if (err instanceof PolicySignatureError) throw new HttpError(400, 'invalid_signature', err.message);
     throw err;
@@ -71,7 +78,8 @@ async function checkSignature(image: PolicyImage, signature: string | undefined,
 
 /**
  * Turns a push body into a verified image named `name`, checks its signature against the
- * tenant's registered `keys` (when it has any), then compiles it against its own Cedar
+ * tenant's registered `keys` (when it has any; whether its version is new is the
+ * registry's check, made as it stores), then compiles it against its own Cedar
  * schema and runs the tests it carries, so nothing unsigned, invalid or failing its own
  * tests ever enters the registry. Text over the nesting limits, or text Cedar itself
  * fails on, is a 400 `invalid_policy` (the engine is replaced, so the next push of any
@@ -87,11 +95,12 @@ export async function validatePushedImage(
   keys: readonly PublicSigningKey[],
 ): Promise<AcceptedImage> {
   let image: PolicyImage;
+  let version: number | undefined;
   try {
     const { signature: _signature, ...unsigned } = body;
     image = 'digest' in unsigned ? verifyPolicyImage(unsigned) : verifyPolicyImage(createPolicyImage(name, unsigned.files));
     if (image.name !== name) throw new PolicyImageError(`image name "${image.name}" does not match the URL's "${name}"`);
-    await checkSignature(image, body.signature, keys);
+    version = await checkSignature(image, body.signature, keys);
     checkPolicyImage(image);
   } catch (err) {
     if (err instanceof PolicyImageTooLargeError) throw new HttpError(413, 'payload_too_large', err.message);
@@ -100,5 +109,5 @@ export async function validatePushedImage(
     if (err instanceof PolicyTestsFailedError) throw new InvalidPolicyError(err.message, err.failures, 'policy_tests_failed');
     throw err;
   }
-  return { image, signature: body.signature };
+  return { image, signature: body.signature, version };
 }

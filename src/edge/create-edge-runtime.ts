@@ -15,8 +15,9 @@ import { createPeriodicJob } from './periodic-job';
 import { createRelayClient } from './relay-client';
 import type { CommandOutcome } from './relay-client-contract';
 import { createDirectorySync, loadPersistedDirectory } from './sync-directory';
-import { loadPersistedPolicy, syncPolicy, type PinnedKeys, type SyncOutcome } from './sync-policy';
+import { loadPersistedPolicy, syncPolicy, type PinnedKeys, type PinnedVerification, type SyncOutcome } from './sync-policy';
 import { systemTimers, withinMs, type Timers } from './timers';
+import { loadPolicyVersionFloor } from './verify-policy-version';
 
 /** Everything an edge's runtime needs; the optional trailing fields exist for tests and embedding. */
 export interface EdgeRuntimeDeps {
@@ -28,7 +29,11 @@ export interface EdgeRuntimeDeps {
   readonly directorySyncIntervalMs: number;
   readonly fullSyncIntervalMs: number;
   readonly logger: Logger;
-  /** Pinned image-signing keys (`EDGE_POLICY_SIGNING_KEYS`): when set, only images signed by one of them are activated. */
+  /**
+   * Pinned image-signing keys (`EDGE_POLICY_SIGNING_KEYS`): when set, only images signed by
+   * one of them are activated, and never one signed as an older version than an image
+   * activated before (remembered in `<dataDir>/policy-versions.json`).
+   */
   readonly policySigningKeys?: PinnedKeys;
   /** Longest a decision waits for a sync it asked for with `min_*` (default 2,000 ms). */
   readonly freshnessWaitMs?: number;
@@ -99,7 +104,9 @@ export function createEdgeRuntime(deps: EdgeRuntimeDeps): EdgeRuntime {
     });
   }
   const keys = deps.policySigningKeys;
-  const discoveryJob = counted('policy', () => syncPolicy({ client, state, dataDir, logger, keys }));
+  // Read once, here: a damaged file stops the edge before it serves anything.
+  const pinned: PinnedVerification | undefined = keys === undefined ? undefined : { keys, versions: loadPolicyVersionFloor(dataDir) };
+  const discoveryJob = counted('policy', () => syncPolicy({ client, state, dataDir, logger, pinned }));
   const directoryJob = counted('directory', () => directorySync.run());
 
   let relay: ReturnType<typeof createRelayClient> | undefined;
@@ -169,7 +176,7 @@ export function createEdgeRuntime(deps: EdgeRuntimeDeps): EdgeRuntime {
         if (!(err instanceof DirectoryLockedError)) throw err;
         throw new Error(`another edge is using ${dataDir} (${err.message}); give each edge its own data directory`);
       }
-      state.policy ??= await loadPersistedPolicy(dataDir, logger, keys);
+      state.policy ??= await loadPersistedPolicy(dataDir, logger, pinned);
       state.directory ??= loadPersistedDirectory(dataDir, logger);
       logger.info({ instance_id: instanceId, ...edgeStatus(state) }, 'edge starting');
       relay = createRelayClient({

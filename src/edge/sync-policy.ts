@@ -5,6 +5,7 @@ import type { Logger } from '../observability';
 import type { ControlPlaneClient } from './control-plane-client';
 import type { ActivePolicy, EdgeState } from './edge-state';
 import { readJsonFile, writeFileAtomic } from '../files';
+import type { PolicyVersionFloor } from './verify-policy-version';
 
 /** What one discovery run did. */
 export type SyncOutcome = 'updated' | 'unchanged';
@@ -18,6 +19,15 @@ const IMAGE_FILE = 'policy-image.json';
  */
 export type PinnedKeys = readonly PublicSigningKey[] | undefined;
 
+/**
+ * How an edge with pinned keys checks an image: a signature by one of `keys` over the
+ * image, for a version not older than `versions` remembers (docs: README, "Signed images").
+ */
+export interface PinnedVerification {
+  readonly keys: readonly PublicSigningKey[];
+  readonly versions: PolicyVersionFloor;
+}
+
 /** The `signature` member of a downloaded or persisted image, if it has a string one. */
 function signatureOf(raw: unknown): string | undefined {
   const signature = typeof raw === 'object' && raw !== null ? (raw as { signature?: unknown }).signature : undefined;
@@ -26,28 +36,33 @@ function signatureOf(raw: unknown): string | undefined {
 
 /**
  * Verifies an image (shape, digest), then — when keys are pinned — its signature over that
- * digest, before Cedar sees any of its text; then compiles it (Cedar parse + schema
- * validation). Throws the reason.
+ * image and that the version it signs is not older than the one activated before, all
+ * before Cedar sees any of its text; then compiles it (Cedar parse + schema validation).
+ * Returns it with its signed version (none without pinned keys). Throws the reason.
  */
-async function activate(raw: unknown, keys: PinnedKeys): Promise<ActivePolicy> {
+async function activate(raw: unknown, pinned: PinnedVerification | undefined): Promise<{ policy: ActivePolicy; version: number | undefined }> {
   const image = verifyPolicyImage(raw);
-  if (keys !== undefined) await verifyImageSignature(image.digest, signatureOf(raw), keys);
-  return { image, compiled: compilePolicyImage(image) };
+  let version: number | undefined;
+  if (pinned !== undefined) {
+    ({ version } = await verifyImageSignature(image, signatureOf(raw), pinned.keys));
+    pinned.versions.check(image, version);
+  }
+  return { policy: { image, compiled: compilePolicyImage(image) }, version };
 }
 
 /**
  * Loads the image persisted by an earlier run, so the edge serves with the control plane
  * down. A damaged or no longer valid file is ignored (and logged): the next discovery
- * replaces it. With pinned keys its signature is checked again (the file may predate the
- * keys, or have been edited), and its own tests are run again (the file may have been
+ * replaces it. With pinned keys its signature and version are checked again (the file may
+ * predate the keys, or have been edited), and its own tests are run again (the file may have been
  * edited, or persisted by a build that did not run them): an image failing them is
  * ignored and logged like a damaged one.
  */
-export async function loadPersistedPolicy(dataDir: string, logger: Logger, keys: PinnedKeys): Promise<ActivePolicy | undefined> {
+export async function loadPersistedPolicy(dataDir: string, logger: Logger, pinned: PinnedVerification | undefined): Promise<ActivePolicy | undefined> {
   try {
     const raw = readJsonFile(join(dataDir, IMAGE_FILE));
     if (raw === undefined) return undefined;
-    const persisted = await activate(raw, keys);
+    const { policy: persisted } = await activate(raw, pinned);
     passOwnTests(persisted);
     return persisted;
   } catch (err) {
@@ -71,8 +86,9 @@ function passOwnTests(next: ActivePolicy): void {
 
 /**
  * One discovery run: a conditional download (`If-None-Match` with the active digest, so
- * an unchanged image costs a 304), then verify (and check the signature when keys are
- * pinned), compile, run the image's own tests, persist (with its signature) and swap. Any
+ * an unchanged image costs a 304), then verify (and check the signature and its version
+ * when keys are pinned), compile, run the image's own tests, persist (the version it
+ * signed, then the image with its signature) and swap. Any
  * failure throws before the swap, so a bad image — or one failing its own tests, even if it
  * got into the registry past the push check — never replaces the last good one. The image
  * swapped out is released at once (decisions read and evaluate the active policy in one
@@ -83,12 +99,12 @@ export async function syncPolicy(deps: {
   state: EdgeState;
   dataDir: string;
   logger: Logger;
-  keys: PinnedKeys;
+  pinned: PinnedVerification | undefined;
 }): Promise<SyncOutcome> {
-  const { client, state, dataDir, logger } = deps;
+  const { client, state, dataDir, logger, pinned } = deps;
   const download = await client.getPolicyImage(state.policy?.image.digest);
   if (download.status === 'unchanged') return 'unchanged';
-  const next = await activate(download.body, deps.keys);
+  const { policy: next, version } = await activate(download.body, pinned);
   const signature = signatureOf(download.body);
   const current = state.policy;
   if (next.image.digest === current?.image.digest) {
@@ -97,6 +113,9 @@ export async function syncPolicy(deps: {
   }
   passOwnTests(next);
   try {
+    // The version first: a crash in between leaves the image on disk older than the version
+    // remembered, so it is not loaded at start (fail closed), never a version too low.
+    if (pinned !== undefined && version !== undefined) pinned.versions.record(next.image, version);
     writeFileAtomic(join(dataDir, IMAGE_FILE), JSON.stringify(signature === undefined ? next.image : { ...next.image, signature }));
   } catch (err) {
     next.compiled.release();
@@ -104,6 +123,9 @@ export async function syncPolicy(deps: {
   }
   state.policy = next;
   current?.compiled.release();
-  logger.info({ policy: next.image.name, digest: next.image.digest, previous: current?.image.digest ?? null }, 'policy image activated');
+  logger.info(
+    { policy: next.image.name, digest: next.image.digest, ...(version === undefined ? {} : { version }), previous: current?.image.digest ?? null },
+    'policy image activated',
+  );
   return 'updated';
 }

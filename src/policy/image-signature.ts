@@ -1,6 +1,6 @@
 import { CompactSign, calculateJwkThumbprint, compactVerify, importJWK } from 'jose';
 import { z } from 'zod';
-import { PolicyImageError } from './policy-errors';
+import { PolicySignatureError, decodeClaims, encodeClaims, type SignedImageClaims } from './signed-image-claims';
 
 /**
  * Bounds on signing keys. Verifying tries each trusted key in turn (a few hundred
@@ -9,7 +9,7 @@ import { PolicyImageError } from './policy-errors';
 export const SIGNING_KEY_LIMITS = Object.freeze({
   /** Public keys one tenant may register, and one edge may pin. */
   maxKeys: 10,
-  /** Length of a signature (a compact JWS over one digest is about 200 characters). */
+  /** Length of a signature (a compact JWS over one image's name, digest and version is about 300 characters). */
   maxSignatureLength: 2048,
 });
 
@@ -45,12 +45,6 @@ export const signingKeySetSchema = z.strictObject({
   keys: z.array(publicSigningKeySchema).min(1).max(SIGNING_KEY_LIMITS.maxKeys),
 });
 
-/**
- * An image's signature is missing, malformed, made with an untrusted key, or over
- * another digest. A {@link PolicyImageError}: an edge refuses the image (`invalid_image`).
- */
-export class PolicySignatureError extends PolicyImageError {}
-
 /** The one algorithm a key may sign with: fixed by the key type, never by a JWS header. */
 function algorithmOf(key: PublicSigningKey): 'EdDSA' | 'ES256' {
   return key.kty === 'OKP' ? 'EdDSA' : 'ES256';
@@ -67,39 +61,50 @@ export async function signingKeyId(key: PublicSigningKey | PrivateSigningKey): P
 }
 
 /**
- * Signs an image digest (`sha256:<hex>`): a compact JWS whose payload is the digest's
- * text, with `alg` fixed by the key, `kid` its thumbprint and `typ`
- * {@link IMAGE_SIGNATURE_TYPE}. The digest covers the image's name and every file.
+ * Signs an image as `version` of its policy: a compact JWS whose payload binds the policy
+ * name, the image digest (which covers the name and every file) and the version (see
+ * {@link SignedImageClaims}), with `alg` fixed by the key, `kid` its thumbprint and `typ`
+ * {@link IMAGE_SIGNATURE_TYPE}.
  */
-export async function signImageDigest(digest: string, privateKey: PrivateSigningKey): Promise<string> {
+export async function signPolicyImage(claims: SignedImageClaims, privateKey: PrivateSigningKey): Promise<string> {
   const alg = algorithmOf(privateKey);
   const key = await importJWK({ ...privateKey }, alg);
-  return new CompactSign(new TextEncoder().encode(digest))
+  return new CompactSign(encodeClaims(claims))
     .setProtectedHeader({ alg, kid: await signingKeyId(privateKey), typ: IMAGE_SIGNATURE_TYPE })
     .sign(key);
 }
 
 /**
- * Checks that `signature` is a JWS over exactly `digest` by one of `keys`. Each key is
- * tried with the one algorithm its type allows, so nothing in the signature (its `alg`,
- * its `kid`) decides whether or how it is checked; a missing signature is refused like
- * a wrong one. Throws {@link PolicySignatureError} with the reason.
+ * Checks that `signature` is a JWS by one of `keys` over exactly this image (its name and
+ * digest) and returns what it signed, the version included. Each key is tried with the one
+ * algorithm its type allows, so nothing in the signature (its `alg`, its `kid`) decides
+ * whether or how it is checked; a missing signature is refused like a wrong one, and so is
+ * a signature of the old format, which bound no version. Throws
+ * {@link PolicySignatureError} with the reason.
  */
-export async function verifyImageSignature(digest: string, signature: unknown, keys: readonly PublicSigningKey[]): Promise<void> {
+export async function verifyImageSignature(
+  image: { readonly name: string; readonly digest: string },
+  signature: unknown,
+  keys: readonly PublicSigningKey[],
+): Promise<SignedImageClaims> {
   if (signature === undefined || signature === null) throw new PolicySignatureError('the policy image is not signed, and a signature is required');
   if (!signatureSchema.safeParse(signature).success) throw new PolicySignatureError('the policy image signature is not a compact JWS');
   for (const key of keys) {
     const alg = algorithmOf(key);
-    let signed: string;
+    let payload: Uint8Array;
     try {
-      const { payload, protectedHeader } = await compactVerify(signature as string, await importJWK({ ...key }, alg), { algorithms: [alg] });
-      if (protectedHeader.typ !== IMAGE_SIGNATURE_TYPE) continue;
-      signed = new TextDecoder().decode(payload);
+      const verified = await compactVerify(signature as string, await importJWK({ ...key }, alg), { algorithms: [alg] });
+      if (verified.protectedHeader.typ !== IMAGE_SIGNATURE_TYPE) continue;
+      payload = verified.payload;
     } catch {
       continue;
     }
-    if (signed === digest) return;
-    throw new PolicySignatureError(`the signature is over another digest (${signed.slice(0, 80)}), not this image's ${digest}`);
+    const signed = decodeClaims(payload);
+    if (signed.digest !== image.digest) {
+      throw new PolicySignatureError(`the signature is over another digest (${signed.digest}), not this image's ${image.digest}`);
+    }
+    if (signed.name !== image.name) throw new PolicySignatureError(`the signature is for policy ${signed.name}, not this image's ${image.name}`);
+    return signed;
   }
   throw new PolicySignatureError('the policy image signature does not verify with any trusted key');
 }

@@ -18,7 +18,7 @@ export type { EntityJson as CedarEntity, CedarValueJson } from '@cedar-policy/ce
 export { parsePolicyTests, POLICY_TEST_LIMITS } from './policy-tests';
 export type { PolicyTestCase, PolicyTestSuite } from './policy-tests';
 export {
-  signImageDigest,
+  signPolicyImage,
   verifyImageSignature,
   signingKeyId,
   publicPart,
@@ -26,7 +26,7 @@ export {
   privateSigningKeySchema,
   signingKeySetSchema,
   signatureSchema,
-  PolicySignatureError,
   SIGNING_KEY_LIMITS,
 } from './image-signature';
 export type { PublicSigningKey, PrivateSigningKey } from './image-signature';
+export { PolicySignatureError, signedVersionSchema, MAX_SIGNED_VERSION } from './signed-image-claims';

@@ -132,8 +132,10 @@ describe('openControlPlaneStore on a SQLite file (file modes, WAL, the file\'s b
   /** Rewinds the file to what an older build left: `script` undoes later migrations. */
   const downgrade = (script: string, version: number) => {
     const raw = new Database(file);
-    // Migration 5's column goes first in every rewind.
-    raw.exec(`DROP INDEX policy_images_by_seq; ALTER TABLE policy_images DROP COLUMN seq; ${script}`);
+    // Migrations 6 and 5 are undone first in every rewind below them.
+    raw.exec('DROP TABLE policy_versions; ALTER TABLE policy_signatures DROP COLUMN version;');
+    if (version < 5) raw.exec('DROP INDEX policy_images_by_seq; ALTER TABLE policy_images DROP COLUMN seq;');
+    raw.exec(script);
     raw.pragma(`user_version = ${version}`);
     raw.close();
   };
@@ -150,7 +152,7 @@ describe('openControlPlaneStore on a SQLite file (file modes, WAL, the file\'s b
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const raw = new Database(file, { readonly: true });
     expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(raw.pragma('user_version', { simple: true })).toBe(5);
+    expect(raw.pragma('user_version', { simple: true })).toBe(6);
     raw.close();
     // Foreign keys are per connection: a tenant's rows refuse a tenant that does not exist.
     await expect(store.directory.initialize('no-such-tenant', { roles: [], users: [], resources: [] })).rejects.toMatchObject({ code: 'SQLITE_CONSTRAINT_FOREIGNKEY' });
@@ -196,7 +198,7 @@ describe('openControlPlaneStore on a SQLite file (file modes, WAL, the file\'s b
       1,
     );
     const store = await openControlPlaneStore(file);
-    expect(userVersion()).toBe(5);
+    expect(userVersion()).toBe(6);
     expect(await store.tenants.exists(a.tenantId)).toBe(true);
     const jwk = { kty: 'OKP', crv: 'Ed25519', x: 'A'.repeat(43) } as const;
     expect(await store.signingKeys.add(a.tenantId, 'kid-1', jwk)).toEqual({ created: true });
@@ -211,7 +213,7 @@ describe('openControlPlaneStore on a SQLite file (file modes, WAL, the file\'s b
     // What a version-2 build left: no kind column, no members table, user_version 2.
     downgrade('DROP TABLE audit_log; DROP TABLE tenant_members; ALTER TABLE tenants DROP COLUMN kind;', 2);
     const store = await openControlPlaneStore(file);
-    expect(userVersion()).toBe(5);
+    expect(userVersion()).toBe(6);
     expect(await store.members.kind(a.tenantId)).toBe('organization');
     expect(await store.members.members(a.tenantId)).toEqual([]);
     expect(await store.verifyTenantKey(a.tenantId, 'admin', a.adminApiKey)).toBe(true);
@@ -230,7 +232,7 @@ describe('openControlPlaneStore on a SQLite file (file modes, WAL, the file\'s b
       3,
     );
     const store = await openControlPlaneStore(file);
-    expect(userVersion()).toBe(5);
+    expect(userVersion()).toBe(6);
     const raw = new Database(file, { readonly: true });
     expect(raw.prepare("SELECT name FROM sqlite_master WHERE name = 'relay_registrations'").all()).toEqual([]);
     expect(raw.prepare('SELECT instance_id, connected FROM relay_instances').all()).toEqual([{ instance_id: 'i-1', connected: 1 }]);
@@ -249,6 +251,23 @@ describe('openControlPlaneStore on a SQLite file (file modes, WAL, the file\'s b
     const store = await openControlPlaneStore(file, { now: () => 1_700_000_000_000 });
     await store.images.push(a.tenantId, image(3));
     expect((await store.images.versions(a.tenantId, 'rbac')).map((v) => v.digest)).toEqual([image(3), image(2), image(1)].map((i) => (i as { digest: string }).digest));
+    await store.close();
+  });
+
+  it('upgrades a version-5 database to versioned signatures (migration 6): stored signatures keep no version, no policy has a mark yet', async () => {
+    const first = await openControlPlaneStore(file);
+    const a = await newTenant(first);
+    const image = { name: 'rbac', digest: `sha256:${'1'.repeat(64)}`, files: {} } as never;
+    await first.images.push(a.tenantId, image, 'a.b.c');
+    await first.close();
+    downgrade('', 5);
+    const store = await openControlPlaneStore(file);
+    expect(userVersion()).toBe(6);
+    expect(await store.images.tagged(a.tenantId, 'rbac')).toEqual({ image, signature: 'a.b.c' });
+    expect(await store.images.signedVersion(a.tenantId, 'rbac')).toBeUndefined();
+    // The first versioned push may carry any version from 1.
+    expect(await store.images.push(a.tenantId, image, 'd.e.f', 1)).toEqual({ digest: (image as { digest: string }).digest, created: false });
+    expect(await store.images.signedVersion(a.tenantId, 'rbac')).toBe(1);
     await store.close();
   });
 });

@@ -112,37 +112,37 @@ async function versions(db: SqlDatabase): Promise<number[]> {
 }
 
 describe('PostgreSQL migrations', () => {
-  it('build the same tables, columns, keys and indexes as the SQLite schema, all five versions', async () => {
+  it('build the same tables, columns, keys and indexes as the SQLite schema, all six versions', async () => {
     const db = connect(await pg.freshDatabase());
     expect(await migratePostgres(db, POSTGRES_MIGRATIONS)).toBe(POSTGRES_MIGRATIONS.length);
     const expected = await sqliteShape();
     expect(expected.columns.length).toBeGreaterThan(40);
     expect(await postgresShape(db)).toEqual(expected);
-    expect(await versions(db)).toEqual([1, 2, 3, 4, 5]);
+    expect(await versions(db)).toEqual([1, 2, 3, 4, 5, 6]);
   });
 
   it('are a no-op the second time', async () => {
     const db = connect(await pg.freshDatabase());
     await migratePostgres(db, POSTGRES_MIGRATIONS);
     const before = await db.all('SELECT version, applied_at FROM schema_version ORDER BY version');
-    expect(await migratePostgres(db, POSTGRES_MIGRATIONS)).toBe(5);
+    expect(await migratePostgres(db, POSTGRES_MIGRATIONS)).toBe(6);
     expect(await db.all('SELECT version, applied_at FROM schema_version ORDER BY version')).toEqual(before);
   });
 
   it('run exactly once when three nodes start on one fresh database at the same time', async () => {
     const url = await pg.freshDatabase();
     const nodes = [connect(url), connect(url), connect(url)];
-    expect(await Promise.all(nodes.map((db) => migratePostgres(db, POSTGRES_MIGRATIONS)))).toEqual([5, 5, 5]);
-    expect(await versions(nodes[0]!)).toEqual([1, 2, 3, 4, 5]);
+    expect(await Promise.all(nodes.map((db) => migratePostgres(db, POSTGRES_MIGRATIONS)))).toEqual([6, 6, 6]);
+    expect(await versions(nodes[0]!)).toEqual([1, 2, 3, 4, 5, 6]);
   });
 
   it('refuse a database newer than this build and leave it untouched', async () => {
     const db = connect(await pg.freshDatabase());
     await migratePostgres(db, POSTGRES_MIGRATIONS);
     await expect(migratePostgres(db, POSTGRES_MIGRATIONS.slice(0, 3))).rejects.toThrow(
-      'control-plane database has schema version 5, newer than this build (3)',
+      'control-plane database has schema version 6, newer than this build (3)',
     );
-    expect(await versions(db)).toEqual([1, 2, 3, 4, 5]);
+    expect(await versions(db)).toEqual([1, 2, 3, 4, 5, 6]);
   });
 
   it('leave nothing behind when a migration fails', async () => {
@@ -168,5 +168,16 @@ describe('PostgreSQL migrations', () => {
       { digest: 'd-z', seq: 2 },
       { digest: 'd-a', seq: 3 },
     ]);
+  });
+
+  it('keep the signatures stored before migration 6, with no version, and start every policy without one', async () => {
+    const db = connect(await pg.freshDatabase());
+    await migratePostgres(db, POSTGRES_MIGRATIONS.slice(0, 5));
+    await db.run("INSERT INTO tenants (id, name, discovery_key_hash, admin_key_hash, created_at) VALUES ('t', 't', '\\x00', '\\x00', 1)");
+    await db.run("INSERT INTO policy_images (tenant_id, name, digest, body, created_at, seq) VALUES ('t', 'rbac', 'd', '{}', 1, 1)");
+    await db.run("INSERT INTO policy_signatures (tenant_id, name, digest, signature) VALUES ('t', 'rbac', 'd', 'a.b.c')");
+    await migratePostgres(db, POSTGRES_MIGRATIONS);
+    expect(await db.all('SELECT digest, signature, version FROM policy_signatures')).toEqual([{ digest: 'd', signature: 'a.b.c', version: null }]);
+    expect(await db.all('SELECT * FROM policy_versions')).toEqual([]);
   });
 });

@@ -1,7 +1,19 @@
 import { join } from 'node:path';
 import request from 'supertest';
-import { SIGNING_KEY_LIMITS, createPolicyImage, readPolicyFolder, signImageDigest, signingKeyId, verifyImageSignature } from '../../src/policy';
+import { CompactSign, importJWK } from 'jose';
+import {
+  SIGNING_KEY_LIMITS,
+  createPolicyImage,
+  publicPart,
+  readPolicyFolder,
+  signPolicyImage,
+  signingKeyId,
+  verifyImageSignature,
+  type PolicyImage,
+  type PrivateSigningKey,
+} from '../../src/policy';
 import { newSigningKey } from '../helpers/signing';
+import { MAX_IMAGES_PER_TENANT } from '../../src/control-plane/policy-image-repository';
 import { adminHeaders, makeFixture, policiesDir, type Fixture } from './fixture';
 import { openLocation, SQL_ENGINES } from '../helpers/sql-engines';
 
@@ -22,6 +34,26 @@ describe.each(SQL_ENGINES)('signing keys and signed pushes on $name', (engine) =
   const addKey = (jwk: unknown, h = headers) => request(fx.app).post('/api/v2/admin/signing-keys').set(h).send({ jwk });
   const push = (body: object) => request(fx.app).post('/api/v2/admin/policies/rbac').set(headers).send(body);
   const versions = () => fx.store.images.versions(fx.demo.tenant_id, 'rbac');
+  const latest = () => fx.store.images.taggedDigest(fx.demo.tenant_id, 'rbac');
+  const sign = (image: PolicyImage, key: PrivateSigningKey, version = 1) => signPolicyImage({ name: image.name, digest: image.digest, version }, key);
+  const pushSigned = async (image: PolicyImage, signature: string) => {
+    const res = await push({ files: image.files, signature });
+    return { status: res.status, body: res.body as unknown };
+  };
+  /** The rbac policy where every user may DELETE (tests dropped: they say otherwise). */
+  const permissive = createPolicyImage('rbac', {
+    'manifest.json': rbac.files['manifest.json']!,
+    'schema.cedarschema': rbac.files['schema.cedarschema']!,
+    'rbac.cedar': `${rbac.files['rbac.cedar']}\npermit (principal, action == Outpost::Action::"DELETE", resource is Outpost::Resource);\n`,
+  });
+  const staleBody = (version: number, highest: number) => ({
+    code: 'stale_signature',
+    message:
+      `the signature is for version ${version} of policy rbac, and version ${highest} was pushed already: ` +
+      'a signed push must carry a higher version, so an older image cannot return with its old signature. ' +
+      'To roll back, sign the older image again as a new version (npm run policy -- push <folder> --sign <private key file> picks the next one)',
+    highest_version: highest,
+  });
 
   /** Registers a fresh key with the demo tenant; returns its private half. */
   async function registeredKey() {
@@ -86,7 +118,7 @@ describe.each(SQL_ENGINES)('signing keys and signed pushes on $name', (engine) =
   it('refuses a push signed by a key the tenant did not register: 400 invalid_signature', async () => {
     await registeredKey();
     const stranger = await newSigningKey();
-    const res = await push({ files: changedFiles, signature: await signImageDigest(changed.digest, stranger.privateJwk) });
+    const res = await push({ files: changedFiles, signature: await sign(changed, stranger.privateJwk) });
     expect({ status: res.status, body: res.body }).toEqual({
       status: 400,
       body: { code: 'invalid_signature', message: 'the policy image signature does not verify with any trusted key' },
@@ -97,7 +129,7 @@ describe.each(SQL_ENGINES)('signing keys and signed pushes on $name', (engine) =
   it('refuses an image changed after signing, and a JWS over a different digest', async () => {
     const key = await registeredKey();
     // Signed, then a file changed: the image's digest is no longer the one signed.
-    const signedOriginal = await signImageDigest(rbac.digest, key);
+    const signedOriginal = await sign(rbac, key);
     const tampered = await push({ files: changedFiles, signature: signedOriginal });
     expect(tampered.status).toBe(400);
     expect(tampered.body).toEqual({
@@ -111,7 +143,7 @@ describe.each(SQL_ENGINES)('signing keys and signed pushes on $name', (engine) =
     expect(declared.body.message).toMatch(/digest mismatch/);
     // A valid JWS by the registered key over some other image's digest.
     const elsewhere = createPolicyImage('rbac', { ...rbac.files, 'x.cedar': '// x\n' });
-    const other = await push({ files: changedFiles, signature: await signImageDigest(elsewhere.digest, key) });
+    const other = await push({ files: changedFiles, signature: await sign(elsewhere, key) });
     expect(other.status).toBe(400);
     expect(other.body.code).toBe('invalid_signature');
     expect(await fx.store.images.taggedDigest(fx.demo.tenant_id, 'rbac')).toBe(rbac.digest);
@@ -119,20 +151,117 @@ describe.each(SQL_ENGINES)('signing keys and signed pushes on $name', (engine) =
 
   it('accepts a correctly signed push, and edges download the image with its signature', async () => {
     const key = await registeredKey();
-    const signature = await signImageDigest(changed.digest, key);
+    const signature = await sign(changed, key);
     const res = await push({ files: changedFiles, signature });
     expect({ status: res.status, body: res.body }).toEqual({ status: 201, body: { name: 'rbac', digest: changed.digest, tag: 'latest' } });
     const conn = await fx.store.tenants.addConnection(fx.demo.tenant_id, 'rbac');
     const download = await request(fx.app).get('/api/v2/edge/policy-image').auth(conn.connectionId, conn.connectionSecret);
     expect(download.status).toBe(200);
     expect(download.body).toEqual({ ...changed, signature });
-    await expect(verifyImageSignature(download.body.digest, download.body.signature, [(await keys()).body.keys[0].jwk])).resolves.toBeUndefined();
+    await expect(verifyImageSignature(download.body, download.body.signature, [(await keys()).body.keys[0].jwk])).resolves.toEqual({
+      name: 'rbac',
+      digest: changed.digest,
+      version: 1,
+    });
   });
 
-  it("keeps an image's signature with it: an unsigned re-push leaves it, dropping the image drops it", async () => {
+  it('refuses an older image pushed again with its old signature: 409 stale_signature, latest stays', async () => {
+    const key = await registeredKey();
+    const a = { image: permissive, signature: await sign(permissive, key, 1) };
+    expect(await pushSigned(a.image, a.signature)).toEqual({ status: 201, body: { name: 'rbac', digest: permissive.digest, tag: 'latest' } });
+    expect(await pushSigned(changed, await sign(changed, key, 2))).toEqual({ status: 201, body: { name: 'rbac', digest: changed.digest, tag: 'latest' } });
+    const before = await versions();
+    // The replay: A as it was signed. Its signature verifies; its version is behind.
+    const replay = await push({ files: a.image.files, signature: a.signature });
+    expect({ status: replay.status, body: replay.body }).toEqual({ status: 409, body: staleBody(1, 2) });
+    // The same version again, even for other content, is refused too.
+    expect(await pushSigned(rbac, await sign(rbac, key, 2))).toEqual({ status: 409, body: staleBody(2, 2) });
+    expect(await latest()).toBe(changed.digest);
+    expect(await versions()).toEqual(before);
+    expect((await fx.store.images.tagged(fx.demo.tenant_id, 'rbac'))?.image).toEqual(changed);
+  });
+
+  it('takes a deliberate rollback: the older image signed again as a new version becomes latest', async () => {
+    const key = await registeredKey();
+    await pushSigned(permissive, await sign(permissive, key, 1));
+    await pushSigned(changed, await sign(changed, key, 2));
+    const again = await sign(permissive, key, 3);
+    expect(await pushSigned(permissive, again)).toEqual({ status: 200, body: { name: 'rbac', digest: permissive.digest, tag: 'latest' } });
+    expect(await fx.store.images.tagged(fx.demo.tenant_id, 'rbac')).toEqual({ image: permissive, signature: again });
+    expect(await fx.store.images.signedVersion(fx.demo.tenant_id, 'rbac')).toBe(3);
+    // Versions may skip (a chosen --version): only going up counts.
+    expect((await pushSigned(changed, await sign(changed, key, 10))).status).toBe(200);
+    expect((await pushSigned(permissive, await sign(permissive, key, 9))).status).toBe(409);
+  });
+
+  it('names the highest accepted version in GET …/policies/:name (Outpost-Signed-Version), per policy name', async () => {
+    const key = await registeredKey();
+    const get = (name: string) => request(fx.app).get(`/api/v2/admin/policies/${name}`).set(headers);
+    expect((await get('rbac')).headers['outpost-signed-version']).toBeUndefined();
+    await pushSigned(changed, await sign(changed, key, 4));
+    const res = await get('rbac');
+    expect({ status: res.status, version: res.headers['outpost-signed-version'] }).toEqual({ status: 200, version: '4' });
+    // Another policy name counts from its own start.
+    const todo = readPolicyFolder(join(policiesDir, 'todo'));
+    const todoPush = await request(fx.app).post('/api/v2/admin/policies/todo').set(headers).send({ files: todo.files, signature: await sign(todo, key, 1) });
+    expect(todoPush.status).toBe(200);
+    expect((await get('todo')).headers['outpost-signed-version']).toBe('1');
+  });
+
+  it('remembers the highest version when latest moved on unsigned: a replay after the keys return is still refused', async () => {
+    const key = await registeredKey();
+    const old = await sign(permissive, key, 1);
+    await pushSigned(permissive, old);
+    await pushSigned(changed, await sign(changed, key, 2));
+    // Keys removed, an unsigned push moves latest; the version-2 image is no longer tagged.
+    const [{ kid }] = (await keys()).body.keys;
+    expect((await request(fx.app).delete(`/api/v2/admin/signing-keys/${kid}`).set(headers)).status).toBe(204);
+    expect((await push({ files: rbac.files })).status).toBe(200);
+    expect((await addKey(publicPart(key))).status).toBe(201);
+    expect(await pushSigned(permissive, old)).toEqual({ status: 409, body: staleBody(1, 2) });
+    expect(await latest()).toBe(rbac.digest);
+  });
+
+  it('evicts nothing for a stale push, even with every image slot taken', async () => {
+    const tenant = fx.demo.tenant_id;
+    const fake = (n: number) => ({ name: 'rbac', digest: `sha256:${n.toString(16).padStart(64, '0')}`, files: {} }) as never;
+    const stored = async () => {
+      let n = 0;
+      for (const { name } of await fx.store.images.latest(tenant)) n += (await fx.store.images.versions(tenant, name)).length;
+      return n;
+    };
+    // Every slot taken by signed pushes; the oldest untagged image is the one a new push would evict.
+    for (let n = 1; (await stored()) < MAX_IMAGES_PER_TENANT; n += 1) await fx.store.images.push(tenant, fake(n), 'a.b.c', n);
+    const before = await fx.store.images.versions(tenant, 'rbac');
+    const highest = (await fx.store.images.signedVersion(tenant, 'rbac'))!;
+    expect(await fx.store.images.push(tenant, fake(1000), 'a.b.c', highest)).toEqual({ digest: (fake(1000) as { digest: string }).digest, created: false, highestVersion: highest });
+    expect(await fx.store.images.versions(tenant, 'rbac')).toEqual(before);
+  });
+
+  it('refuses a signature of the old format (over the digest alone) from a tenant with keys: 400 invalid_signature', async () => {
+    const key = await registeredKey();
+    const legacy = await new CompactSign(new TextEncoder().encode(changed.digest))
+      .setProtectedHeader({ alg: 'EdDSA', kid: await signingKeyId(key), typ: 'outpost-policy-image+jws' })
+      .sign(await importJWK(key, 'EdDSA'));
+    const res = await push({ files: changedFiles, signature: legacy });
+    expect({ status: res.status, body: res.body }).toEqual({
+      status: 400,
+      body: {
+        code: 'invalid_signature',
+        message:
+          'the signature is in the old format (over the digest alone, without a version), which is no longer accepted: ' +
+          'sign the image again (npm run policy -- push <folder> --sign <private key file>)',
+      },
+    });
+    expect(await latest()).toBe(rbac.digest);
+  });
+
+  it("keeps an image's signature with it, and the version it signed: an unsigned re-push leaves it, dropping the image drops it", async () => {
     const db = await openLocation(fx.location);
-    await fx.store.images.push(fx.demo.tenant_id, changed, 'a.b.c');
+    await fx.store.images.push(fx.demo.tenant_id, changed, 'a.b.c', 5);
     expect(await fx.store.images.tagged(fx.demo.tenant_id, 'rbac')).toEqual({ image: changed, signature: 'a.b.c' });
+    expect(await db.get('SELECT signature, version FROM policy_signatures WHERE digest = ?', [changed.digest])).toEqual({ signature: 'a.b.c', version: 5 });
+    expect(await fx.store.images.push(fx.demo.tenant_id, rbac, 'd.e.f', 5)).toEqual({ digest: rbac.digest, created: false, highestVersion: 5 });
     // Pushing the same content unsigned leaves the signature; moving the tag away and dropping the image drops it.
     await fx.store.images.push(fx.demo.tenant_id, changed);
     expect((await fx.store.images.tagged(fx.demo.tenant_id, 'rbac'))?.signature).toBe('a.b.c');

@@ -1,13 +1,15 @@
 /**
  * An edge with pinned signing keys (`EDGE_POLICY_SIGNING_KEYS`) verifies every image itself,
  * whatever the control plane or the image says: unsigned, wrongly signed and re-signed
- * images never become active. Against the fake control plane, which serves any JSON.
+ * images never become active, nor an image signed as an older version than one it activated
+ * (a replay), also after a restart. Against the fake control plane, which serves any JSON.
  */
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Edge } from '../../src/edge';
 import { loadPinnedSigningKeys } from '../../src/edge/pinned-signing-keys';
-import { createPolicyImage, signImageDigest, type PrivateSigningKey, type PublicSigningKey } from '../../src/policy';
+import { CompactSign, importJWK } from 'jose';
+import { createPolicyImage, signPolicyImage, type PolicyImage, type PrivateSigningKey, type PublicSigningKey } from '../../src/policy';
 import { newSigningKey } from '../helpers/signing';
 import { makeEdge, removeDir, tempDir } from './edge-kit';
 import { rbacImage, startFakeControlPlane, type FakeControlPlane } from './fake-control-plane';
@@ -33,13 +35,130 @@ afterEach(async () => {
 });
 
 const refusal = (reason: string) => ({ ok: false, error: { code: 'invalid_image', message: `policy image refused, last good image kept: ${reason}` } });
-const signed = async (img = image, key = signer.privateJwk) => ({ ...img, signature: await signImageDigest(img.digest, key) });
+const signed = async (img: PolicyImage = image, key = signer.privateJwk, version = 1) => ({
+  ...img,
+  signature: await signPolicyImage({ name: img.name, digest: img.digest, version }, key),
+});
+const versionsFile = () => join(dir, 'policy-versions.json');
+const restart = async (relayUrl = cp.url) => {
+  await edge.close();
+  ({ edge } = makeEdge(relayUrl, dir, { policySigningKeys: [signer.publicJwk] }));
+};
+const stale = (version: number, highest: number) =>
+  refusal(
+    `the image is signed as version ${version} of policy rbac, older than version ${highest} this edge already activated ` +
+      '(an old image served again); a rollback must be signed again as a new version',
+  );
 
 describe('an edge with pinned signing keys', () => {
-  it('activates a correctly signed image and persists it with its signature', async () => {
+  it('activates a correctly signed image and persists it with its signature, and the version it activated', async () => {
     cp.image = await signed();
     await expect(edge.runCommand('discovery')).resolves.toMatchObject({ ok: true, status: { policy_digest: image.digest } });
     expect(JSON.parse(readFileSync(join(dir, 'policy-image.json'), 'utf8'))).toEqual(cp.image);
+    expect(JSON.parse(readFileSync(versionsFile(), 'utf8'))).toEqual({ rbac: { version: 1, digest: image.digest } });
+  });
+
+  it('refuses an older image served with its old signature, keeps its image, and still refuses it after a restart', async () => {
+    const old = await signed(changed, signer.privateJwk, 1);
+    cp.image = old;
+    await edge.runCommand('discovery');
+    cp.image = await signed(image, signer.privateJwk, 2);
+    await expect(edge.runCommand('discovery')).resolves.toMatchObject({ ok: true, status: { policy_digest: image.digest } });
+    // A control plane serving the older image again, as it was signed.
+    cp.image = old;
+    await expect(edge.runCommand('discovery')).resolves.toEqual(stale(1, 2));
+    expect(edge.status().policy_digest).toBe(image.digest);
+    await restart();
+    await edge.start();
+    expect(edge.status().policy_digest).toBe(image.digest);
+    await expect(edge.runCommand('discovery')).resolves.toEqual(stale(1, 2));
+    expect(edge.status().policy_digest).toBe(image.digest);
+    expect(JSON.parse(readFileSync(versionsFile(), 'utf8'))).toEqual({ rbac: { version: 2, digest: image.digest } });
+  });
+
+  it('refuses another image signed as the version it activated; takes that same image again (its file lost)', async () => {
+    const current = await signed(image, signer.privateJwk, 2);
+    cp.image = current;
+    await edge.runCommand('discovery');
+    cp.image = await signed(changed, signer.privateJwk, 2);
+    await expect(edge.runCommand('discovery')).resolves.toEqual(
+      refusal(`the image is signed as version 2 of policy rbac, which this edge activated with another digest (${image.digest})`),
+    );
+    expect(edge.status().policy_digest).toBe(image.digest);
+    // The image file gone, the versions kept: the same image as the same version is no rollback.
+    rmSync(join(dir, 'policy-image.json'));
+    await restart();
+    cp.image = current;
+    await expect(edge.runCommand('discovery')).resolves.toMatchObject({ ok: true, status: { policy_digest: image.digest } });
+  });
+
+  it('refuses its own image with the version in the signed payload raised: the signature no longer verifies', async () => {
+    const { signature } = await signed(changed, signer.privateJwk, 1);
+    const [header, , sig] = signature.split('.');
+    const payload = Buffer.from(JSON.stringify({ name: 'rbac', digest: changed.digest, version: 99 })).toString('base64url');
+    cp.image = { ...changed, signature: `${header}.${payload}.${sig}` };
+    await expect(edge.runCommand('discovery')).resolves.toEqual(refusal('the policy image signature does not verify with any trusted key'));
+    expect(edge.status().policy_digest).toBeNull();
+    expect(existsSync(versionsFile())).toBe(false);
+  });
+
+  it('remembers the version before it writes the image: when that fails, neither the image file nor the active image change', async () => {
+    const first = await signed(changed, signer.privateJwk, 1);
+    cp.image = first;
+    await edge.runCommand('discovery');
+    // The versions file cannot be replaced (a directory stands in its way).
+    rmSync(versionsFile());
+    mkdirSync(join(versionsFile(), 'blocker'), { recursive: true });
+    cp.image = await signed(image, signer.privateJwk, 2);
+    await expect(edge.runCommand('discovery')).resolves.toMatchObject({ ok: false, error: { code: 'sync_failed' } });
+    expect(edge.status().policy_digest).toBe(changed.digest);
+    expect(JSON.parse(readFileSync(join(dir, 'policy-image.json'), 'utf8'))).toEqual(first);
+  });
+
+  it('takes a deliberate rollback: the older image signed again as a higher version', async () => {
+    cp.image = await signed(changed, signer.privateJwk, 1);
+    await edge.runCommand('discovery');
+    cp.image = await signed(image, signer.privateJwk, 2);
+    await edge.runCommand('discovery');
+    cp.image = await signed(changed, signer.privateJwk, 3);
+    await expect(edge.runCommand('discovery')).resolves.toMatchObject({ ok: true, status: { policy_digest: changed.digest } });
+    expect(JSON.parse(readFileSync(versionsFile(), 'utf8'))).toEqual({ rbac: { version: 3, digest: changed.digest } });
+  });
+
+  it('does not load a persisted image older than the version it remembers (the file replaced by an old signed one)', async () => {
+    const old = await signed(changed, signer.privateJwk, 1);
+    cp.image = old;
+    await edge.runCommand('discovery');
+    cp.image = await signed(image, signer.privateJwk, 2);
+    await edge.runCommand('discovery');
+    writeFileSync(join(dir, 'policy-image.json'), JSON.stringify(old));
+    await restart('http://127.0.0.1:9');
+    await edge.start();
+    expect(edge.status().policy_digest).toBeNull();
+  });
+
+  it('stops at a damaged versions file, naming it, rather than forget what it activated', async () => {
+    await edge.close();
+    for (const content of ['{', '[]', JSON.stringify({ rbac: { version: 0, digest: image.digest } }), JSON.stringify({ rbac: { version: 1 } })]) {
+      writeFileSync(versionsFile(), content);
+      expect(() => makeEdge(cp.url, dir, { policySigningKeys: [signer.publicJwk] })).toThrow(`${versionsFile()}: `);
+    }
+    rmSync(versionsFile());
+    ({ edge } = makeEdge(cp.url, dir, { policySigningKeys: [signer.publicJwk] }));
+  });
+
+  it('refuses a signature of the old format (the digest alone, no version), even by a pinned key', async () => {
+    const legacy = await new CompactSign(new TextEncoder().encode(image.digest))
+      .setProtectedHeader({ alg: 'EdDSA', typ: 'outpost-policy-image+jws' })
+      .sign(await importJWK(signer.privateJwk, 'EdDSA'));
+    cp.image = { ...image, signature: legacy };
+    await expect(edge.runCommand('discovery')).resolves.toEqual(
+      refusal(
+        'the signature is in the old format (over the digest alone, without a version), which is no longer accepted: ' +
+          'sign the image again (npm run policy -- push <folder> --sign <private key file>)',
+      ),
+    );
+    expect(edge.status().policy_digest).toBeNull();
   });
 
   it('refuses an unsigned image, whatever its own fields say', async () => {
@@ -91,11 +210,14 @@ describe('an edge with pinned signing keys', () => {
     expect(edge.status().policy_digest).toBeNull();
   });
 
-  it('without pinned keys, an edge takes unsigned images (signing is off unless configured)', async () => {
+  it('without pinned keys, an edge takes unsigned images (signing is off unless configured) and keeps no versions', async () => {
     await edge.close();
     ({ edge } = makeEdge(cp.url, dir));
     cp.image = image;
     await expect(edge.runCommand('discovery')).resolves.toMatchObject({ ok: true });
+    cp.image = await signed(changed, signer.privateJwk, 5);
+    await expect(edge.runCommand('discovery')).resolves.toMatchObject({ ok: true });
+    expect(existsSync(versionsFile())).toBe(false);
   });
 });
 

@@ -135,6 +135,18 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
    WHERE p.ctid = o.row_id;
   CREATE INDEX policy_images_by_seq ON policy_images(tenant_id, seq);
   `,
+  // 6: versioned signatures, as on SQLite: the version each stored signature signed (null
+  // for the first format's), and per policy name the highest version a signed push has
+  // reached, kept apart from the images so evicting one cannot lower it.
+  `
+  ALTER TABLE policy_signatures ADD COLUMN version BIGINT;
+  CREATE TABLE policy_versions (
+    tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+    name      TEXT NOT NULL,
+    version   BIGINT NOT NULL,
+    PRIMARY KEY (tenant_id, name)
+  );
+  `,
 ];
 
 /**

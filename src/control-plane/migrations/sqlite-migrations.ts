@@ -124,6 +124,19 @@ const SQLITE_MIGRATIONS: readonly string[] = [
   UPDATE policy_images SET seq = rowid;
   CREATE INDEX policy_images_by_seq ON policy_images(tenant_id, seq);
   `,
+  // 6: versioned signatures. The version each stored signature signed (null for the first
+  // format's, which signed none), and per policy name the highest version a signed push has
+  // reached: a signed push must go above it. It outlives the images, so evicting one
+  // cannot lower it.
+  `
+  ALTER TABLE policy_signatures ADD COLUMN version INTEGER;
+  CREATE TABLE policy_versions (
+    tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+    name      TEXT NOT NULL,
+    version   INTEGER NOT NULL,
+    PRIMARY KEY (tenant_id, name)
+  );
+  `,
 ];
 
 /** SQLite records the schema version in the file header, `PRAGMA user_version`. */
