@@ -73,7 +73,7 @@ export const CONTROL_PLANE_ROUTES: readonly ApiRoute[] = [
       ...apiErrors({
         400: "malformed body, invalid name, invalid policy, the image's own tests fail (problems listed), or a missing or invalid signature",
         ...ADMIN_ERRORS,
-        409: 'image quota exceeded',
+        409: 'image quota exceeded (`quota_exceeded`), or a signed push whose version is not above the highest accepted for this policy (`stale_signature`, with `highest_version`)',
         413: 'image too large',
       }),
     },
