@@ -13,6 +13,7 @@ import { createLoginThrottle } from './login-throttle';
 import { tokenEndpoint } from './token-endpoint';
 import { createPasswordCheck, throttleLimitFor } from './check-password';
 import { mountOAuthRoutes } from './oauth/mount-oauth-routes';
+import { storeLimits, type StoreLimits } from './oauth/store-limits';
 import type { UserStore } from './user-store';
 
 /** The IdP settings the app needs: the `idp` section of {@link Config}. */
@@ -38,6 +39,8 @@ export interface IdpAppDeps {
   readonly hashing: HashingLimiter;
   readonly logger: Logger;
   readonly clock: Clock;
+  /** Smaller bounds for the in-memory codes, refresh tokens, sessions and login forms (tests). */
+  readonly limits?: Partial<StoreLimits>;
 }
 
 /**
@@ -65,7 +68,8 @@ export function createIdpApp(deps: IdpAppDeps): Express {
   app.use(discoveryRoutes({ issuer: options.issuer, baseUrl: options.url, keys }));
   const checkPassword = createPasswordCheck({ users, throttle, hashing });
   // Form-encoded token requests are taken first; everything else reaches the JSON endpoint.
-  mountOAuthRoutes(app, { options, users, keys, logger, clock, issueTokens, checkPassword });
+  const limits = storeLimits(deps.limits);
+  mountOAuthRoutes(app, { options, users, keys, logger, clock, issueTokens, checkPassword, limits });
   app.use(tokenEndpoint({ checkPassword, issueTokens, logger }));
   return finishApp(app, logger, 'oauth');
 }

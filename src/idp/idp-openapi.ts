@@ -67,7 +67,12 @@ export const IDP_ROUTES: readonly ApiRoute[] = [
     method: 'get',
     path: AUTHORIZE_PATH,
     summary: 'Authorization code + PKCE (S256): shows the login page or redirects with a code or an error',
-    responses: { 200: html('the login page'), 302: { description: 'back to the client with code or error' }, 400: html('unknown client_id or redirect_uri (never redirected)') },
+    responses: {
+      200: html('the login page'),
+      302: { description: 'back to the client with code or error' },
+      400: html('unknown client_id or redirect_uri (never redirected)'),
+      503: html('every open login form is its address’s only one; Retry-After'),
+    },
   },
   {
     method: 'post',

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, type Config } from '../../src/config';
 import { baseUrl, close, listen } from '../../src/http';
-import { openIdp, TOKEN_PATH, type Idp } from '../../src/idp';
+import { createHashingLimiter, createIdpApp, HASHING_IN_FLIGHT, HASHING_QUEUE, openIdp, TOKEN_PATH, type Idp } from '../../src/idp';
+import type { IdpAppDeps } from '../../src/idp/create-idp-app';
 import { silentLogger } from '../../src/observability';
 
 /** A clock the test moves by hand. */
@@ -59,6 +60,35 @@ export async function startIdpFixture(
     async close(keepData = false) {
       await close(server);
       if (!keepData) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A second server for a fixture's IdP, built with some of its parts replaced (limits, users, hashing). */
+export interface IdpVariant {
+  readonly url: string;
+  readonly deps: IdpAppDeps;
+  close(): Promise<void>;
+}
+
+/** Serves `fixture`'s IdP again on port 0 with `overrides`; the caller closes it before the fixture. */
+export async function serveIdpVariant(fixture: IdpFixture, overrides: Partial<IdpAppDeps>): Promise<IdpVariant> {
+  const deps: IdpAppDeps = {
+    options: fixture.config.idp,
+    users: fixture.idp.users,
+    keys: fixture.idp.keys,
+    hashing: createHashingLimiter({ maxInFlight: HASHING_IN_FLIGHT, maxQueued: HASHING_QUEUE }),
+    logger: silentLogger(),
+    clock: fixture.clock,
+    ...overrides,
+  };
+  const server = await listen(createIdpApp(deps), 0, '127.0.0.1');
+  return {
+    url: baseUrl(server),
+    deps,
+    async close() {
+      deps.hashing.close();
+      await close(server);
     },
   };
 }

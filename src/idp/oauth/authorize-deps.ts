@@ -9,7 +9,10 @@ import { LOGIN_COOKIE, type LoginSessions } from './login-sessions';
 import { LOGIN_REQUEST_TTL_SECONDS } from './oauth-paths';
 import type { AuthorizeRequest } from './read-authorize-request';
 import type { RegisteredClients } from './registered-clients';
-import { renderLoginPage, type LoginPageModel } from './render-login-page';
+import { renderLoginPage, renderPage, type LoginPageModel } from './render-login-page';
+
+/** The busy page's text, when no login form can be opened. */
+const LOGIN_BUSY = 'Too many sign-ins are open at the moment.';
 
 /** What /authorize and the login form share. */
 export interface AuthorizeDeps {
@@ -27,7 +30,9 @@ export interface AuthorizeDeps {
 
 /**
  * Answers with the login page for `request`: a fresh pending login (cookie + CSRF token),
- * never cached, never framed (clickjacking), `status` 200 or the failure's status.
+ * never cached, never framed (clickjacking), `status` 200 or the failure's status. When the
+ * table of open forms is full of other addresses' single forms the page says so instead:
+ * 503 with `Retry-After` and no form, so a flood never takes a waiting person's form.
  */
 export function sendLoginPage(
   res: Response,
@@ -36,7 +41,17 @@ export function sendLoginPage(
   model: Omit<LoginPageModel, 'clientId' | 'csrfToken' | 'users'>,
   status = 200,
 ): void {
-  const { id, csrfToken } = deps.sessions.startLogin(request, res.req.socket.remoteAddress);
+  const started = deps.sessions.startLogin(request, res.req.socket.remoteAddress);
+  if (!started.ok) {
+    deps.logger.warn({ req_id: res.req.id }, 'login form refused: the table of open forms is full');
+    res
+      .status(503)
+      .set({ 'Cache-Control': 'no-store', 'Retry-After': String(started.retryAfter) })
+      .type('html')
+      .send(renderPage('Sign-in busy', `<p role="alert">${LOGIN_BUSY} Try again in ${started.retryAfter} seconds.</p>`));
+    return;
+  }
+  const { id, csrfToken } = started;
   res
     .status(status)
     .set({

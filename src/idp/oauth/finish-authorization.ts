@@ -3,9 +3,14 @@ import type { GrantStore } from './grant-store';
 import type { AuthorizeRequest } from './read-authorize-request';
 import type { IdpSession } from './login-sessions';
 
+/** `error_description` when no code can be issued right now. */
+const CODES_BUSY = 'too many sign-ins are under way; try again shortly';
+
 /**
  * Sends the browser back to the client (RFC 6749 §4.1.2) with `code`, `state` and `iss`
  * (RFC 9207, so a client talking to several IdPs cannot be confused about which answered).
+ * When the code table is full of other users' single codes, the client gets
+ * `temporarily_unavailable` instead (RFC 6749 §4.1.2.1) and may simply try again.
  */
 export function redirectWithCode(res: Response, grants: GrantStore, issuer: string, request: AuthorizeRequest, session: IdpSession): void {
   const code = grants.issueCode({
@@ -17,6 +22,11 @@ export function redirectWithCode(res: Response, grants: GrantStore, issuer: stri
     codeChallenge: request.codeChallenge,
     ...(request.nonce === undefined ? {} : { nonce: request.nonce }),
   });
+  if (code === undefined) {
+    const busy = { error: 'temporarily_unavailable', error_description: CODES_BUSY, state: request.state, iss: issuer };
+    redirectWithParams(res, request.redirectUri, busy);
+    return;
+  }
   redirectWithParams(res, request.redirectUri, { code, state: request.state, iss: issuer });
 }
 

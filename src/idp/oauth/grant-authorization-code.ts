@@ -28,8 +28,11 @@ export const authorizationCodeGrant: GrantHandler = async function authorization
     authTime: record.authTime,
     ...(record.nonce === undefined ? {} : { nonce: record.nonce }),
   });
-  const { token, family } = deps.grants.startFamily(record);
-  deps.grants.linkCode(code, family);
+  // A refresh token is optional (RFC 6749 §5.1): when the table is full of other users'
+  // single families, this client gets none and signs in again once the access token expires.
+  const started = deps.grants.startFamily(record);
+  if (started) deps.grants.linkCode(code, started.family);
+  else deps.logger.warn({ req_id: requestId, client_id: client.clientId }, 'no refresh token: the table of refresh tokens is full');
   deps.logger.info({ req_id: requestId, sub: record.user.id, client_id: client.clientId }, 'tokens issued for a code');
-  return { ...tokens, refresh_token: token, scope: record.scope };
+  return { ...tokens, ...(started ? { refresh_token: started.token } : {}), scope: record.scope };
 };

@@ -72,7 +72,10 @@ export function loginForm(deps: AuthorizeDeps): Router {
     deps.sessions.endSession(sessionId);
     const session = { user: check.user, authTime: Math.floor(deps.clock() / 1000) };
     const id = deps.sessions.startSession(session);
-    res.append('Set-Cookie', serializeCookie(SESSION_COOKIE, id, SESSION_TTL_SECONDS, deps.secureCookies));
+    // No room for another session (every one is a different user's only one): this sign-in
+    // still completes, and the next one asks for the password again.
+    if (id === undefined) deps.logger.warn({ req_id: req.id }, 'no session: the table of sessions is full');
+    else res.append('Set-Cookie', serializeCookie(SESSION_COOKIE, id, SESSION_TTL_SECONDS, deps.secureCookies));
     deps.logger.info({ req_id: req.id, sub: check.user.id, client_id: request.client.clientId }, 'signed in at the login page');
     redirectWithCode(res, deps.grants, deps.issuer, request, session);
   });

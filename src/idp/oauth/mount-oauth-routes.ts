@@ -14,6 +14,7 @@ import { loginForm } from './login-form';
 import { createLoginSessions } from './login-sessions';
 import { registeredClients } from './registered-clients';
 import { revokeEndpoint } from './revoke-endpoint';
+import type { StoreLimits } from './store-limits';
 import { userinfoEndpoint } from './userinfo-endpoint';
 
 /** What the OAuth routes need from the IdP app. */
@@ -25,14 +26,16 @@ export interface OAuthRoutesDeps {
   readonly clock: Clock;
   readonly issueTokens: IssueTokens;
   readonly checkPassword: CheckPassword;
+  /** Bounds of the codes, refresh tokens, sessions and login forms kept in memory. */
+  readonly limits: StoreLimits;
 }
 
 /** Adds /authorize, /login, the form-encoded token grants, /userinfo, /revoke and /logout. */
 export function mountOAuthRoutes(app: Express, deps: OAuthRoutesDeps): void {
-  const { options, users, keys, logger, clock, issueTokens, checkPassword } = deps;
+  const { options, users, keys, logger, clock, issueTokens, checkPassword, limits } = deps;
   const clients = registeredClients(options.clients);
-  const grants = createGrantStore(clock);
-  const sessions = createLoginSessions(clock);
+  const grants = createGrantStore(clock, limits);
+  const sessions = createLoginSessions(clock, limits);
   const secureCookies = options.issuer.startsWith('https:');
   const authorizeDeps = { issuer: options.issuer, clients, sessions, grants, users, checkPassword, clock, logger, secureCookies };
 

@@ -20,5 +20,3 @@ export const REFRESH_TTL_SECONDS = 8 * 3600;
 export const SESSION_TTL_SECONDS = 15 * 60;
 /** How long a login page may stay open before its form is refused. */
 export const LOGIN_REQUEST_TTL_SECONDS = 10 * 60;
-/** Codes, refresh tokens, sessions and pending logins each kept at most this many at once. */
-export const MAX_ENTRIES = 10_000;
