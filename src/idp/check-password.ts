@@ -35,6 +35,12 @@ export function throttleLimitFor(maxFailures: number): (key: string) => number {
  * Checks a password the same way for the JSON token endpoint, the form-encoded password
  * grant and the login page: throttled per (username, address), per username and per
  * address before any scrypt work, so no surface is a cheaper place to guess.
+ *
+ * Only a wrong password counts as a failure, and only once checked. Checks under way hold
+ * the failures a key has left, so parallel guesses still stop exactly at the limit: an
+ * attempt that finds them all held waits for one to end (inside its hashing slot, so the
+ * hashing bound caps the waiting too, with 503), then is either locked out (429) or checked.
+ * Concurrent correct sign-ins thus all succeed or are shed as busy, never refused as failed.
  */
 export function createPasswordCheck(deps: PasswordCheckDeps) {
   const { users, throttle, hashing } = deps;
@@ -44,26 +50,38 @@ export function createPasswordCheck(deps: PasswordCheckDeps) {
     const userKey = `user:${name}`;
     const pairKey = `pair:${name}|${from}`;
     const keys = [pairKey, userKey, `addr:${from}`];
+    // A locked key is refused before it takes a place in the hashing queue.
     const wait = throttle.retryAfter(keys);
     if (wait > 0) return { outcome: 'throttled', retryAfter: wait };
 
-    // Every attempt counts as a failure before the slow password check and is forgiven if
-    // it succeeds: a burst of parallel guesses is capped by the limit, not by concurrency.
-    throttle.recordFailure(keys);
-    let user: IdpUser | undefined;
     try {
-      user = await hashing.run(() => users.authenticate(username, password));
+      return await hashing.run(async (): Promise<PasswordCheck> => {
+        for (;;) {
+          const attempt = throttle.begin(keys);
+          if (attempt.kind === 'locked') return { outcome: 'throttled', retryAfter: attempt.retryAfter };
+          if (attempt.kind === 'begun') break;
+          // The failures left are held by checks being hashed right now: one ends within a round.
+          await throttle.settled(keys);
+        }
+        let user: IdpUser | undefined;
+        try {
+          user = await users.authenticate(username, password);
+        } catch (err) {
+          // Our failure, not a guess: it must not count against the user.
+          throttle.end(keys, false);
+          throw err;
+        }
+        throttle.end(keys, user === undefined);
+        if (!user) return { outcome: 'invalid' };
+        throttle.reset(pairKey);
+        throttle.reset(userKey);
+        return { outcome: 'ok', user };
+      });
     } catch (err) {
+      // Shed before any password was checked: not a failed guess, so nothing was counted.
       if (!(err instanceof HashingOverloadedError)) throw err;
-      // Shed before any password was checked: not a failed guess, so it must not count.
-      throttle.forgive(keys);
       return { outcome: 'overloaded', retryAfter: OVERLOAD_RETRY_AFTER };
     }
-    if (!user) return { outcome: 'invalid' };
-    throttle.forgive(keys);
-    throttle.reset(pairKey);
-    throttle.reset(userKey);
-    return { outcome: 'ok', user };
   };
 }
 

@@ -7,9 +7,10 @@ import type { Clock } from './clock';
  *
  * Memory is bounded by `maxEntries`, and a lock outlives any flood: when the table is
  * full, expired windows go first, then the unlocked window with the fewest failures
- * (the oldest among equals). An active lock is never evicted. When every entry is an
- * active lock, a key the table does not know cannot be counted, so it is refused
- * (fail closed) until the soonest lock ends; keys already tracked keep working.
+ * (the oldest among equals). An active lock, or a key with attempts under way, is never
+ * evicted. When every entry is one of those, a key the table does not know cannot be
+ * counted, so it is refused (fail closed) until the soonest lock ends; keys already
+ * tracked keep working.
  */
 export interface LoginThrottle {
   /**
@@ -17,11 +18,21 @@ export interface LoginThrottle {
    * when a key is new and the table is full of active locks (see above).
    */
   retryAfter(keys: readonly string[]): number;
+  /**
+   * Starts one attempt against every key, or says why not: `locked` (as {@link retryAfter}),
+   * or `busy` when a key's remaining failures are all taken by attempts still being checked
+   * (wait for {@link settled} and ask again). An attempt under way is not a failure: only
+   * {@link end} with `failed` counts one, so a correct password is never counted, while
+   * parallel guesses still never exceed the limit.
+   */
+  begin(keys: readonly string[]): { readonly kind: 'begun' } | { readonly kind: 'locked'; readonly retryAfter: number } | { readonly kind: 'busy' };
+  /** Ends an attempt {@link begin} started; `failed` counts it as a failure. */
+  end(keys: readonly string[], failed: boolean): void;
+  /** Resolves when an attempt on one of `keys` ends. */
+  settled(keys: readonly string[]): Promise<void>;
   /** Counts one failure against each key. A key that finds no room is not counted (call retryAfter first). */
   recordFailure(keys: readonly string[]): void;
-  /** Takes back one counted failure from each key (an attempt counted up front that succeeded). */
-  forgive(keys: readonly string[]): void;
-  /** Forgets a key (after a successful sign-in). */
+  /** Forgets a key's failures (after a successful sign-in); attempts under way still count. */
   reset(key: string): void;
   /** Number of keys currently tracked (for tests). */
   size(): number;
@@ -41,6 +52,8 @@ export interface LoginThrottleOptions {
 
 interface Window {
   failures: number;
+  /** Attempts begun and not yet ended. */
+  pending: number;
   endsAt: number;
   /** Failures that lock this key. */
   limit: number;
@@ -52,6 +65,8 @@ export function createLoginThrottle(options: LoginThrottleOptions): LoginThrottl
   const limitFor = options.limitFor ?? (() => maxFailures);
   if (maxFailures < 1 || windowSeconds < 1 || maxEntries < 1) throw new Error('invalid login throttle options');
   const windows = new Map<string, Window>();
+  // Waiters for an attempt on a key to end; only keys with attempts under way get any.
+  const waiters = new Map<string, (() => void)[]>();
 
   function live(key: string, now: number): Window | undefined {
     const w = windows.get(key);
@@ -65,7 +80,8 @@ export function createLoginThrottle(options: LoginThrottleOptions): LoginThrottl
   const locked = (w: Window) => w.failures >= w.limit;
 
   /**
-   * Frees slots until `needed` new keys fit; false when only active locks are left.
+   * Frees slots until `needed` new keys fit; false when only active locks (and keys with
+   * attempts under way) are left.
    * Evicts a tenth of the table at once, so a flood pays for one scan per batch rather
    * than per request. The sort is stable and maps iterate in insertion order, so among
    * equal failure counts the oldest window goes first.
@@ -74,7 +90,8 @@ export function createLoginThrottle(options: LoginThrottleOptions): LoginThrottl
     if (windows.size + needed <= maxEntries) return true;
     for (const [key, w] of windows) if (w.endsAt <= now) windows.delete(key);
     if (windows.size + needed <= maxEntries) return true;
-    const unlocked = [...windows].filter(([, w]) => !locked(w)).sort(([, a], [, b]) => a.failures - b.failures);
+    // A window with attempts under way stays too: forgetting it would admit more guesses.
+    const unlocked = [...windows].filter(([, w]) => !locked(w) && w.pending === 0).sort(([, a], [, b]) => a.failures - b.failures);
     const batch = Math.max(windows.size + needed - maxEntries, Math.ceil(maxEntries / 10));
     for (const [key] of unlocked.slice(0, batch)) windows.delete(key);
     return windows.size + needed <= maxEntries;
@@ -87,36 +104,69 @@ export function createLoginThrottle(options: LoginThrottleOptions): LoginThrottl
     return Number.isFinite(soonest) ? soonest - now : windowSeconds * 1000;
   }
 
+  /** A fresh window for a key retryAfter has just made room for. */
+  function open(key: string, now: number): Window {
+    const w: Window = { failures: 0, pending: 0, endsAt: now + windowSeconds * 1000, limit: limitFor(key) };
+    windows.set(key, w);
+    return w;
+  }
+
+  function count(key: string, now: number): void {
+    const w = live(key, now);
+    if (w) w.failures += 1;
+    else if (makeRoom(now)) open(key, now).failures = 1;
+  }
+
+  function retryAfter(keys: readonly string[]): number {
+    const now = clock();
+    let wait = 0;
+    let unknown = 0;
+    for (const key of keys) {
+      const w = live(key, now);
+      if (!w) unknown += 1;
+      else if (locked(w)) wait = Math.max(wait, w.endsAt - now);
+    }
+    if (unknown > 0 && !makeRoom(now, unknown)) wait = Math.max(wait, untilRoom(now));
+    return Math.ceil(wait / 1000);
+  }
+
   return {
-    retryAfter(keys) {
+    retryAfter,
+    begin(keys) {
+      const wait = retryAfter(keys);
+      if (wait > 0) return { kind: 'locked', retryAfter: wait };
       const now = clock();
-      let wait = 0;
-      let unknown = 0;
+      const tracked = keys.map((key) => live(key, now) ?? open(key, now));
+      if (tracked.some((w) => w.failures + w.pending >= w.limit)) return { kind: 'busy' };
+      for (const w of tracked) w.pending += 1;
+      return { kind: 'begun' };
+    },
+    end(keys, failed) {
+      const now = clock();
       for (const key of keys) {
         const w = live(key, now);
-        if (!w) unknown += 1;
-        else if (locked(w)) wait = Math.max(wait, w.endsAt - now);
+        if (w && w.pending > 0) w.pending -= 1;
+        if (failed) count(key, now);
+        for (const wake of waiters.get(key) ?? []) wake();
+        waiters.delete(key);
       }
-      if (unknown > 0 && !makeRoom(now, unknown)) wait = Math.max(wait, untilRoom(now));
-      return Math.ceil(wait / 1000);
+    },
+    settled(keys) {
+      // Only keys with attempts under way are waited on: they are sure to end.
+      const busy = keys.filter((key) => (windows.get(key)?.pending ?? 0) > 0);
+      if (busy.length === 0) return Promise.resolve();
+      return new Promise((resolve) => {
+        for (const key of busy) waiters.set(key, [...(waiters.get(key) ?? []), resolve]);
+      });
     },
     recordFailure(keys) {
       const now = clock();
-      for (const key of keys) {
-        const w = live(key, now);
-        if (w) w.failures += 1;
-        else if (makeRoom(now)) windows.set(key, { failures: 1, endsAt: now + windowSeconds * 1000, limit: limitFor(key) });
-      }
-    },
-    forgive(keys) {
-      const now = clock();
-      for (const key of keys) {
-        const w = live(key, now);
-        if (w && w.failures > 0) w.failures -= 1;
-      }
+      for (const key of keys) count(key, now);
     },
     reset(key) {
-      windows.delete(key);
+      const w = windows.get(key);
+      if (w && w.pending > 0) w.failures = 0;
+      else windows.delete(key);
     },
     size: () => windows.size,
   };

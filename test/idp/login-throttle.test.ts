@@ -72,6 +72,45 @@ describe('createLoginThrottle', () => {
     expect(throttle.retryAfter(['new'])).toBe(10);
   });
 
+  it('holds a key’s remaining failures for attempts under way; only a failed one counts', async () => {
+    const throttle = createLoginThrottle({ maxFailures: 2, windowSeconds: 10, clock: fakeClock(0) });
+    expect(throttle.begin(['u'])).toEqual({ kind: 'begun' });
+    expect(throttle.begin(['u'])).toEqual({ kind: 'begun' });
+    expect(throttle.begin(['u'])).toEqual({ kind: 'busy' });
+    const settled = throttle.settled(['u']);
+    throttle.end(['u'], false); // a correct password: not a failure
+    await settled;
+    expect(throttle.begin(['u'])).toEqual({ kind: 'begun' });
+    throttle.end(['u'], true);
+    throttle.end(['u'], true);
+    expect(throttle.begin(['u'])).toEqual({ kind: 'locked', retryAfter: 10 });
+  });
+
+  it('keeps attempts under way across a reset, so a sign-in does not free extra guesses', () => {
+    const throttle = createLoginThrottle({ maxFailures: 2, windowSeconds: 10, clock: fakeClock(0) });
+    throttle.begin(['u']);
+    throttle.begin(['u']);
+    throttle.reset('u');
+    expect(throttle.begin(['u'])).toEqual({ kind: 'busy' });
+    throttle.end(['u'], false);
+    throttle.end(['u'], false);
+    throttle.reset('u');
+    expect(throttle.size()).toBe(0);
+  });
+
+  it('never evicts a key with attempts under way', () => {
+    const clock = fakeClock(0);
+    const throttle = createLoginThrottle({ maxFailures: 1, windowSeconds: 10, clock, maxEntries: 1 });
+    throttle.begin(['u']);
+    expect(throttle.begin(['other'])).toEqual({ kind: 'locked', retryAfter: 10 });
+    expect(throttle.begin(['u'])).toEqual({ kind: 'busy' });
+  });
+
+  it('settles at once when no attempt is under way', async () => {
+    const throttle = createLoginThrottle({ maxFailures: 1, windowSeconds: 10, clock: fakeClock(0) });
+    await expect(throttle.settled(['nobody'])).resolves.toBeUndefined();
+  });
+
   it('refuses nonsensical options at start-up', () => {
     expect(() => createLoginThrottle({ maxFailures: 0, windowSeconds: 10, clock: Date.now })).toThrow(/invalid/);
   });
