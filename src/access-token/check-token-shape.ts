@@ -7,6 +7,10 @@ export interface TokenExpectations {
   audience: string;
   clientId: string | undefined;
   realm: string;
+  /** Allowed clock skew (s), the same as for `exp` and `nbf`. */
+  clockTolerance: number;
+  /** Our clock, in seconds since the epoch. */
+  nowSeconds: () => number;
 }
 
 /** Longest token accepted; real access tokens are about 1 kB. */
@@ -77,6 +81,10 @@ export function checkTokenShape(token: Jwt | null | undefined, expected: TokenEx
   // The key comes only from the trusted JWKS by kid; embedded jwk/jku/x5u/x5c are ignored.
   if (typeof header.kid !== 'string' || header.kid === '') fail('the token has no key id (kid)');
   if (typeof payload.exp !== 'number') fail('the token has no expiry (exp)');
+  // RFC 9068 §4 lets a validator refuse a token issued in the future beyond the clock skew: a
+  // far-future iat is a forged token or a broken issuer clock, never a token to trust.
+  if (payload.iat !== undefined && typeof payload.iat !== 'number') fail('the token issue time (iat) is not a number');
+  if (typeof payload.iat === 'number' && payload.iat > expected.nowSeconds() + expected.clockTolerance) fail('the token was issued in the future (iat)');
   if (typeof payload.sub !== 'string' || payload.sub === '') fail('the token has no subject (sub)');
   if (!SUBJECT.test(payload.sub as string)) fail('the token subject (sub) is not a user id');
   if (payload.iss !== expected.issuer) fail('the token was issued by another issuer');

@@ -57,7 +57,7 @@ export function createAccessTokenVerifier(options: AccessTokenVerifierOptions, l
     now,
   });
   const cache = createVerifiedTokenCache(opts.tokenCacheSize, opts.clockTolerance);
-  const expected = { issuer: opts.issuer, audience: opts.audience, clientId: opts.clientId, realm };
+  const expected = { issuer: opts.issuer, audience: opts.audience, clientId: opts.clientId, realm, clockTolerance: opts.clockTolerance, nowSeconds };
   const jwtOptions: VerifyOptions = {
     algorithms: ['RS256'],
     issuer: opts.issuer,

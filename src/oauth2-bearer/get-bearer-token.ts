@@ -19,7 +19,9 @@ export interface BearerRequest {
   formEncoded?: boolean;
 }
 
-// RFC 9110 §11.1 auth-scheme (a token) followed by the rest of the credentials.
+// RFC 9110 §11.1 auth-scheme (a token) followed by the rest of the credentials. One or more
+// spaces between them, on purpose: RFC 6750 §2.1 is `credentials = "Bearer" 1*SP b64token`, so
+// `Bearer  <token>` is as legal as `Bearer <token>` (RFC 9110 §11.4 agrees: 1*SP).
 const CREDENTIALS = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+)(?: +(.*))?$/;
 // RFC 6750 §2.1 b64token: the only characters a bearer token may contain.
 const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;

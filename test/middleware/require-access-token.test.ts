@@ -184,6 +184,15 @@ describe('requireAccessToken: forged and misused tokens', () => {
     expect((await request(app).get('/whoami').set('Authorization', `Bearer ${withinTolerance}`)).status).toBe(200);
   });
 
+  it('rejects a token issued in the future beyond the clock tolerance (RFC 9068 §4), and an iat that is not a number', async () => {
+    const app = createApp();
+    await expectInvalidToken(app, idp.sign({ iat: nowSeconds() + 6 }), 'the token was issued in the future (iat)');
+    await expectInvalidToken(app, idp.sign({ iat: nowSeconds() + 10 * 365 * 86400, exp: nowSeconds() + 11 * 365 * 86400 }), 'the token was issued in the future (iat)');
+    await expectInvalidToken(app, idp.sign({ iat: String(nowSeconds()) }), 'the token issue time (iat) is not a number');
+    const withinTolerance = idp.sign({ iat: nowSeconds() + 5 });
+    expect((await request(app).get('/whoami').set('Authorization', `Bearer ${withinTolerance}`)).status).toBe(200);
+  });
+
   it.each([
     ['wrong issuer', { iss: 'https://evil.example' }, 'the token was issued by another issuer'],
     ['wrong audience', { aud: 'urn:other-api' }, 'the token is not meant for this API (aud)'],

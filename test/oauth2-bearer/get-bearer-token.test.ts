@@ -20,6 +20,11 @@ describe('getBearerToken (RFC 6750 §2)', () => {
     expect(getBearerToken({ authorization: ['bEaReR xyz'] })).toBe('xyz');
   });
 
+  it('takes one or more spaces after the scheme: RFC 6750 §2.1 is "Bearer" 1*SP b64token', () => {
+    expect(getBearerToken({ authorization: ['Bearer  abc'] })).toBe('abc');
+    expect(getBearerToken({ authorization: ['Bearer     abc'] })).toBe('abc');
+  });
+
   it('answers 401 with a bare challenge when there is no header', () => {
     const err = expectError(() => getBearerToken({ authorization: undefined }, REALM), UnauthorizedError, 401);
     expect(err.code).toBe('unauthorized');
