@@ -1,8 +1,7 @@
 import { join } from 'node:path';
 import express, { type Router } from 'express';
-import helmet from 'helmet';
 import { CONSOLE_CLIENT_ID, findProjectRoot } from '../config';
-import { serveBrowserModules, serveFile } from '../http';
+import { contentSecurityPolicy, serveBrowserModules, serveFile } from '../http';
 
 /** Where the console's page is served: `{relay_url}/console/`. */
 export const CONSOLE_PAGE_PATH = '/console';
@@ -25,12 +24,13 @@ export interface ConsolePage {
  * origin, oauth4webapi from node_modules (never a CDN), `config.json` telling the page where
  * and as whom to sign in, and `/console/callback` (the console client's registered redirect
  * URI) serving the same page, which finishes the code exchange there. The CSP stays 'self',
- * plus the IdP's origin for `connect-src` (discovery, token, revocation).
+ * plus the IdP's origin for `connect-src` (discovery, token, revocation), and asks browsers
+ * to upgrade requests to https only when the page itself came over https.
  */
 export function consolePageRouter(page: ConsolePage): Router {
   const index = join(page.publicDir, 'index.html');
   const pages = express.Router();
-  pages.use(helmet.contentSecurityPolicy({ directives: { connectSrc: ["'self'", new URL(page.authUrl).origin] } }));
+  pages.use(contentSecurityPolicy({ connectSrc: ["'self'", new URL(page.authUrl).origin] }));
   pages.get('/config.json', (_req, res) => {
     res.json({ auth_url: page.authUrl, client_id: CONSOLE_CLIENT_ID });
   });

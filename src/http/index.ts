@@ -8,6 +8,8 @@ export {
 } from './http-error';
 export { createErrorHandler, notFound } from './error-handler';
 export { createApp, finishApp } from './create-app';
+export { contentSecurityPolicy } from './content-security-policy';
+export type { CspDirectives } from './content-security-policy';
 export { listen, baseUrl, close, shutdownOnSignal } from './serve';
 export { basicCredential, decodeBasicPair } from './basic-credentials';
 export { parseBody, parseParam } from './parse-request';
