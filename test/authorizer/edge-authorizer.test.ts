@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { AuthorizerUnavailableError, createEdgeAuthorizer, toIsRequest, type AuthorizationRequest } from '../../src/authorizer';
 import type { Edge } from '../../src/edge';
 import { baseUrl, close, listen } from '../../src/http';
-import { makeEdge, removeDir, tempDir } from '../edge/edge-kit';
+import { makeSyncedEdge, removeDir, tempDir } from '../edge/edge-kit';
 import { startFakeControlPlane, userId, type FakeControlPlane } from '../edge/fake-control-plane';
 
 let cp: FakeControlPlane;
@@ -16,9 +16,7 @@ let connections = 0;
 beforeAll(async () => {
   cp = await startFakeControlPlane();
   dir = tempDir();
-  ({ edge } = makeEdge(cp.url, dir));
-  await edge.runCommand('discovery');
-  await edge.runCommand('sync_edge_directory');
+  ({ edge } = await makeSyncedEdge(cp.url, dir));
   server = await listen(edge.app, 0, '127.0.0.1');
   server.on('connection', () => (connections += 1));
   url = baseUrl(server);

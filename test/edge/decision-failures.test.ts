@@ -4,7 +4,7 @@ import { createDecisionRoutes, type DecisionRoute, type Edge, type EdgeRuntime }
 import { createDecisionListener } from '../../src/edge/decision-server';
 import { baseUrl, close, HttpError } from '../../src/http';
 import type { Logger } from '../../src/observability';
-import { makeEdge, removeDir, tempDir } from './edge-kit';
+import { makeSyncedEdge, removeDir, tempDir } from './edge-kit';
 import { startFakeControlPlane, userId, type FakeControlPlane } from './fake-control-plane';
 
 // The sidecar's decision endpoints when deciding throws something no one planned for: a
@@ -28,9 +28,7 @@ const servers: Server[] = [];
 beforeAll(async () => {
   cp = await startFakeControlPlane();
   dir = tempDir();
-  ({ edge } = makeEdge(cp.url, dir));
-  await edge.runCommand('discovery');
-  await edge.runCommand('sync_edge_directory');
+  ({ edge } = await makeSyncedEdge(cp.url, dir));
   rick = userId(cp.directory, 'rick');
   const real = edge.authorizer;
   runtime = {

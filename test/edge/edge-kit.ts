@@ -40,3 +40,11 @@ export function makeEdge(relayUrl: string, dataDir: string, overrides: Partial<E
   });
   return { edge, clock };
 }
+
+/** {@link makeEdge}, then both syncs run once: an edge holding the control plane's image and directory, ready to decide. */
+export async function makeSyncedEdge(relayUrl: string, dataDir: string, overrides: Partial<EdgeDeps> = {}): Promise<{ edge: Edge; clock: ManualTimers }> {
+  const made = makeEdge(relayUrl, dataDir, overrides);
+  await made.edge.runCommand('discovery');
+  await made.edge.runCommand('sync_edge_directory');
+  return made;
+}

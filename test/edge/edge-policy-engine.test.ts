@@ -2,7 +2,7 @@ import request from 'supertest';
 import type { Edge } from '../../src/edge';
 import { createPolicyImage, preparsedCount } from '../../src/policy';
 import { markEngineUnhealthy, resetEngine } from '../../src/policy/cedar-engine';
-import { makeEdge, removeDir, tempDir } from './edge-kit';
+import { makeSyncedEdge, removeDir, tempDir } from './edge-kit';
 import { rbacImage, startFakeControlPlane, userId, type FakeControlPlane } from './fake-control-plane';
 
 let cp: FakeControlPlane;
@@ -13,9 +13,7 @@ const image = rbacImage();
 beforeEach(async () => {
   cp = await startFakeControlPlane();
   dir = tempDir();
-  ({ edge } = makeEdge(cp.url, dir));
-  await edge.runCommand('discovery');
-  await edge.runCommand('sync_edge_directory');
+  ({ edge } = await makeSyncedEdge(cp.url, dir));
 });
 
 afterEach(async () => {

@@ -16,7 +16,7 @@ import { baseUrl, close, listen } from '../../src/http';
 import { IDP_OPENAPI, IDP_ROUTES } from '../../src/idp/idp-openapi';
 import { silentLogger } from '../../src/observability';
 import { startAppFixture, USERS, type AppFixture } from '../apps/app-fixture';
-import { makeEdge, removeDir, tempDir } from '../edge/edge-kit';
+import { makeSyncedEdge, removeDir, tempDir } from '../edge/edge-kit';
 import { startFakeControlPlane, type FakeControlPlane } from '../edge/fake-control-plane';
 import { CITADEL, startIdpFixture, type IdpFixture } from '../idp/idp-fixture';
 import { startRelayKit, type RelayKit } from '../relay/relay-kit';
@@ -107,9 +107,7 @@ describe('edge authorizer /openapi.json', () => {
   beforeAll(async () => {
     cp = await startFakeControlPlane();
     dir = tempDir();
-    ({ edge } = makeEdge(cp.url, dir));
-    await edge.runCommand('discovery');
-    await edge.runCommand('sync_edge_directory');
+    ({ edge } = await makeSyncedEdge(cp.url, dir));
     server = await listen(edge.app, 0, '127.0.0.1');
     url = baseUrl(server);
   });
