@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { findProjectRoot, readDemoTenantFile } from '../../src/config';
 import { fetchToken } from '../../scripts/lib/fetch-token';
 import { callResource, exec, registrations, tenantFromDemo, type RegistrationView, type TenantCredentials } from '../integration/stack-client';
-import { childrenOf, commandLine } from './process-tree';
+import { childrenOf, commandLine, stopLauncher } from './process-tree';
 
 const STARTUP_TIMEOUT_MS = 90_000;
 const FAILOVER_TIMEOUT_MS = 45_000;
@@ -82,12 +82,7 @@ describe('npm run cluster', () => {
 
   afterAll(async () => {
     // A failed test must not leave a cluster behind: SIGTERM stops it and its servers.
-    if (launcher && launcher.exitCode === null && launcher.signalCode === null) {
-      launcher.kill('SIGTERM');
-      const timer = setTimeout(() => launcher?.kill('SIGKILL'), STOP_TIMEOUT_MS);
-      await exited;
-      clearTimeout(timer);
-    }
+    await stopLauncher(launcher, exited, STOP_TIMEOUT_MS);
     for (const pid of started) if (existsSync(`/proc/${pid}`)) process.kill(pid, 'SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });
   }, STOP_TIMEOUT_MS + 10_000);

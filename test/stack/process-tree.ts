@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 
 /** The pids whose parent is `pid`, from /proc (Linux): what a launcher has started and not yet reaped. */
@@ -24,4 +25,16 @@ export function commandLine(pid: number): string[] {
   } catch {
     return [];
   }
+}
+
+/**
+ * Stops a launcher a test started and left running (a failed test): SIGTERM, then SIGKILL
+ * after `graceMs`, and waits for it to exit. Does nothing once it has exited.
+ */
+export async function stopLauncher(launcher: ChildProcess | undefined, exited: Promise<unknown>, graceMs: number): Promise<void> {
+  if (!launcher || launcher.exitCode !== null || launcher.signalCode !== null) return;
+  launcher.kill('SIGTERM');
+  const timer = setTimeout(() => launcher.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
 }

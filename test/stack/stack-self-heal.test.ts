@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../scripts/lib/free-port';
 import { findProjectRoot } from '../../src/config';
-import { childrenOf, commandLine } from './process-tree';
+import { childrenOf, commandLine, stopLauncher } from './process-tree';
 
 const STARTUP_TIMEOUT_MS = 90_000;
 /** From the kill to the restarted component answering: 0.25 s of backoff, then a start from source. */
@@ -59,12 +59,7 @@ describe('npm start heals itself', () => {
   });
 
   afterAll(async () => {
-    if (launcher && launcher.exitCode === null && launcher.signalCode === null) {
-      launcher.kill('SIGTERM');
-      const timer = setTimeout(() => launcher?.kill('SIGKILL'), STOP_TIMEOUT_MS);
-      await exited;
-      clearTimeout(timer);
-    }
+    await stopLauncher(launcher, exited, STOP_TIMEOUT_MS);
     for (const pid of seen) if (ours(pid, dataDir)) process.kill(pid, 'SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });
   }, STOP_TIMEOUT_MS + 10_000);
