@@ -81,10 +81,11 @@ export function checkTokenShape(token: Jwt | null | undefined, expected: TokenEx
   // The key comes only from the trusted JWKS by kid; embedded jwk/jku/x5u/x5c are ignored.
   if (typeof header.kid !== 'string' || header.kid === '') fail('the token has no key id (kid)');
   if (typeof payload.exp !== 'number') fail('the token has no expiry (exp)');
-  // RFC 9068 §4 lets a validator refuse a token issued in the future beyond the clock skew: a
-  // far-future iat is a forged token or a broken issuer clock, never a token to trust.
-  if (payload.iat !== undefined && typeof payload.iat !== 'number') fail('the token issue time (iat) is not a number');
-  if (typeof payload.iat === 'number' && payload.iat > expected.nowSeconds() + expected.clockTolerance) fail('the token was issued in the future (iat)');
+  // RFC 9068 §2.2 makes iat REQUIRED, and §4 lets a validator refuse a token issued in the
+  // future beyond the clock skew: a far-future iat is a forged token or a broken issuer clock.
+  if (payload.iat === undefined) fail('the token has no issue time (iat)');
+  if (typeof payload.iat !== 'number') fail('the token issue time (iat) is not a number');
+  if ((payload.iat as number) > expected.nowSeconds() + expected.clockTolerance) fail('the token was issued in the future (iat)');
   if (typeof payload.sub !== 'string' || payload.sub === '') fail('the token has no subject (sub)');
   if (!SUBJECT.test(payload.sub as string)) fail('the token subject (sub) is not a user id');
   if (payload.iss !== expected.issuer) fail('the token was issued by another issuer');

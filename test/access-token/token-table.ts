@@ -65,6 +65,7 @@ export const TOKEN_TABLE: readonly TokenRow[] = [
   { name: 'iat an hour in the future', accept: false, token: (c) => sign(c, { iat: nowSeconds() + 3600, exp: nowSeconds() + 7200 }) },
   { name: 'iat years in the future', accept: false, token: (c) => sign(c, { iat: nowSeconds() + 10 * 365 * 86400, exp: nowSeconds() + 11 * 365 * 86400 }) },
   { name: 'iat not a number', accept: false, token: (c) => sign(c, { iat: 'now' }) },
+  { name: 'no iat (RFC 9068 §2.2: required)', accept: false, token: (c) => sign(c, { iat: undefined }) },
   { name: 'iat just inside the clock tolerance', accept: true, token: (c) => sign(c, { iat: nowSeconds() + 3 }) },
   { name: 'another issuer', accept: false, token: (c) => sign(c, { iss: 'https://evil.example' }) },
   { name: 'an issuer with a trailing slash', accept: false, token: (c) => sign(c, { iss: `${c.issuer}/` }) },

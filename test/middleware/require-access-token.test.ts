@@ -148,7 +148,7 @@ describe('requireAccessToken: the request', () => {
 });
 
 describe('requireAccessToken: forged and misused tokens', () => {
-  const claims = () => ({ iss: idp.issuer, aud: idp.audience, sub: 'rick', exp: nowSeconds() + 600 });
+  const claims = () => ({ iss: idp.issuer, aud: idp.audience, sub: 'rick', iat: nowSeconds(), exp: nowSeconds() + 600 });
 
   it('rejects alg none', async () => {
     await expectInvalidToken(createApp(), unsignedToken({ typ: 'at+jwt', kid: idp.kid }, claims()), 'the token must be signed with RS256');
