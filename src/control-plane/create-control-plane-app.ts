@@ -3,6 +3,7 @@ import { createApp, finishApp, OPENAPI_PATH, serveOpenApi } from '../http';
 import { CONTROL_PLANE_OPENAPI } from './control-plane-openapi';
 import type { Logger } from '../observability';
 import { POLICY_IMAGE_LIMITS } from '../policy';
+import { storageErrorTranslator } from '../sql';
 import { adminDirectoryRoutes } from './admin-directory-routes';
 import { adminPolicyRoutes, type DecisionSampler } from './admin-policy-routes';
 import { adminSigningKeyRoutes } from './admin-signing-key-routes';
@@ -52,5 +53,6 @@ export function createControlPlaneApp(deps: ControlPlaneAppDeps): Express {
   app.use('/api/v2/edge', requireConnection(deps.store), edgeRoutes(deps.store));
 
   for (const router of deps.routers ?? []) app.use(router);
-  return finishApp(app, deps.logger, 'api');
+  // Its store and the relay's are SQL: a busy or unreachable database is a 503, a full one a 507.
+  return finishApp(app, deps.logger, 'api', [storageErrorTranslator]);
 }

@@ -2,7 +2,7 @@ import express, { type Express } from 'express';
 import helmet, { type HelmetOptions } from 'helmet';
 import type { Logger } from '../observability';
 import { contentSecurityPolicy } from './content-security-policy';
-import { createErrorHandler, notFound, type ErrorShape } from './error-handler';
+import { createErrorHandler, notFound, type ErrorShape, type ErrorTranslator } from './error-handler';
 import { rejectMalformedUrl } from './malformed-url';
 import { requestContext } from './request-context';
 
@@ -25,9 +25,13 @@ export function createApp(logger: Logger, helmetOptions?: Readonly<HelmetOptions
   return app;
 }
 
-/** The end every Outpost app shares: a JSON 404 for unknown paths, then the one error middleware. */
-export function finishApp(app: Express, logger: Logger, shape: ErrorShape): Express {
+/**
+ * The end every Outpost app shares: a JSON 404 for unknown paths, then the one error
+ * middleware. An app that keeps data passes its storage's translator (`src/sql`'s
+ * `storageErrorTranslator`), so a busy or full database is a 503 or 507, not a 500.
+ */
+export function finishApp(app: Express, logger: Logger, shape: ErrorShape, translators: readonly ErrorTranslator[] = []): Express {
   app.use(notFound(shape));
-  app.use(createErrorHandler(logger, shape));
+  app.use(createErrorHandler(logger, shape, { translators }));
   return app;
 }

@@ -1,6 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { createRateLimitedLog, thrownName, type Logger } from '../observability';
-import { isStorageFull, isStorageUnavailable } from '../sql';
 import { HttpError, OAuthError } from './http-error';
 import { isMalformedUrl, MALFORMED_URL_MESSAGE } from './malformed-url';
 import './express-request';
@@ -18,7 +17,8 @@ function isBodyParserError(err: unknown): err is BodyParserError {
   return typeof err === 'object' && err !== null && typeof (err as BodyParserError).type === 'string';
 }
 
-function make(shape: ErrorShape, status: number, code: string, message: string, headers: Record<string, string> = {}): HttpError {
+/** An error in the app's body shape: {@link OAuthError} at the IdP, {@link HttpError} elsewhere. */
+export function errorInShape(shape: ErrorShape, status: number, code: string, message: string, headers: Record<string, string> = {}): HttpError {
   return shape === 'oauth' ? new OAuthError(status, code, message, headers) : new HttpError(status, code, message, headers);
 }
 
@@ -28,37 +28,60 @@ function fromBodyParser(err: unknown, shape: ErrorShape): HttpError | undefined 
   const badRequest = shape === 'oauth' ? 'invalid_request' : 'bad_request';
   switch (err.type) {
     case 'entity.parse.failed':
-      return make(shape, 400, badRequest, 'the request body is not valid JSON');
+      return errorInShape(shape, 400, badRequest, 'the request body is not valid JSON');
     case 'entity.too.large':
       // RFC 6749 §5.2 has no size error: an oversized token request is an invalid_request (400).
       return shape === 'oauth'
-        ? make(shape, 400, 'invalid_request', 'the request body is too large')
-        : make(shape, 413, 'payload_too_large', 'the request body is too large');
+        ? errorInShape(shape, 400, 'invalid_request', 'the request body is too large')
+        : errorInShape(shape, 413, 'payload_too_large', 'the request body is too large');
     case 'encoding.unsupported':
     case 'charset.unsupported':
-      return make(shape, 415, shape === 'oauth' ? 'invalid_request' : 'unsupported_media_type', 'unsupported body encoding');
+      return errorInShape(shape, 415, shape === 'oauth' ? 'invalid_request' : 'unsupported_media_type', 'unsupported body encoding');
     case 'request.aborted':
     case 'request.size.invalid':
     case 'stream.encoding.set':
-      return make(shape, 400, badRequest, 'the request body could not be read');
+      return errorInShape(shape, 400, badRequest, 'the request body could not be read');
     default:
       return undefined;
   }
 }
 
 /**
- * A storage failure (SQLite busy past its timeout, read-only, I/O error; PostgreSQL
- * unreachable, restarting, out of connections or resolving a conflict) is our fault and
- * usually passes: 503 with `Retry-After`, the error's code only in the log. A full disk does
- * not pass by itself: 507 `insufficient_storage` (RFC 4918 §11.5) without `Retry-After`, so
- * clients stop retrying every second. Recognised by code, never by message text (src/sql
- * decides which).
+ * Turns one library's failures into responses where that library lives, so `src/http` needs to
+ * know no storage engine (`src/sql` exports the storage one). `translate` answers an error it
+ * recognises — by `code` or class, never by message text (docs/conventions.md §3) — in the
+ * app's shape, and `undefined` for anything else. A translated error is our failure: it is
+ * logged at error level, once per kind per minute, with the error's code only (its message
+ * may hold what a log must not), under the message `` `${label} error` ``.
  */
-function fromStorage(err: unknown, shape: ErrorShape): HttpError | undefined {
-  if (isStorageFull(err)) return make(shape, 507, shape === 'oauth' ? 'server_error' : 'insufficient_storage', 'storage is full');
-  if (!isStorageUnavailable(err)) return undefined;
-  const errorCode = shape === 'oauth' ? 'temporarily_unavailable' : 'storage_unavailable';
-  return make(shape, 503, errorCode, 'storage is busy or unavailable; retry shortly', { 'Retry-After': '1' });
+export interface ErrorTranslator {
+  /** What the log line says the failure was (`storage` logs `storage error`). */
+  readonly label: string;
+  /** The response for `err` in `shape`, or `undefined` when `err` is not this translator's. */
+  translate(err: unknown, shape: ErrorShape): HttpError | undefined;
+}
+
+/** Options of {@link createErrorHandler}. */
+export interface ErrorHandlerOptions {
+  /** The log's clock, for tests. */
+  readonly now?: () => number;
+  /** Translators of library errors, asked in order before an error becomes a 500. */
+  readonly translators?: readonly ErrorTranslator[];
+}
+
+/** The first translation of `err`, with the translator that made it. */
+function translate(err: unknown, shape: ErrorShape, translators: readonly ErrorTranslator[]): { error: HttpError; label: string } | undefined {
+  for (const translator of translators) {
+    const error = translator.translate(err, shape);
+    if (error) return { error, label: translator.label };
+  }
+  return undefined;
+}
+
+/** The code a translated error is logged by: its `code`, else the name of what was thrown. */
+function errCodeOf(err: unknown): string {
+  const code = (err as { code?: unknown } | null | undefined)?.code;
+  return typeof code === 'string' ? code : thrownName(err);
 }
 
 /** What a 503 that names no wait of its own tells the caller (the sidecar's decision server says the same). */
@@ -69,7 +92,8 @@ const RETRY_AFTER_SECONDS = '1';
  * status, headers and body; a path that does not decode (refused by `createApp`, or a route
  * parameter the router could not decode) is a 400 in the app's shape, logged in one info line;
  * everything else is a generic 500 `server_error` whose detail goes only to the log, tagged
- * with the request id. Every 503 says when to retry: its own `Retry-After`, else 1 s.
+ * with the request id. Every 503 says when to retry: its own `Retry-After`, else 1 s. An error
+ * one of `options.translators` recognises (storage failures, from `src/sql`) gets its answer.
  *
  * Our own failures (5xx) are logged once per kind per minute (`src/observability`'s
  * rate-limited log), so a flood of one failure costs one line a minute, not one a request;
@@ -77,7 +101,8 @@ const RETRY_AFTER_SECONDS = '1';
  * thrown: a typed error's `cause` (an unexpected exception it wraps, logged with its stack
  * at error level) or the error itself. `now` is that log's clock, for tests.
  */
-export function createErrorHandler(logger: Logger, shape: ErrorShape, options: { readonly now?: () => number } = {}): ErrorRequestHandler {
+export function createErrorHandler(logger: Logger, shape: ErrorShape, options: ErrorHandlerOptions = {}): ErrorRequestHandler {
+  const translators = [...(options.translators ?? [])];
   const failures = createRateLimitedLog(logger, options.now ? { now: options.now } : {});
   return function errorHandler(err, req, res, next) {
     if (res.headersSent) {
@@ -86,17 +111,18 @@ export function createErrorHandler(logger: Logger, shape: ErrorShape, options: {
     }
     if (isMalformedUrl(err)) {
       // A client's typo or a scanner's probe: one short line, never a stack.
-      const refusal = make(shape, 400, shape === 'oauth' ? 'invalid_request' : 'bad_request', MALFORMED_URL_MESSAGE);
+      const refusal = errorInShape(shape, 400, shape === 'oauth' ? 'invalid_request' : 'bad_request', MALFORMED_URL_MESSAGE);
       logger.info({ req_id: req.id, code: refusal.code }, 'malformed URL refused');
       res.status(refusal.status).json(refusal.toBody());
       return;
     }
-    const storage = err instanceof HttpError ? undefined : fromStorage(err, shape);
-    const known = err instanceof HttpError ? err : (fromBodyParser(err, shape) ?? storage);
+    const parsed = err instanceof HttpError ? undefined : fromBodyParser(err, shape);
+    const translated = err instanceof HttpError || parsed ? undefined : translate(err, shape, translators);
+    const known = err instanceof HttpError ? err : (parsed ?? translated?.error);
     if (known) {
-      if (storage) {
-        const errCode = (err as { code: string }).code;
-        failures.write('error', `${known.code} ${errCode}`, { req_id: req.id, err_code: errCode }, 'storage error');
+      if (translated) {
+        const errCode = errCodeOf(err);
+        failures.write('error', `${known.code} ${errCode}`, { req_id: req.id, err_code: errCode }, `${translated.label} error`);
       } else if (known.status >= 500) {
         const fields = { req_id: req.id, code: known.code, detail: known.detail };
         const cause = known.cause;

@@ -6,7 +6,8 @@ export {
   ConflictError,
   ServiceUnavailableError,
 } from './http-error';
-export { createErrorHandler, notFound } from './error-handler';
+export { createErrorHandler, errorInShape, notFound } from './error-handler';
+export type { ErrorShape, ErrorTranslator } from './error-handler';
 export { createApp, finishApp } from './create-app';
 export { contentSecurityPolicy } from './content-security-policy';
 export type { CspDirectives } from './content-security-policy';

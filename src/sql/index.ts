@@ -6,3 +6,4 @@ export type { PostgresDatabaseOptions } from './open-postgres-database';
 export { isStorageUnavailable, isStorageFull } from './is-storage-unavailable';
 export { SqlConnectionError } from './sql-connection-error';
 export { redactDatabaseUrl } from './redact-database-url';
+export { storageErrorTranslator } from './storage-error-translator';

@@ -1,8 +1,6 @@
-import Database from 'better-sqlite3';
 import express from 'express';
 import request from 'supertest';
-import { createApp, createErrorHandler, finishApp, HttpError, notFound, ServiceUnavailableError } from '../../src/http';
-import { SqlConnectionError } from '../../src/sql';
+import { createApp, createErrorHandler, errorInShape, finishApp, HttpError, notFound, ServiceUnavailableError, type ErrorTranslator } from '../../src/http';
 import { capturingLogger } from '../helpers/capturing-logger';
 
 describe('the error middleware: public message, log-only detail', () => {
@@ -46,79 +44,68 @@ describe('the error middleware: public message, log-only detail', () => {
   });
 });
 
-describe('the error middleware: storage failures', () => {
-  /** An error shaped like node-postgres's: a SQLSTATE code and a message that must stay in-house. */
-  function pgError(code: string): Error {
-    return Object.assign(new Error('terminating connection due to administrator command password=hunter2'), { code, severity: 'FATAL' });
+describe('the error middleware: translators of library errors', () => {
+  /** An error shaped like a library's: a code, and a message that must stay in-house. */
+  function libraryError(code: string): Error {
+    return Object.assign(new Error('the library says password=hunter2'), { code });
   }
 
-  function build(shape: 'api' | 'oauth', err: Error) {
+  /** Answers `LIB_BUSY` with a 503 of its own, in either shape. */
+  const busy: ErrorTranslator = {
+    label: 'library',
+    translate: (err, shape) =>
+      (err as { code?: unknown }).code === 'LIB_BUSY' ? errorInShape(shape, 503, shape === 'oauth' ? 'temporarily_unavailable' : 'library_busy', 'the library is busy') : undefined,
+  };
+  /** Answers every coded error with a 502, so the test can see which translator is asked first. */
+  const anyCode: ErrorTranslator = {
+    label: 'fallback',
+    translate: (err) => ((err as { code?: unknown }).code === undefined ? undefined : new HttpError(502, 'bad_gateway', 'fallback')),
+  };
+
+  function build(shape: 'api' | 'oauth', err: unknown, translators: readonly ErrorTranslator[]) {
     const { logger, lines } = capturingLogger();
     const app = createApp(logger);
-    app.get('/store', () => {
+    app.get('/fail', () => {
       throw err;
     });
-    return { app: finishApp(app, logger, shape), lines };
+    return { app: finishApp(app, logger, shape, translators), lines };
   }
 
-  it('answers a PostgreSQL shutdown (57P01) with 503 storage_unavailable, Retry-After and only the code in the log', async () => {
-    const { app, lines } = build('api', pgError('57P01'));
-    const res = await request(app).get('/store');
+  it('answers what a translator makes of an error and logs it once, by code, as the translator’s kind of error', async () => {
+    const { app, lines } = build('api', libraryError('LIB_BUSY'), [busy]);
+    const res = await request(app).get('/fail');
     expect(res.status).toBe(503);
     expect(res.headers['retry-after']).toBe('1');
-    expect(res.body).toEqual({ code: 'storage_unavailable', message: 'storage is busy or unavailable; retry shortly' });
-    const logged = lines.find((l) => l.msg === 'storage error');
-    expect(logged).toEqual(expect.objectContaining({ req_id: res.headers['x-request-id'], err_code: '57P01' }));
+    expect(res.body).toEqual({ code: 'library_busy', message: 'the library is busy' });
+    expect(lines.filter((l) => (l.level as number) >= 40)).toEqual([
+      expect.objectContaining({ level: 50, msg: 'library error', kind: 'library_busy LIB_BUSY', req_id: res.headers['x-request-id'], err_code: 'LIB_BUSY' }),
+    ]);
     expect(JSON.stringify(lines)).not.toContain('hunter2');
   });
 
-  it('answers a lost connection in the OAuth shape at the IdP', async () => {
-    const res = await request(build('oauth', new SqlConnectionError('lost')).app).get('/store');
+  it('answers in the OAuth shape at the IdP', async () => {
+    const res = await request(build('oauth', libraryError('LIB_BUSY'), [busy]).app).get('/fail');
     expect(res.status).toBe(503);
-    expect(res.headers['retry-after']).toBe('1');
-    expect(res.body).toEqual({ error: 'temporarily_unavailable', error_description: 'storage is busy or unavailable; retry shortly' });
+    expect(res.body).toEqual({ error: 'temporarily_unavailable', error_description: 'the library is busy' });
   });
 
-  /** A real better-sqlite3 SQLITE_FULL: an in-memory database allowed two pages, asked for more. */
-  function sqliteFull(): Error {
-    const db = new Database(':memory:');
-    try {
-      db.exec('CREATE TABLE t (v BLOB)');
-      db.pragma('max_page_count = 2');
-      db.prepare('INSERT INTO t VALUES (?)').run(Buffer.alloc(64 * 1024));
-    } catch (err) {
-      return err as Error;
-    } finally {
-      db.close();
-    }
-    throw new Error('the database did not fill up');
-  }
-
-  it.each([
-    ['SQLite (SQLITE_FULL)', sqliteFull],
-    ['PostgreSQL (53100 disk_full)', () => pgError('53100')],
-  ])('answers a full disk in %s with 507 insufficient_storage and no Retry-After: retrying soon will not help', async (_engine, fail) => {
-    const err = fail();
-    const { app, lines } = build('api', err);
-    const res = await request(app).get('/store');
-    expect(res.status).toBe(507);
-    expect(res.headers['retry-after']).toBeUndefined();
-    expect(res.body).toEqual({ code: 'insufficient_storage', message: 'storage is full' });
-    expect(lines.find((l) => l.msg === 'storage error')).toEqual(expect.objectContaining({ req_id: res.headers['x-request-id'], err_code: (err as Error & { code: string }).code }));
-    expect(JSON.stringify(lines)).not.toContain('hunter2');
+  it('asks the translators in order and keeps the first answer', async () => {
+    expect((await request(build('api', libraryError('LIB_BUSY'), [busy, anyCode]).app).get('/fail')).status).toBe(503);
+    expect((await request(build('api', libraryError('LIB_BUSY'), [anyCode, busy]).app).get('/fail')).status).toBe(502);
   });
 
-  it('answers a full disk in the OAuth shape at the IdP', async () => {
-    const res = await request(build('oauth', pgError('53100')).app).get('/store');
-    expect(res.status).toBe(507);
-    expect(res.headers['retry-after']).toBeUndefined();
-    expect(res.body).toEqual({ error: 'server_error', error_description: 'storage is full' });
+  it('keeps an error no translator knows a 500, and never hands a typed error to a translator', async () => {
+    expect((await request(build('api', libraryError('LIB_OTHER'), [busy]).app).get('/fail')).body).toEqual({ code: 'server_error', message: 'internal error' });
+    const typed = Object.assign(new HttpError(409, 'conflict', 'no'), { code: 'LIB_BUSY' });
+    expect((await request(build('api', typed, [busy, anyCode]).app).get('/fail')).status).toBe(409);
   });
 
-  it('keeps a statement error (unique violation, 23505) a 500: it is a bug, not an outage', async () => {
-    const res = await request(build('api', pgError('23505')).app).get('/store');
+  it('knows no storage of its own: without a translator a database outage is a 500 (src/sql brings the 503)', async () => {
+    const { app, lines } = build('api', Object.assign(new Error('terminating connection'), { code: '57P01' }), []);
+    const res = await request(app).get('/fail');
     expect(res.status).toBe(500);
     expect(res.body).toEqual({ code: 'server_error', message: 'internal error' });
+    expect(lines.find((l) => l.msg === 'storage error')).toBeUndefined();
   });
 });
 

@@ -7,6 +7,7 @@ import { serveProbes } from '../app-health';
 import { TODO_OPENAPI } from './todo-openapi';
 import { requirePermission } from '../../middleware';
 import type { Logger } from '../../observability';
+import { storageErrorTranslator } from '../../sql';
 import { TODO_ID, createTodoBody, updateTodoBody } from './todo-schemas';
 import type { Todo, TodoStore } from './todo-store';
 
@@ -94,5 +95,6 @@ export function createTodoApp(deps: TodoAppDeps): express.Express {
     res.json({ id: user.id, email: user.email, name: user.name });
   });
 
-  return finishApp(app, deps.logger, 'api');
+  // The todos are in SQLite: a locked or full file is a 503 or 507, as at the control plane.
+  return finishApp(app, deps.logger, 'api', [storageErrorTranslator]);
 }
