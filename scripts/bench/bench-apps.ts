@@ -6,7 +6,10 @@
 //    embedded edge (the default, `rbac embedded`); and, for comparison, the `local` and
 //    `edge` (sidecar over HTTP) authorizers. Servers run in a child (lib/apps-server),
 //    with a control plane and a sidecar edge in two more; autocannon runs here. Targets
-//    are warmed up, then alternated for a few rounds; ratios of medians are the figures.
+//    are warmed up, then alternated for a few rounds, then alternated again while the
+//    child's CPU clock is read. Every ratio is taken within a round against the baseline's
+//    run in that round, printed as median (min–max) over rounds; goals are judged on the
+//    CPU ratio (lib/compare-rounds).
 // 2. Embedded decision latency, in this process: an embedded edge on its own instance.
 // 3. Propagation into the app: a directory change or a policy push, the relay command,
 //    and the app's next answer.
@@ -21,17 +24,20 @@ import { silentLogger } from '../../src/observability';
 import { measureDirectoryPropagation, measurePolicyPropagation, type Propagation } from './lib/app-propagation';
 import type { AppsInfo } from './lib/apps-server';
 import { forkBenchChild, type BenchChild } from './lib/child-harness';
+import { compareRounds, goalRow, printComparisons, printLayers } from './lib/compare-rounds';
 import { closeCalls, waitForRegistration } from './lib/control-plane-calls';
 import type { ControlPlaneInfo } from './lib/control-plane-server';
 import { measureDecisionLatency } from './lib/decision-latency';
 import type { EdgeInfo } from './lib/edge-server';
-import { alternate, cpuPerRequest, printMedians, type AlternatedResults, type LoadTarget } from './lib/load';
+import { alternate, cpuPerRequest, printMedians, roundSamples, type LoadTarget } from './lib/load';
 import { fmt, machineLine, printTable, verdict } from './lib/table';
 
 const CONNECTIONS = 10;
 const DURATION_SECONDS = 5;
 const WARMUP_SECONDS = 2;
 const ROUNDS = 3;
+const CPU_SECONDS = 3;
+const CPU_ROUNDS = 3;
 const DECISIONS = 10_000;
 const PROPAGATIONS = 50;
 const HOUR = 3_600_000;
@@ -41,17 +47,6 @@ const BENCH_USER = 'rick@the-citadel.com';
 /** The layers in the order they stack up; the last is the default stack. */
 const LAYERS = ['bare', 'bare + helmet', 'same stack, no auth', 'same stack + authn', 'rbac embedded'];
 const UNAUTHENTICATED = new Set(['bare', 'bare + helmet', 'same stack, no auth']);
-
-/** One row per layer: throughput, ratio to bare, and what the layer adds per request in CPU time. */
-function printLayers(results: AlternatedResults): void {
-  const bare = results.medianRps('bare');
-  // With the server saturated on one core, 1/throughput is its CPU time per request.
-  const usPer = (label: string) => 1e6 / results.medianRps(label);
-  printTable(
-    ['layer', 'median req/s', 'ratio to bare', 'µs per request', 'this layer adds µs'],
-    LAYERS.map((label, i) => [label, results.medianRps(label), fmt(results.medianRps(label) / bare, 2), usPer(label), i === 0 ? '—' : fmt(usPer(label) - usPer(LAYERS[i - 1] as string), 1)]),
-  );
-}
 
 const latencyRow = (name: string, s: Propagation['total']) => [name, String(s.count), s.p50, s.p99, s.mean, s.max];
 
@@ -101,25 +96,21 @@ async function main(): Promise<void> {
     }));
     const results = await alternate(targets, { connections: CONNECTIONS, durationSeconds: DURATION_SECONDS, rounds: ROUNDS, warmupSeconds: WARMUP_SECONDS });
     printMedians(results);
-    console.log('\nLayer by layer (ratios of medians; the last row is the default stack):');
-    printLayers(results);
-    console.log(`\nServer CPU time per request (the apps child's own clock, ${CONNECTIONS} connections, median of 3 runs of 3 s):`);
-    const cpu = await cpuPerRequest(targets, apps, { connections: CONNECTIONS, durationSeconds: 3, rounds: 3 });
-    printTable(
-      ['target', 'CPU µs per request', 'bare ÷ this', 'same stack, no auth ÷ this'],
-      targets.map((t) => {
-        const us = cpu.get(t.label) ?? Number.NaN;
-        return [t.label, us, fmt((cpu.get('bare') ?? Number.NaN) / us, 2), fmt((cpu.get('same stack, no auth') ?? Number.NaN) / us, 2)];
-      }),
-    );
-    const others = ['rbac local', 'rbac edge'].map((label) => [label, fmt(results.medianRps(label) / results.medianRps('bare'), 2)]);
-    console.log('\nThe other authorizers, ratio to bare:');
-    printTable(['target', 'ratio to bare'], others);
-    const embedded = results.medianRps('rbac embedded');
-    const ofNoAuth = embedded / results.medianRps('same stack, no auth');
-    const ofBare = embedded / results.medianRps('bare');
-    goals.push(['default stack (embedded) ÷ same app without auth', fmt(ofNoAuth, 2), `≥ ${GOALS.ofNoAuth}`, verdict(ofNoAuth >= GOALS.ofNoAuth)]);
-    goals.push(['default stack (embedded) ÷ bare Express', fmt(ofBare, 2), `≥ ${GOALS.ofBare}`, verdict(ofBare >= GOALS.ofBare)]);
+    console.log(`\nServer CPU time per request (the apps child's own clock, ${CONNECTIONS} connections, ${CPU_ROUNDS} rounds of ${CPU_SECONDS} s alternated):`);
+    const cpu = await cpuPerRequest(targets, apps, { connections: CONNECTIONS, durationSeconds: CPU_SECONDS, rounds: CPU_ROUNDS });
+    const samples = roundSamples(results, cpu);
+    console.log('\nLayer by layer (each ratio per round against the same round\'s run, median (min–max); the last row is the default stack):');
+    printLayers(samples, LAYERS);
+    console.log('\nEvery target against bare Express (per round, median (min–max)):');
+    printComparisons(samples, 'bare', targets.map((t) => t.label).filter((label) => label !== 'bare'));
+    console.log('\nThe authenticated targets against the same stack without auth (per round, median (min–max)):');
+    printComparisons(samples, 'same stack, no auth', targets.map((t) => t.label).filter((label) => !UNAUTHENTICATED.has(label)));
+    const embedded = samples.get('rbac embedded');
+    const noAuth = samples.get('same stack, no auth');
+    const bare = samples.get('bare');
+    if (!embedded || !noAuth || !bare) throw new Error('the apps child did not serve every layer');
+    goals.push(goalRow('default stack (embedded) ÷ same app without auth', compareRounds(noAuth, embedded), GOALS.ofNoAuth));
+    goals.push(goalRow('default stack (embedded) ÷ bare Express', compareRounds(bare, embedded), GOALS.ofBare));
 
     // 2. Embedded decision latency: an embedded edge in this process, on the same connection.
     const embeddedHere = await openEmbeddedAuthorizer({

@@ -11,11 +11,12 @@ import { loadDirectorySeed } from '../../src/directory';
 import { forkBenchChild, type BenchChild } from './lib/child-harness';
 import { closeCalls, isRequestBody, waitForRegistration } from './lib/control-plane-calls';
 import { evaluationBody, evaluationsBody } from './lib/authzen-bodies';
+import { compareRounds, goalRow, printComparisons } from './lib/compare-rounds';
 import { measureHandlerCosts } from './lib/handler-costs';
 import type { ControlPlaneInfo } from './lib/control-plane-server';
 import type { EdgeInfo } from './lib/edge-server';
 import type { FakeEdgesInfo } from './lib/fake-edges';
-import { alternate, cpuPerRequest, printMedians, runLoad, sequentialLatency, type LoadTarget } from './lib/load';
+import { alternate, cpuPerRequest, printMedians, roundSamples, runLoad, sequentialLatency, type LoadTarget } from './lib/load';
 import { measureExecRoundTrips, measureFanOut, measurePropagation, type RelayBenchSetup } from './lib/relay-measurements';
 import type { LatencySummary } from './lib/stats';
 import { fmt, machineLine, printTable, verdict } from './lib/table';
@@ -30,6 +31,9 @@ const SEQUENTIAL_REQUESTS = 2_000;
 const OPEN_LOOP_RATE = 1_000;
 const BATCH = 25;
 const GOALS = { changedDiscoveryP99Ms: 50, commandsPerSecond: 500, bytesPerEdge: 50 * 1024, ofBareNode: 0.85, openLoopP99Ms: 5 };
+
+/** The baseline of the sidecar's ratios: the same decision behind a bare node:http handler. */
+const BARE_NODE = 'bare node:http JSON';
 
 type Memory = { rss: number; heapUsed: number; external: number; gc: boolean };
 const row = (name: string, s: LatencySummary) => [name, String(s.count), s.p50, s.p99, s.mean, s.max];
@@ -121,26 +125,22 @@ async function measureSidecar(edge: EdgeInfo, edgeChild: BenchChild, principal: 
     post('edge /api/v2/authz/is (node:http)', `${edge.edgeUrl}/api/v2/authz/is`, is),
     post('edge /access/v1/evaluation (node:http)', `${edge.edgeUrl}/access/v1/evaluation`, evaluationBody(principal, 'DELETE', 'mega-seed')),
     post('same is route behind Express', `${edge.expressEdgeUrl}/api/v2/authz/is`, is),
-    post('bare node:http JSON', `${edge.bareNodeUrl}/api/v2/authz/is`, is),
+    post(BARE_NODE, `${edge.bareNodeUrl}/api/v2/authz/is`, is),
     post('bare Express JSON', `${edge.bareUrl}/api/v2/authz/is`, is),
   ];
   console.log(`\nSidecar decision API, closed loop: ${CLIENTS} connections (autocannon), the same \`is\` body everywhere:`);
   const closed = await alternate(targets, { connections: CLIENTS, durationSeconds: 5, rounds: 3, warmupSeconds: 2 });
   printMedians(closed);
-  const bareNode = closed.medianRps('bare node:http JSON');
-  console.log('\nRatio to the bare node:http JSON endpoint:');
-  printTable(['target', 'ratio'], targets.filter((t) => t.label !== 'bare node:http JSON').map((t) => [t.label, fmt(closed.medianRps(t.label) / bareNode, 2)]));
-  const ratio = closed.medianRps(targets[0]!.label) / bareNode;
-  summary.push(['sidecar is ÷ bare node:http JSON, closed-loop req/s (info: converges to 1 when autocannon is the bottleneck)', fmt(ratio, 2), '—', 'info only']);
 
-  console.log(`\nServer CPU time per request (the edge child's own clock, ${CLIENTS} connections, median of 3 runs of 3 s):`);
+  console.log(`\nServer CPU time per request (the edge child's own clock, ${CLIENTS} connections, 3 rounds of 3 s alternated):`);
   const cpu = await cpuPerRequest(targets, edgeChild, { connections: CLIENTS, durationSeconds: 3, rounds: 3 });
-  const bareCpu = cpu.get('bare node:http JSON') ?? Number.NaN;
-  printTable(['target', 'CPU µs per request', 'bare node:http ÷ this'], targets.map((t) => [t.label, cpu.get(t.label) ?? Number.NaN, fmt(bareCpu / (cpu.get(t.label) ?? Number.NaN), 2)]));
+  const samples = roundSamples(closed, cpu);
+  console.log('\nAgainst the bare node:http JSON endpoint, each ratio per round against the same round\'s run, median (min–max):');
+  printComparisons(samples, BARE_NODE, targets.map((t) => t.label).filter((label) => label !== BARE_NODE));
   // The verdict uses CPU per request: the load generator shares the machine's two cores, and
-  // when it saturates first every target's req/s converges and the ratio says nothing.
-  const cpuRatio = bareCpu / (cpu.get(targets[0]!.label) ?? Number.NaN);
-  summary.push(['sidecar is ÷ bare node:http JSON, server CPU per request', fmt(cpuRatio, 2), `≥ ${GOALS.ofBareNode}`, verdict(cpuRatio >= GOALS.ofBareNode)]);
+  // when it saturates first every target's req/s converges to 1 and says nothing.
+  const comparison = compareRounds(samples.get(BARE_NODE)!, samples.get(targets[0]!.label)!);
+  summary.push(goalRow('sidecar is ÷ bare node:http JSON (req/s converges to 1 when autocannon is the bottleneck)', comparison, GOALS.ofBareNode));
 
   console.log(`\nOpen loop: ${OPEN_LOOP_RATE} decisions/s offered for 10 s over 10 connections:`);
   const open = [];

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import autocannon from 'autocannon';
+import type { RoundSamples } from './compare-rounds';
 import { median, summarize, timeEach, type LatencySummary } from './stats';
 import { printTable } from './table';
 
@@ -66,6 +67,8 @@ export interface AlternatedResults {
   readonly runs: ReadonlyMap<string, LoadResult[]>;
   medianRps(label: string): number;
   medianP99(label: string): number;
+  /** req/s of each run of the target, in round order (one run per round). */
+  rpsRounds(label: string): number[];
 }
 
 /**
@@ -92,7 +95,12 @@ export async function alternate(
     }
   }
   const pick = (label: string, field: 'rps' | 'p99') => median((runs.get(label) ?? []).map((r) => r[field]));
-  return { runs, medianRps: (label) => pick(label, 'rps'), medianP99: (label) => pick(label, 'p99') };
+  return {
+    runs,
+    medianRps: (label) => pick(label, 'rps'),
+    medianP99: (label) => pick(label, 'p99'),
+    rpsRounds: (label) => (runs.get(label) ?? []).map((r) => r.rps),
+  };
 }
 
 /** Prints the medians of alternated runs as a table. */
@@ -134,25 +142,38 @@ export async function sequentialLatency(target: LoadTarget, requests: number): P
   }
 }
 
+/** Per-target results of {@link cpuPerRequest}. */
+export interface CpuPerRequestResults {
+  /** Server CPU µs per request of each run, per target, in round order (one run per round). */
+  readonly runs: ReadonlyMap<string, readonly number[]>;
+  median(label: string): number;
+}
+
 /**
  * CPU time the server process spends per request, per target: the child's CPU clock read
- * before and after each run, divided by the requests completed; the median over `rounds`
- * alternated runs. Unlike requests per second, this barely moves when other processes
+ * before and after each run, divided by the requests completed; one run per target per
+ * round, alternated. Unlike requests per second, this barely moves when other processes
  * compete for the machine's cores, so ratios of it are the steadier figure on shared hosts.
+ * Keep the per-round runs: a ratio is taken within a round (`compare-rounds.ts`).
  */
 export async function cpuPerRequest(
   targets: readonly LoadTarget[],
   server: { call<T>(name: string): Promise<T> },
   options: LoadOptions & { readonly rounds: number },
-): Promise<Map<string, number>> {
-  const samples = new Map<string, number[]>(targets.map((t) => [t.label, []]));
+): Promise<CpuPerRequestResults> {
+  const runs = new Map<string, number[]>(targets.map((t) => [t.label, []]));
   for (let round = 0; round < options.rounds; round += 1) {
     for (const target of targets.map((_t, i) => targets[(i + round) % targets.length] as LoadTarget)) {
       const before = await server.call<number>('cpu');
       const result = await runLoad(target, options);
       const after = await server.call<number>('cpu');
-      samples.get(target.label)?.push((after - before) / Math.max(1, result.rps * options.durationSeconds));
+      runs.get(target.label)?.push((after - before) / Math.max(1, result.rps * options.durationSeconds));
     }
   }
-  return new Map([...samples].map(([label, values]) => [label, median(values)]));
+  return { runs, median: (label) => median(runs.get(label) ?? []) };
+}
+
+/** Each target's req/s runs ({@link alternate}) and CPU runs ({@link cpuPerRequest}), by label. */
+export function roundSamples(results: AlternatedResults, cpu: CpuPerRequestResults): Map<string, RoundSamples> {
+  return new Map([...results.runs.keys()].map((label) => [label, { rps: results.rpsRounds(label), cpuUs: [...(cpu.runs.get(label) ?? [])] }]));
 }
