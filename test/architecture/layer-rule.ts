@@ -1,5 +1,6 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
+import * as ts from 'typescript';
 
 /**
  * The layer of every folder under `src/`, lowest first. A module may import its own folder,
@@ -19,7 +20,11 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['authorizer', 'middleware', 'apps', 'stack'],
 ];
 
-/** One import of one module: from folder, to folder, and the specifier as written. */
+/**
+ * One import of one module that leaves its folder: the importing file, the folder it lies in
+ * and the folder it imports (paths under `src/`, `/`-separated, so `relay/cluster`), and the
+ * specifier as written.
+ */
 export interface FolderImport {
   readonly file: string;
   readonly from: string;
@@ -27,7 +32,33 @@ export interface FolderImport {
   readonly specifier: string;
 }
 
-const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+'([^']+)'|\brequire\('([^']+)'\)|\bimport\('([^']+)'\)/g;
+/**
+ * Every module a source names, read by TypeScript's own parser rather than a pattern, so
+ * neither quote style, line breaks, comments nor strings mislead it: `import … from`,
+ * side-effect `import '…'`, `import type`, `export … from`, `import x = require('…')`,
+ * `require('…')`, dynamic `import('…')` and type-position `import('…').T`.
+ */
+export function importSpecifiers(text: string): string[] {
+  const found: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+      found.push(node.moduleSpecifier.text);
+    } else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference) && ts.isStringLiteral(node.moduleReference.expression)) {
+      found.push(node.moduleReference.expression.text);
+    } else if (ts.isCallExpression(node) && isImportOrRequire(node.expression) && node.arguments[0] && ts.isStringLiteralLike(node.arguments[0])) {
+      found.push(node.arguments[0].text);
+    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
+      found.push(node.argument.literal.text);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(ts.createSourceFile('source.ts', text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS));
+  return found;
+}
+
+function isImportOrRequire(callee: ts.Expression): boolean {
+  return callee.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(callee) && callee.text === 'require');
+}
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -37,23 +68,34 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** The top folder under `srcDir` that `path` lies in (`''` for files directly in it). */
-function topFolder(srcDir: string, path: string): string {
-  const rel = relative(srcDir, path);
-  return rel.includes(sep) ? rel.split(sep)[0]! : '';
+/** `path` relative to `srcDir`, `/`-separated whatever the platform. */
+function underSrc(srcDir: string, path: string): string {
+  return relative(srcDir, path).split(sep).join('/');
 }
 
-/** Every relative import in `srcDir` that crosses from one top folder into another. */
+/** The top folder of a folder path under `src/` (`relay` for `relay/cluster`, `''` for `src/` itself). */
+export function topFolder(folder: string): string {
+  return folder.split('/')[0]!;
+}
+
+/** The folder a relative specifier reaches: the folder itself (its `index.ts`) or the file's folder. */
+function targetFolder(file: string, specifier: string): string {
+  const target = resolve(dirname(file), specifier);
+  return existsSync(target) && statSync(target).isDirectory() ? target : dirname(target);
+}
+
+/**
+ * Every relative import in `srcDir` that leaves its own folder: into another top folder, or
+ * between a folder and one of its sub-folders (`relay` ↔ `relay/cluster`).
+ */
 export function collectFolderImports(srcDir: string): FolderImport[] {
   const found: FolderImport[] = [];
   for (const file of sourceFiles(srcDir)) {
-    const text = readFileSync(file, 'utf8');
-    for (const match of text.matchAll(IMPORT)) {
-      const specifier = match[1] ?? match[2] ?? match[3]!;
+    for (const specifier of importSpecifiers(readFileSync(file, 'utf8'))) {
       if (!specifier.startsWith('.')) continue;
-      const from = topFolder(srcDir, file);
-      const to = topFolder(srcDir, resolve(dirname(file), specifier, 'x'));
-      if (from !== to) found.push({ file: relative(srcDir, file), from, to, specifier });
+      const from = underSrc(srcDir, dirname(file));
+      const to = underSrc(srcDir, targetFolder(file, specifier));
+      if (from !== to) found.push({ file: underSrc(srcDir, file), from, to, specifier });
     }
   }
   return found;
@@ -63,25 +105,46 @@ function layerOf(folder: string): number {
   return LAYERS.findIndex((layer) => layer.includes(folder));
 }
 
+/**
+ * Breaches found when the rule learnt to see cycles between a folder and its sub-folders
+ * (issue 25): each sub-folder imports its parent's modules while the parent imports it.
+ * Untangling them moves code inside `src/idp` and `src/relay`, so they are listed here
+ * until then; the layer test wants exactly this list, so a new breach fails it and so does
+ * fixing one without deleting its line — the list only shrinks.
+ */
+export const KNOWN_VIOLATIONS: readonly string[] = [
+  'folders import each other: idp <-> idp/oauth',
+  'folders import each other: relay <-> relay/cluster',
+];
+
+/**
+ * Imports the layers alone would allow but the design does not: `src/http` knows no storage
+ * (storage errors are translated where storage lives, by `src/sql`'s translator), so an app
+ * without a database loads no database driver.
+ */
+export const NEVER_IMPORTS: readonly { readonly from: string; readonly to: string; readonly why: string }[] = [
+  { from: 'http', to: 'sql', why: 'src/http knows no storage' },
+];
+
 /** Folder pairs that import each other, directly or through others of the same set. */
-function cycles(imports: readonly FolderImport[]): string[] {
-  const edges = new Map<string, Set<string>>();
-  for (const { from, to } of imports) {
-    if (!edges.has(from)) edges.set(from, new Set());
-    edges.get(from)!.add(to);
+function cycles(edges: readonly (readonly [string, string])[]): string[] {
+  const next = new Map<string, Set<string>>();
+  for (const [from, to] of edges) {
+    if (!next.has(from)) next.set(from, new Set());
+    next.get(from)!.add(to);
   }
   const reaches = (start: string, goal: string, seen = new Set<string>()): boolean => {
-    for (const next of edges.get(start) ?? []) {
-      if (next === goal) return true;
-      if (!seen.has(next)) {
-        seen.add(next);
-        if (reaches(next, goal, seen)) return true;
+    for (const step of next.get(start) ?? []) {
+      if (step === goal) return true;
+      if (!seen.has(step)) {
+        seen.add(step);
+        if (reaches(step, goal, seen)) return true;
       }
     }
     return false;
   };
   const found: string[] = [];
-  for (const [from, targets] of edges) {
+  for (const [from, targets] of next) {
     for (const to of targets) if (from < to && reaches(to, from)) found.push(`${from} <-> ${to}`);
   }
   return found;
@@ -89,20 +152,29 @@ function cycles(imports: readonly FolderImport[]): string[] {
 
 /**
  * Every breach of the layer rule, as readable lines: a folder missing from {@link LAYERS},
- * an import of a higher layer, an import past another folder's `index.ts`, a cycle.
+ * an import of a higher layer, an import past another folder's `index.ts`, one of
+ * {@link NEVER_IMPORTS}, a cycle between top folders, or a cycle between a folder and its
+ * sub-folders (`idp` ↔ `idp/oauth`).
  */
 export function findLayerViolations(imports: readonly FolderImport[]): string[] {
   const problems: string[] = [];
-  for (const imp of imports) {
-    const fromLayer = layerOf(imp.from);
-    const toLayer = layerOf(imp.to);
-    if (fromLayer < 0) problems.push(`${imp.file}: folder "${imp.from}" has no layer`);
+  const crossing = imports.filter((imp) => topFolder(imp.from) !== topFolder(imp.to));
+  for (const imp of crossing) {
+    const from = topFolder(imp.from);
+    const to = topFolder(imp.to);
+    const fromLayer = layerOf(from);
+    const toLayer = layerOf(to);
+    if (fromLayer < 0) problems.push(`${imp.file}: folder "${from}" has no layer`);
     else if (toLayer < 0) problems.push(`${imp.file}: imports "${imp.specifier}", a folder with no layer`);
-    else if (toLayer > fromLayer) problems.push(`${imp.file}: ${imp.from} (layer ${fromLayer}) imports ${imp.to} (layer ${toLayer})`);
+    else if (toLayer > fromLayer) problems.push(`${imp.file}: ${from} (layer ${fromLayer}) imports ${to} (layer ${toLayer})`);
     if (!/^(\.\.\/)+[a-z0-9-]+$/.test(imp.specifier)) {
       problems.push(`${imp.file}: imports "${imp.specifier}" past the folder's index.ts`);
     }
+    const never = NEVER_IMPORTS.find((rule) => rule.from === from && rule.to === to);
+    if (never) problems.push(`${imp.file}: ${from} imports ${to}, which it never may (${never.why})`);
   }
-  for (const cycle of cycles(imports)) problems.push(`folders import each other: ${cycle}`);
+  const topEdges = crossing.map((imp) => [topFolder(imp.from), topFolder(imp.to)] as const);
+  const nestedEdges = imports.filter((imp) => topFolder(imp.from) === topFolder(imp.to)).map((imp) => [imp.from, imp.to] as const);
+  for (const cycle of [...cycles(topEdges), ...cycles(nestedEdges)]) problems.push(`folders import each other: ${cycle}`);
   return problems;
 }
