@@ -10,7 +10,7 @@
 // twice in the same run: every exec sent to the node holding the edge (nothing routed), then
 // to a random node (two in three routed), with the CPU each kind of process spent on it.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
@@ -22,6 +22,7 @@ import { startLocalRedis } from '../lib/local-redis';
 import { forkBenchChild } from './lib/child-harness';
 import type { ClusterEdgesInfo, FailoverReport } from './lib/cluster-edges';
 import { closeCalls, request } from './lib/control-plane-calls';
+import { cpuMsOf, treeCpuMs } from './lib/read-process-cpu';
 import { summarize, type LatencySummary } from './lib/stats';
 import { fmt, machineLine, printTable, verdict } from './lib/table';
 
@@ -56,28 +57,11 @@ async function waitHealthy(url: string, child: ChildProcess): Promise<void> {
   throw new Error(`node at ${url} did not become healthy`);
 }
 
-/** CPU time (user + system, ms) a process has used so far, from /proc (Linux). */
-function cpuMsOf(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, in clock ticks of 10 ms
-  } catch {
-    return 0; // gone
-  }
-}
-
-/** Pids of every process whose command name is `name` (the PostgreSQL server and its backends). */
-function pidsNamed(name: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === name) pids.push(Number(entry));
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return pids;
+/** The postmaster's pid, the first line of its data folder's `postmaster.pid` (PostgreSQL's own lock file). */
+function postmasterPid(clusterDir: string): number {
+  const pid = Number(readFileSync(join(clusterDir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  if (!Number.isInteger(pid) || pid <= 0) throw new Error(`no postmaster pid in ${clusterDir}/data/postmaster.pid`);
+  return pid;
 }
 
 /** Resident memory of a process, from /proc (Linux), in bytes. */
@@ -184,16 +168,19 @@ async function main(): Promise<void> {
     const row = (name: string, s: LatencySummary) => [name, s.count, s.p50, s.p99, s.mean, s.max];
     printTable(['exec', 'n', 'p50 ms', 'p99 ms', 'mean ms', 'max ms'], [row(`on the owning node (${first.id})`, l), row(`routed (${second.id} → ${first.id})`, r)], 2);
 
-    // Throughput, twice: every exec to the node holding the edge, then to a random node.
-    const cpuGroups = (): Record<string, number> => ({
-      nodes: nodes.reduce((sum, n) => sum + cpuMsOf(n.child.pid!), 0),
-      postgres: pidsNamed('postgres').reduce((sum, pid) => sum + cpuMsOf(pid), 0),
-      redis: redis.pid === undefined ? 0 : cpuMsOf(redis.pid),
-      front: cpuMsOf(frontPid),
-      'fake edges': cpuMsOf(edgesChild.pid),
-      'load (this process)': cpuMsOf(process.pid),
-    });
+    // Throughput, twice: every exec to the node holding the edge, then to a random node. CPU
+    // is read only from the processes this bench started and their descendants (the
+    // postmaster's backends), never from every `postgres` on the machine.
     const frontPid = await frontChild.call<number>('pid');
+    const postgresPid = postmasterPid(postgres.dir);
+    const cpuGroups = (): Record<string, number> => ({
+      nodes: treeCpuMs(nodes.map((n) => n.child.pid!)),
+      postgres: treeCpuMs([postgresPid]),
+      redis: redis.pid === undefined ? 0 : treeCpuMs([redis.pid]),
+      front: treeCpuMs([frontPid]),
+      'fake edges': treeCpuMs([edgesChild.pid]),
+      'load (this process)': cpuMsOf(process.pid), // itself only: its tree is every process above
+    });
     const ids = [...owners.keys()];
     const byId = new Map(nodes.map((n) => [n.id, n]));
     const throughput = async (pick: (instanceId: string) => Node) => {
