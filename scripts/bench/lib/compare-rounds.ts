@@ -108,7 +108,7 @@ export function comparisonRows(samples: SamplesByLabel, baseline: string, target
 /** Prints each target against the baseline: req/s and CPU ratios, median (min–max) over rounds. */
 export function printComparisons(samples: SamplesByLabel, baseline: string, targets: readonly string[]): void {
   printTable(
-    ['target', `req/s ÷ ${baseline}'s`, `CPU per request: ${baseline}'s ÷ this`, 'CPU µs per request (median)'],
+    ['target', `req/s: this ÷ ${baseline}`, `CPU per request: ${baseline} ÷ this`, 'CPU µs per request (median)'],
     comparisonRows(samples, baseline, targets),
   );
 }
@@ -137,7 +137,7 @@ export function layerRows(samples: SamplesByLabel, layers: readonly string[]): (
 export function printLayers(samples: SamplesByLabel, layers: readonly string[]): void {
   const base = layers[0] as string;
   printTable(
-    ['layer', `req/s ÷ ${base}'s`, `CPU: ${base}'s ÷ this`, 'CPU µs per request (median)', 'against the layer below (above 1: faster)', 'this layer adds CPU µs'],
+    ['layer', `req/s: this ÷ ${base}`, `CPU per request: ${base} ÷ this`, 'CPU µs per request (median)', 'against the layer below (above 1: faster)', 'this layer adds CPU µs'],
     layerRows(samples, layers),
   );
 }
