@@ -1,7 +1,7 @@
 import express, { type Router } from 'express';
 import { z } from 'zod';
 import { POLICY_NAME_PATTERN, POLICY_NAME_RULE } from '../decision-protocol';
-import { BadRequestError, ConflictError, HttpError, NotFoundError, parseBody, parseParam } from '../http';
+import { BadRequestError, ConflictError, HttpError, NotFoundError, parseBody, parseParam, jsonBody } from '../http';
 import { COMMANDS, INSTANCE_ID_PATTERN } from '../relay-protocol';
 import type { Relay } from '../relay';
 import { recordAudit, type AuditEntry } from './audit-repository';
@@ -16,7 +16,7 @@ import { memberOf, requireMember } from './require-member';
 /** Where the console's JSON API is mounted. */
 export const CONSOLE_API_PATH = '/console/api';
 /** Console request bodies are a few dozen bytes (413 beyond). */
-export const CONSOLE_BODY_LIMIT = '4kb';
+export const CONSOLE_BODY_LIMIT = 4 * 1024;
 
 /** `POST …/authorizers/:instanceId/commands`: one of the relay's two commands (docs/service-interface.md §1 item 3). */
 export const consoleCommandSchema = z.strictObject({ command: z.enum(COMMANDS) });
@@ -146,7 +146,7 @@ export function createConsoleRouter(deps: ConsoleDeps): Router {
 
   const router = express.Router();
   // Credentials first, body second: without the console's token nothing is parsed.
-  router.use(CONSOLE_API_PATH, requireConsoleUser(deps.auth), express.json({ limit: CONSOLE_BODY_LIMIT }), noStore, api);
+  router.use(CONSOLE_API_PATH, requireConsoleUser(deps.auth), jsonBody(CONSOLE_BODY_LIMIT), noStore, api);
   if (deps.page) router.use(consolePageRouter(deps.page));
   return router;
 }

@@ -1,5 +1,5 @@
-import express, { type Express, type Router } from 'express';
-import { createApp, finishApp, OPENAPI_PATH, serveOpenApi } from '../http';
+import type { Express, Router } from 'express';
+import { createApp, finishApp, OPENAPI_PATH, serveOpenApi, jsonBody } from '../http';
 import { CONTROL_PLANE_OPENAPI } from './control-plane-openapi';
 import type { Logger } from '../observability';
 import { POLICY_IMAGE_LIMITS } from '../policy';
@@ -16,7 +16,7 @@ import { requireTenantKey } from './require-tenant-key';
  * Body limits: a policy image's text is capped by `POLICY_IMAGE_LIMITS` (checked after
  * parsing, 413); the JSON around it gets room for escaping. Everything else is small.
  */
-export const BODY_LIMITS = Object.freeze({ policyImage: 2 * POLICY_IMAGE_LIMITS.maxTotalBytes + 16 * 1024, other: '16kb' });
+export const BODY_LIMITS = Object.freeze({ policyImage: 2 * POLICY_IMAGE_LIMITS.maxTotalBytes + 16 * 1024, other: 16 * 1024 });
 
 /** Dependencies of {@link createControlPlaneApp}. */
 export interface ControlPlaneAppDeps {
@@ -47,9 +47,9 @@ export function createControlPlaneApp(deps: ControlPlaneAppDeps): Express {
   // Credentials first, body second: an unauthenticated caller gets 401 and never makes the
   // server read or parse a body; each route group parses with its own size limit.
   const admin = requireTenantKey(deps.store, 'admin');
-  app.use('/api/v2/admin/policies', admin, express.json({ limit: BODY_LIMITS.policyImage }), adminPolicyRoutes(deps.store, deps.sampleDecisions));
-  app.use('/api/v2/admin/directory', admin, express.json({ limit: BODY_LIMITS.other }), adminDirectoryRoutes(deps.store));
-  app.use('/api/v2/admin/signing-keys', admin, express.json({ limit: BODY_LIMITS.other }), adminSigningKeyRoutes(deps.store));
+  app.use('/api/v2/admin/policies', admin, jsonBody(BODY_LIMITS.policyImage), adminPolicyRoutes(deps.store, deps.sampleDecisions));
+  app.use('/api/v2/admin/directory', admin, jsonBody(BODY_LIMITS.other), adminDirectoryRoutes(deps.store));
+  app.use('/api/v2/admin/signing-keys', admin, jsonBody(BODY_LIMITS.other), adminSigningKeyRoutes(deps.store));
   app.use('/api/v2/edge', requireConnection(deps.store), edgeRoutes(deps.store));
 
   for (const router of deps.routers ?? []) app.use(router);

@@ -17,6 +17,7 @@ export { parseBody, parseParam } from './parse-request';
 export { requestIdFor } from './request-id';
 export { serveBrowserModules } from './browser-modules';
 export { serveFile } from './serve-file';
+export { jsonBody, formBody } from './read-body';
 
 export { buildOpenApiDocument, serveOpenApi, findApiRoute, apiErrors, apiErrorSchema, oauthErrorSchema, OPENAPI_PATH } from './openapi';
 export type { ApiRoute, ApiResponse, ApiMethod } from './openapi';

@@ -1,6 +1,6 @@
 import express from 'express';
 import type { RequestHandler, Router } from 'express';
-import { BadRequestError, ConflictError, HttpError } from '../http';
+import { BadRequestError, ConflictError, HttpError, jsonBody } from '../http';
 import { INSTANCE_ID_PATTERN } from '../relay-protocol';
 import type { CommandName, EdgeStatus } from '../relay-protocol';
 import { renderDriftMetrics, renderDriftTotals, type ConnectedEdgeDrift } from './drift-metrics';
@@ -21,7 +21,7 @@ export const METRICS_PATH = '/metrics';
 export const REGISTRATIONS_PAGE = Object.freeze({ defaultSize: 100, maxSize: 1000 });
 
 /** An exec body is a few dozen bytes; anything near this limit is not one (413). */
-export const EXEC_BODY_LIMIT = '4kb';
+export const EXEC_BODY_LIMIT = 4 * 1024;
 
 /** Dependencies of {@link createManagementRouter}. */
 export interface ManagementRouterDeps {
@@ -193,7 +193,7 @@ export function createManagementRouter(deps: ManagementRouterDeps): Router {
       }
       next();
     },
-    express.json({ limit: EXEC_BODY_LIMIT }),
+    jsonBody(EXEC_BODY_LIMIT),
     async function execCommand(req, res) {
       const { id, command } = parseExecRequest(req.body);
       await deps.exec(res.locals.tenantId as string, id, command);

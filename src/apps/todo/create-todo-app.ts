@@ -2,7 +2,7 @@ import express, { type Request, type RequestHandler } from 'express';
 import type { Authorizer } from '../../authorizer';
 import { TODO_CLIENT_ID, findProjectRoot } from '../../config';
 import type { DirectoryData } from '../../directory';
-import { HttpError, NotFoundError, createApp, finishApp, OPENAPI_PATH, parseBody, serveBrowserModules, serveOpenApi } from '../../http';
+import { HttpError, NotFoundError, createApp, finishApp, OPENAPI_PATH, parseBody, serveBrowserModules, serveOpenApi, jsonBody } from '../../http';
 import { serveProbes } from '../app-health';
 import { TODO_OPENAPI } from './todo-openapi';
 import { requirePermission } from '../../middleware';
@@ -56,7 +56,7 @@ export function createTodoApp(deps: TodoAppDeps): express.Express {
   };
   const collection = () => ({ type: 'Todo', id: '*' });
   const auth = deps.authenticate;
-  const json = express.json({ limit: '4kb' });
+  const json = jsonBody(4 * 1024);
 
   const connectSrc = deps.authUrl ? ["'self'", deps.authUrl] : ["'self'"];
   const app = createApp(deps.logger, { contentSecurityPolicy: { directives: { connectSrc } } });

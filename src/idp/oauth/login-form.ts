@@ -1,4 +1,5 @@
-import express, { Router } from 'express';
+import { Router } from 'express';
+import { formBody } from '../../http';
 import { INVALID_CREDENTIALS } from '../token-endpoint';
 import { sendLoginPage, type AuthorizeDeps } from './authorize-deps';
 import { readCookie, serializeCookie } from './cookies';
@@ -19,7 +20,7 @@ const MAX_PASSWORD = 1024;
  */
 export function loginForm(deps: AuthorizeDeps): Router {
   const router = Router();
-  router.post(LOGIN_PATH, express.urlencoded({ extended: false, limit: '4kb' }), async function login(req, res) {
+  router.post(LOGIN_PATH, formBody(4 * 1024), async function login(req, res) {
     res.set('Cache-Control', 'no-store');
     const body = (req.body ?? {}) as Record<string, unknown>;
     const pending = deps.sessions.takeLogin(readCookie(req.headers.cookie, LOGIN_COOKIE), body.csrf_token);

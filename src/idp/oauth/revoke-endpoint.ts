@@ -1,5 +1,5 @@
-import express, { Router } from 'express';
-import { OAuthError } from '../../http';
+import { Router } from 'express';
+import { OAuthError, formBody } from '../../http';
 import type { GrantStore } from './grant-store';
 import { REVOKE_PATH } from './oauth-paths';
 import { readForm } from './read-form';
@@ -13,7 +13,7 @@ import type { RegisteredClients } from './registered-clients';
  */
 export function revokeEndpoint(deps: { readonly grants: GrantStore; readonly clients: RegisteredClients }): Router {
   const router = Router();
-  router.post(REVOKE_PATH, express.urlencoded({ extended: false, limit: '4kb' }), function revoke(req, res) {
+  router.post(REVOKE_PATH, formBody(4 * 1024), function revoke(req, res) {
     res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });
     if (!req.is('application/x-www-form-urlencoded')) {
       throw new OAuthError(400, 'invalid_request', 'the request body must be application/x-www-form-urlencoded');

@@ -1,0 +1,93 @@
+import { connect } from 'node:net';
+import type { Server } from 'node:http';
+import { gzipSync } from 'node:zlib';
+import request from 'supertest';
+import { close, createApp, finishApp, formBody, jsonBody, listen } from '../../src/http';
+import { silentLogger } from '../../src/observability';
+
+const LIMIT = 1024;
+
+function build(shape: 'api' | 'oauth') {
+  const app = createApp(silentLogger());
+  app.post('/json', jsonBody(LIMIT), (req, res) => {
+    res.json({ got: req.body });
+  });
+  app.post('/form', formBody(LIMIT), (req, res) => {
+    res.json({ got: req.body });
+  });
+  return finishApp(app, silentLogger(), shape);
+}
+
+/**
+ * Sends a request head declaring `declared` body bytes, then only a few of them, and resolves
+ * with what the server answered and whether it closed the connection — or rejects after
+ * `withinMs`: a server that waits for the declared body answers only at its request timeout.
+ */
+function lyingContentLength(server: Server, path: string, declared: number, withinMs: number): Promise<{ head: string; closed: boolean }> {
+  const { port } = server.address() as { port: number };
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let answer = '';
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`no answer within ${withinMs} ms`));
+    }, withinMs);
+    socket.on('data', (chunk) => (answer += chunk.toString('latin1')));
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve({ head: answer.split('\r\n\r\n')[0] ?? '', closed: true });
+    });
+    socket.write(`POST ${path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${declared}\r\n\r\n{"a":`);
+  });
+}
+
+describe('request bodies: bounded before reading, never inflated', () => {
+  let server: Server;
+
+  beforeAll(async () => {
+    server = await listen(build('api'), 0, '127.0.0.1');
+  });
+
+  afterAll(async () => {
+    await close(server);
+  });
+
+  it('refuses a Content-Length over the limit at once, before the body arrives, and closes the connection', async () => {
+    const { head, closed } = await lyingContentLength(server, '/json', 100 * 1024 * 1024, 5_000);
+    expect(head).toMatch(/^HTTP\/1\.1 413 /);
+    expect(head).toMatch(/\r\nconnection: close/i);
+    expect(closed).toBe(true);
+  });
+
+  it('answers the same 413 for the form parser', async () => {
+    const { head } = await lyingContentLength(server, '/form', LIMIT + 1, 5_000);
+    expect(head).toMatch(/^HTTP\/1\.1 413 /);
+  });
+
+  it('still reads a body within the limit', async () => {
+    await request(server).post('/json').send({ a: 1 }).expect(200, { got: { a: 1 } });
+    await request(server).post('/form').type('form').send('a=1').expect(200, { got: { a: '1' } });
+  });
+
+  it('refuses compressed bodies with 415 — junk that does not inflate and a real gzip stream alike', async () => {
+    const junk = await request(server).post('/json').set('content-type', 'application/json').set('content-encoding', 'gzip').send('not compressed');
+    expect(junk.status).toBe(415);
+    expect(junk.body).toEqual({ code: 'unsupported_media_type', message: 'unsupported body encoding' });
+    for (const encoding of ['deflate', 'br']) {
+      const res = await request(server).post('/form').set('content-type', 'application/x-www-form-urlencoded').set('content-encoding', encoding).send('a=1');
+      expect(res.status).toBe(415);
+    }
+    const real = await request(server).post('/json').set('content-type', 'application/json').set('content-encoding', 'gzip').send(gzipSync('{"a":1}'));
+    expect(real.status).toBe(415);
+  });
+
+  it('answers in the OAuth shape at the IdP (RFC 6749 §5.2 has no size or encoding error: invalid_request)', async () => {
+    const app = build('oauth');
+    const big = await request(app).post('/json').set('content-type', 'application/json').set('content-length', String(LIMIT + 1)).send('x'.repeat(LIMIT + 1));
+    expect(big.status).toBe(400);
+    expect(big.body).toEqual({ error: 'invalid_request', error_description: 'the request body is too large' });
+    const gz = await request(app).post('/json').set('content-type', 'application/json').set('content-encoding', 'gzip').send('junk');
+    expect(gz.status).toBe(415);
+    expect(gz.body.error).toBe('invalid_request');
+  });
+});
