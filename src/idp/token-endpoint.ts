@@ -1,5 +1,5 @@
-import express, { Router, type RequestHandler } from 'express';
-import { OAuthError } from '../http';
+import { Router, type RequestHandler } from 'express';
+import { OAuthError, jsonBody } from '../http';
 import type { Logger } from '../observability';
 import type { CheckPassword } from './check-password';
 import type { IssueTokens } from './issue-tokens';
@@ -9,7 +9,7 @@ import { readCredentials } from './read-credentials';
 export const TOKEN_PATH = '/api/v1/idp/token';
 
 /** Request bodies above this size are refused before parsing. */
-const BODY_LIMIT = '4kb';
+const BODY_LIMIT = 4 * 1024;
 
 export interface TokenEndpointDeps {
   readonly checkPassword: CheckPassword;
@@ -52,7 +52,7 @@ export function tokenEndpoint(deps: TokenEndpointDeps): Router {
   const { checkPassword, issueTokens, logger } = deps;
   const router = Router();
 
-  router.post(TOKEN_PATH, noStore, requireJson, express.json({ limit: BODY_LIMIT }), async function token(req, res) {
+  router.post(TOKEN_PATH, noStore, requireJson, jsonBody(BODY_LIMIT), async function token(req, res) {
     const { username, password } = readCredentials(req.body);
     const check = await checkPassword(username, password, req.socket.remoteAddress);
     if (check.outcome === 'throttled') {

@@ -1,11 +1,16 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import type { Server } from 'node:http';
+import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import request from 'supertest';
 import { close, createApp, finishApp, formBody, jsonBody, listen } from '../../src/http';
 import { silentLogger } from '../../src/observability';
+import { startTestIdp, type TestIdp } from '../helpers/idp';
 
 const LIMIT = 1024;
+
+const portOf = (server: Server): number => (server.address() as { port: number }).port;
 
 function build(shape: 'api' | 'oauth') {
   const app = createApp(silentLogger());
@@ -23,8 +28,7 @@ function build(shape: 'api' | 'oauth') {
  * with what the server answered and whether it closed the connection — or rejects after
  * `withinMs`: a server that waits for the declared body answers only at its request timeout.
  */
-function lyingContentLength(server: Server, path: string, declared: number, withinMs: number): Promise<{ head: string; closed: boolean }> {
-  const { port } = server.address() as { port: number };
+function lyingContentLength(port: number, path: string, declared: number, withinMs: number): Promise<{ head: string; closed: boolean }> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
     let answer = '';
@@ -53,14 +57,14 @@ describe('request bodies: bounded before reading, never inflated', () => {
   });
 
   it('refuses a Content-Length over the limit at once, before the body arrives, and closes the connection', async () => {
-    const { head, closed } = await lyingContentLength(server, '/json', 100 * 1024 * 1024, 5_000);
+    const { head, closed } = await lyingContentLength(portOf(server), '/json', 100 * 1024 * 1024, 5_000);
     expect(head).toMatch(/^HTTP\/1\.1 413 /);
     expect(head).toMatch(/\r\nconnection: close/i);
     expect(closed).toBe(true);
   });
 
   it('answers the same 413 for the form parser', async () => {
-    const { head } = await lyingContentLength(server, '/form', LIMIT + 1, 5_000);
+    const { head } = await lyingContentLength(portOf(server), '/form', LIMIT + 1, 5_000);
     expect(head).toMatch(/^HTTP\/1\.1 413 /);
   });
 
@@ -89,5 +93,39 @@ describe('request bodies: bounded before reading, never inflated', () => {
     const gz = await request(app).post('/json').set('content-type', 'application/json').set('content-encoding', 'gzip').send('junk');
     expect(gz.status).toBe(415);
     expect(gz.body.error).toBe('invalid_request');
+  });
+});
+
+describe('every route that reads a body goes through jsonBody() or formBody()', () => {
+  const src = join(__dirname, '..', '..', 'src');
+  const files = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+
+  it('no source file calls express.json or express.urlencoded itself', () => {
+    const direct = files(src).filter((f) => !f.endsWith('read-body.ts') && /express\.(json|urlencoded|raw|text)\(/.test(readFileSync(f, 'utf8')));
+    expect(direct).toEqual([]);
+  });
+
+  describe('the IdP token endpoint, which needs no credentials', () => {
+    let idp: TestIdp;
+    beforeAll(async () => {
+      idp = await startTestIdp();
+    });
+    afterAll(async () => {
+      await idp.close();
+    });
+
+    it('refuses a compressed body with 415 invalid_request, JSON and form alike (it answered 500)', async () => {
+      for (const type of ['application/json', 'application/x-www-form-urlencoded']) {
+        const res = await request(idp.url).post('/api/v1/idp/token').set('content-type', type).set('content-encoding', 'gzip').send('not compressed');
+        expect(res.status).toBe(415);
+        expect(res.body.error).toBe('invalid_request');
+      }
+    });
+
+    it('answers an oversized Content-Length at once (it waited for the declared 100 MB until the request timeout)', async () => {
+      const { head } = await lyingContentLength(Number(new URL(idp.url).port), '/api/v1/idp/token', 100 * 1024 * 1024, 5_000);
+      expect(head).toMatch(/^HTTP\/1\.1 400 /);
+    });
   });
 });

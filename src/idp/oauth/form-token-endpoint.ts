@@ -1,5 +1,5 @@
-import express, { Router } from 'express';
-import { OAuthError } from '../../http';
+import { Router } from 'express';
+import { OAuthError, formBody } from '../../http';
 import { TOKEN_PATH } from '../token-endpoint';
 import { authorizationCodeGrant } from './grant-authorization-code';
 import { passwordGrant } from './grant-password';
@@ -26,7 +26,7 @@ export function formTokenEndpoint(deps: GrantDeps): Router {
     function onlyForms(req, _res, next) {
       next(req.is('application/x-www-form-urlencoded') ? undefined : 'router');
     },
-    express.urlencoded({ extended: false, limit: '4kb' }),
+    formBody(4 * 1024),
     async function token(req, res) {
       // RFC 6749 §5.1: token responses must not be cached.
       res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });

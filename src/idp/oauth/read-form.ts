@@ -10,7 +10,7 @@ export interface FormParams {
 
 const MAX_VALUE = 2048;
 
-/** Wraps a body parsed by `express.urlencoded({ extended: false })`. */
+/** Wraps a body parsed by `formBody()` (body-parser's urlencoded reader, `extended: false`: flat string values). */
 export function readForm(body: unknown): FormParams {
   const fields = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
   function optional(name: string): string | undefined {
