@@ -118,7 +118,7 @@ export const CONTROL_PLANE_ROUTES: readonly ApiRoute[] = [
     responses: {
       201: { description: 'registered', schema: z.strictObject({ kid: z.string() }) },
       200: { description: 'already registered', schema: z.strictObject({ kid: z.string() }) },
-      ...apiErrors({ 400: 'not a public Ed25519 or P-256 JWK', ...ADMIN_ERRORS, 409: 'key quota exceeded' }),
+      ...apiErrors({ 400: 'not a public Ed25519 or P-256 JWK, or a weak (small-order) Ed25519 key', ...ADMIN_ERRORS, 409: 'key quota exceeded' }),
     },
   },
   {

@@ -1,5 +1,6 @@
 import { CompactSign, calculateJwkThumbprint, compactVerify, importJWK } from 'jose';
 import { z } from 'zod';
+import { isWeakEd25519Key } from './ed25519-point';
 import { PolicySignatureError, decodeClaims, encodeClaims, type SignedImageClaims } from './signed-image-claims';
 
 /**
@@ -26,7 +27,11 @@ const coordinate = z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'a 32-byte base64url 
 const kid = z.string().min(1).max(128).optional();
 
 // Public keys only, and strictly: a JWK with `d` (a private key) is refused, not trimmed.
-const ed25519Key = z.strictObject({ kty: z.literal('OKP'), crv: z.literal('Ed25519'), x: coordinate, kid });
+const ed25519Fields = { kty: z.literal('OKP'), crv: z.literal('Ed25519'), x: coordinate, kid };
+// A small-order or off-curve `x` would let anyone make signatures that verify: never trusted.
+const strongPoint = (key: { x: string }) => !isWeakEd25519Key(Buffer.from(key.x, 'base64url'));
+const WEAK_KEY = { message: 'a weak Ed25519 key: x is not a point of the curve, or a point of small order', path: ['x'] };
+const ed25519Key = z.strictObject(ed25519Fields).refine(strongPoint, WEAK_KEY);
 const p256Key = z.strictObject({ kty: z.literal('EC'), crv: z.literal('P-256'), x: coordinate, y: coordinate, kid });
 
 /** An Ed25519 (`EdDSA`) or P-256 (`ES256`) public key as a JWK. */
@@ -35,7 +40,7 @@ export type PublicSigningKey = z.infer<typeof publicSigningKeySchema>;
 
 /** The private half, as `npm run policy -- keygen` writes it. */
 export const privateSigningKeySchema = z.union([
-  ed25519Key.extend({ d: coordinate }),
+  z.strictObject({ ...ed25519Fields, d: coordinate }).refine(strongPoint, WEAK_KEY),
   p256Key.extend({ d: coordinate }),
 ]);
 export type PrivateSigningKey = z.infer<typeof privateSigningKeySchema>;

@@ -87,6 +87,16 @@ describe.each(SQL_ENGINES)('signing keys and signed pushes on $name', (engine) =
     expect((await keys()).body).toEqual({ keys: [] });
   });
 
+  it('refuses a weak Ed25519 key (a small-order point, such as 32 zero bytes, or no point of the curve) with 400', async () => {
+    const encoded = (bytes: number[]) => Buffer.from(Uint8Array.from({ length: 32 }, (_v, i) => bytes[i] ?? 0)).toString('base64url');
+    for (const x of [encoded([]), encoded([1]), encoded([2])]) {
+      const res = await addKey({ kty: 'OKP', crv: 'Ed25519', x });
+      expect(res.status).toBe(400);
+      expect(res.body.message).toMatch(/weak Ed25519 key/);
+    }
+    expect((await keys()).body).toEqual({ keys: [] });
+  });
+
   it(`keeps at most ${SIGNING_KEY_LIMITS.maxKeys} keys per tenant (409 quota_exceeded); other tenants are separate`, async () => {
     for (let i = 0; i < SIGNING_KEY_LIMITS.maxKeys; i += 1) expect((await addKey((await newSigningKey()).publicJwk)).status).toBe(201);
     const over = await addKey((await newSigningKey()).publicJwk);
