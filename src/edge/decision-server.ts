@@ -6,9 +6,6 @@ import type { DecisionRoute } from './decision-support';
 
 const JSON_TYPE = /^application\/json\s*(;\s*charset=utf-8\s*)?$/i;
 
-/** What every 503 of a decision endpoint tells the caller when it names no wait of its own (as the apps' error handler does). */
-const RETRY_AFTER_SECONDS = '1';
-
 /**
  * One `writeHead` with every header (no earlier `setHeader`: Node then takes its fast path)
  * and one `end`: JSON, never sniffed, never cached. Throws, writing nothing, when a header
@@ -56,15 +53,6 @@ function singleHeader(req: IncomingMessage, name: string): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-/** The error's own headers, plus `retry-after` on a 503 that names none: every 503 here says when to retry. */
-function errorHeaders(error: HttpError): Readonly<Record<string, string>> {
-  if (error.status !== 503) return error.headers;
-  for (const name in error.headers) if (name.toLowerCase() === 'retry-after') return error.headers;
-  const headers: Record<string, string> = { 'retry-after': RETRY_AFTER_SECONDS };
-  for (const name in error.headers) headers[name] = error.headers[name] as string;
-  return headers;
-}
-
 /**
  * What a failure answers. An `HttpError` keeps its status (a client's 400/413/415, a 409, a
  * 503 the edge raised on purpose) and gets one info line. Anything else thrown while
@@ -106,7 +94,7 @@ async function serve(route: DecisionRoute, req: IncomingMessage, res: ServerResp
     failure = failureOf(err, route, id, logger, failures);
   }
   if (res.headersSent) return;
-  send(res, failure.status, id, errorHeaders(failure), failure.toBody());
+  send(res, failure.status, id, failure.headers, failure.toBody());
   // An oversized body is not read to its end: the connection goes once the answer is out.
   if (failure.status === 413) res.once('finish', () => req.socket.destroySoon());
 }
@@ -115,7 +103,8 @@ async function serve(route: DecisionRoute, req: IncomingMessage, res: ServerResp
 function lastResort(res: ServerResponse, id: string): void {
   try {
     if (!res.headersSent) {
-      send(res, 503, id, { 'retry-after': RETRY_AFTER_SECONDS }, new AuthorizerUnavailableError('').toBody());
+      const error = new AuthorizerUnavailableError('');
+      send(res, error.status, id, error.headers, error.toBody());
       return;
     }
   } catch {

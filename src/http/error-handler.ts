@@ -84,15 +84,12 @@ function errCodeOf(err: unknown): string {
   return typeof code === 'string' ? code : thrownName(err);
 }
 
-/** What a 503 that names no wait of its own tells the caller (the sidecar's decision server says the same). */
-const RETRY_AFTER_SECONDS = '1';
-
 /**
  * The one place where errors become responses (docs/conventions.md §3). Known errors keep their
  * status, headers and body; a path that does not decode (refused by `createApp`, or a route
  * parameter the router could not decode) is a 400 in the app's shape, logged in one info line;
  * everything else is a generic 500 `server_error` whose detail goes only to the log, tagged
- * with the request id. Every 503 says when to retry: its own `Retry-After`, else 1 s. An error
+ * with the request id. Every 503 says when to retry (`HttpError` gives it `Retry-After`). An error
  * one of `options.translators` recognises (storage failures, from `src/sql`) gets its answer.
  *
  * Our own failures (5xx) are logged once per kind per minute (`src/observability`'s
@@ -130,9 +127,7 @@ export function createErrorHandler(logger: Logger, shape: ErrorShape, options: E
         if (cause !== undefined && !(cause instanceof HttpError)) failures.write('error', `${known.code} ${thrownName(cause)}`, { ...fields, err: cause }, known.message);
         else failures.write('warn', `${known.code} ${known.name}`, fields, known.message);
       } else if (known.detail !== undefined) logger.info({ req_id: req.id, code: known.code, detail: known.detail }, known.message);
-      res.status(known.status).set(known.headers);
-      if (known.status === 503 && res.get('Retry-After') === undefined) res.set('Retry-After', RETRY_AFTER_SECONDS);
-      res.json(known.toBody());
+      res.status(known.status).set(known.headers).json(known.toBody());
       return;
     }
     failures.write('error', `server_error ${thrownName(err)}`, { req_id: req.id, err }, 'unhandled error');

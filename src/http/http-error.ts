@@ -6,8 +6,13 @@
  * `detail` is for the log only (an errno, a library's message, a peer's status): the error
  * middleware logs it with the request id and never sends it.
  */
+/** How long a 503 asks the caller to wait when it names no wait of its own. */
+const DEFAULT_RETRY_AFTER_SECONDS = '1';
+
+const namesRetryAfter = (headers: Readonly<Record<string, string>>): boolean => Object.keys(headers).some((name) => name.toLowerCase() === 'retry-after');
+
 export class HttpError extends Error {
-  /** Extra response headers, e.g. `WWW-Authenticate` or `Retry-After`. */
+  /** Extra response headers, e.g. `WWW-Authenticate` or `Retry-After` (every 503 has one: 1 s unless given). */
   readonly headers: Readonly<Record<string, string>>;
   /** Log-only detail; never part of a response. */
   readonly detail: string | undefined;
@@ -21,7 +26,8 @@ export class HttpError extends Error {
   ) {
     super(message);
     this.name = new.target.name;
-    this.headers = headers;
+    // Every 503 says when to retry (RFC 9110 §10.2.3), wherever it is answered.
+    this.headers = status === 503 && !namesRetryAfter(headers) ? { ...headers, 'Retry-After': DEFAULT_RETRY_AFTER_SECONDS } : headers;
     this.detail = detail;
   }
 
