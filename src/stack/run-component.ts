@@ -29,14 +29,15 @@ export function entryFile(component: Component): string | undefined {
  * stdout and stderr appended to `<logDir>/<name>.log`. Under ts-node-dev (`npm run dev`)
  * children run from source through ts-node as well. Each child gets an IPC channel and
  * `watch-parent` preloaded, so it stops when the launcher goes away however it went.
+ * `execPath` is the Node that runs it (a bench may choose another): this one by default.
  */
-export function runComponent(component: Component, file: string, logDir: string): RunningComponent {
+export function runComponent(component: Component, file: string, logDir: string, execPath: string = process.execPath): RunningComponent {
   const logFile = join(logDir, `${component.name}.log`);
   const fd = openPrivateFile(logFile); // 0600: logs carry user ids and request details
   const logOffset = fstatSync(fd).size;
   const runtime = ext === '.ts' ? ['-r', 'ts-node/register/transpile-only'] : [];
   const watchParent = join(__dirname, `watch-parent${ext}`);
-  const child = spawn(process.execPath, [...runtime, '-r', watchParent, file], {
+  const child = spawn(execPath, [...runtime, '-r', watchParent, file], {
     stdio: ['ignore', fd, fd, 'ipc'],
     env: component.env === undefined ? process.env : { ...process.env, ...component.env },
   });

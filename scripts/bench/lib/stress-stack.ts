@@ -2,12 +2,13 @@
 // `npm start` runs them, on free loopback ports and a throwaway data folder, run by the Node
 // of the bench's choice. Unlike the launcher it never hides a death: it counts each one,
 // keeps what the process printed as it died, and starts the component again so the load goes on.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, type Config } from '../../../src/config';
-import { stackComponents, type Component } from '../../../src/stack/components';
+import { stackComponents } from '../../../src/stack/components';
+import { readLogSince, runComponent, waitUntilReady, type RunningComponent } from '../../../src/stack/run-component';
+import { describeEnd } from '../../../src/stack/supervise-component';
 import { freePort } from '../../lib/free-port';
 import type { NodeRuntime } from '../../lib/node-runtime';
 
@@ -20,11 +21,10 @@ export interface Crash {
   readonly said: string;
 }
 
-/** One running component; `pid` changes when it is started again after a crash. */
+/** A component's current run, the file it runs, and how often it was started again after a crash. */
 interface Running {
-  readonly component: Component;
-  child: ChildProcess;
-  logOffset: number;
+  run: RunningComponent;
+  readonly file: string;
   restarts: number;
 }
 
@@ -40,19 +40,6 @@ export interface StressStack {
 
 const READY_TIMEOUT_MS = 60_000;
 
-async function waitReady(url: string, child: ChildProcess): Promise<void> {
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  while (Date.now() < deadline && child.exitCode === null && child.signalCode === null) {
-    try {
-      if ((await fetch(url, { signal: AbortSignal.timeout(1000) })).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${url} did not become ready (${child.signalCode ?? (child.exitCode === null ? 'still running' : `exit code ${child.exitCode}`)})`);
-}
-
 function rssMiBOf(pid: number | undefined): number {
   if (pid === undefined) return Number.NaN;
   try {
@@ -63,10 +50,9 @@ function rssMiBOf(pid: number | undefined): number {
   }
 }
 
-/** The first telling line a dying process printed after `offset` (V8's fatal message, an error). */
-function lastWords(logFile: string, offset: number): string {
-  const text = readFileSync(logFile, 'utf8').slice(offset);
-  const lines = text.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('{'));
+/** The first telling line a dying process printed in its run (V8's fatal message, an error). */
+function lastWords(run: RunningComponent): string {
+  const lines = readLogSince(run.logFile, run.logOffset).split('\n').filter((l) => l.trim() !== '' && !l.startsWith('{'));
   const fatal = lines.find((l) => /unreachable code|Check failed/.test(l)) ?? lines.find((l) => /Fatal|FATAL|Error/.test(l));
   return (fatal ?? lines[0] ?? '(nothing printed)').replace(/^#\s*/, '').slice(0, 160);
 }
@@ -77,61 +63,57 @@ export async function startStressStack(runtime: NodeRuntime): Promise<StressStac
   const env: Record<string, string> = { OUTPOST_DATA_DIR: dataDir };
   for (const name of ['IDP_PORT', 'CONTROL_PLANE_PORT', 'EDGE_PORT', 'RBAC_PORT', 'TODO_PORT']) env[name] = String(await freePort());
   const config = loadConfig({ ...process.env, ...env });
-  const childEnv = { ...process.env, ...env };
   const logDir = join(dataDir, 'logs');
   const crashes: Crash[] = [];
   const running: Running[] = [];
   let stopping = false;
   let up = false;
 
-  const launch = (r: Running): void => {
-    const logFile = join(logDir, `${r.component.name}.log`);
-    const fd = openSync(logFile, 'a');
-    r.logOffset = readFileSync(logFile).length;
-    r.child = spawn(runtime.nodeBin, [join(runtime.root, 'dist', 'src', `${r.component.entry}.js`)], { stdio: ['ignore', fd, fd], env: childEnv });
-    closeSync(fd);
-    r.child.once('exit', (code, signal) => {
-      // A death while the stack starts fails the start (waitReady sees it); later ones are crashes.
+  /** Once the stack is up, a death of `r`'s process is a crash: counted, and the component started again. */
+  const watch = (r: Running): void => {
+    const { run } = r;
+    void run.exited.then((code) => {
+      // A death while the stack starts fails the start (waitUntilReady sees it).
       if (stopping || !up) return;
-      crashes.push({ component: r.component.name, how: signal ?? `exit code ${code}`, said: lastWords(logFile, r.logOffset) });
+      crashes.push({ component: run.component.name, how: describeEnd(run, code), said: lastWords(run) });
       r.restarts += 1;
-      launch(r);
+      r.run = runComponent(run.component, r.file, logDir, runtime.nodeBin);
+      watch(r);
     });
   };
 
-  mkdirSync(logDir, { recursive: true });
+  mkdirSync(logDir, { recursive: true, mode: 0o700 });
   try {
     for (const component of stackComponents(config)) {
-      const r = { component, restarts: 0, logOffset: 0 } as Running;
-      launch(r);
+      const file = join(runtime.root, 'dist', 'src', `${component.entry}.js`);
+      // The ports and the data folder go to the component's process only.
+      const r: Running = { run: runComponent({ ...component, env }, file, logDir, runtime.nodeBin), file, restarts: 0 };
       running.push(r);
-      await waitReady(`http://127.0.0.1:${component.port}${component.readyPath}`, r.child);
+      watch(r);
+      await waitUntilReady(r.run, '127.0.0.1', READY_TIMEOUT_MS);
     }
   } catch (err) {
     stopping = true;
-    for (const r of running) r.child.kill('SIGKILL');
-    const last = running.at(-1);
-    throw new Error(`${(err as Error).message}; its log: ${last ? lastWords(join(logDir, `${last.component.name}.log`), 0) : '-'}`);
+    for (const r of running) r.run.child.kill('SIGKILL');
+    throw err;
   }
   up = true;
 
   return {
     config,
     crashes,
-    rssMiB: () => Object.fromEntries(running.map((r) => [r.component.name, rssMiBOf(r.child.pid)])),
-    restarted: () => running.filter((r) => r.restarts > 0).map((r) => r.component.name),
+    rssMiB: () => Object.fromEntries(running.map((r) => [r.run.component.name, rssMiBOf(r.run.child.pid)])),
+    restarted: () => running.filter((r) => r.restarts > 0).map((r) => r.run.component.name),
     async stop() {
       stopping = true;
       await Promise.all(
-        running.map(
-          (r) =>
-            new Promise<void>((resolve) => {
-              if (r.child.exitCode !== null || r.child.signalCode !== null) return resolve();
-              r.child.once('exit', () => resolve());
-              r.child.kill('SIGTERM');
-              setTimeout(() => r.child.kill('SIGKILL'), 8000).unref();
-            }),
-        ),
+        running.map(async ({ run }) => {
+          if (run.child.exitCode !== null || run.child.signalCode !== null) return;
+          run.child.kill('SIGTERM');
+          const timer = setTimeout(() => run.child.kill('SIGKILL'), 8000);
+          await run.exited;
+          clearTimeout(timer);
+        }),
       );
       rmSync(dataDir, { recursive: true, force: true });
     },
