@@ -1,4 +1,4 @@
-// jose v6, oauth4webapi and openid-client v6 ship ESM only; Jest's CommonJS runtime cannot load them untransformed,
+// jose v6, oauth4webapi, openid-client v6 and oidc-provider v9 ship ESM only; Jest's CommonJS runtime cannot load them untransformed,
 // so ts-jest compiles them (allowJs) along with our TypeScript.
 /** @type {import('jest').Config} */
 module.exports = {
@@ -10,6 +10,6 @@ module.exports = {
   transform: {
     '^.+\\.[tj]s$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }],
   },
-  transformIgnorePatterns: ['/node_modules/(?!(jose|oauth4webapi|openid-client)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(jose|oauth4webapi|openid-client|oidc-provider)/)'],
   testTimeout: 20000,
 };
