@@ -1,20 +1,24 @@
-import type { Express } from 'express';
+import type { RequestListener } from 'node:http';
+import type { Express, Request, RequestHandler } from 'express';
+import type Provider from 'oidc-provider';
+import type { Adapter } from 'oidc-provider';
 import type { Config } from '../config';
-import { createApp, finishApp, OPENAPI_PATH, serveOpenApi } from '../http';
-import { IDP_OPENAPI } from './idp-openapi';
-import { allowBrowserOrigins } from './allow-browser-origins';
+import { createApp, finishApp, OAuthError, OPENAPI_PATH, serveOpenApi } from '../http';
 import type { Logger } from '../observability';
+import { allowBrowserOrigins } from './allow-browser-origins';
+import { createPasswordCheck, throttleLimitFor } from './check-password';
 import type { Clock } from './clock';
-import { discoveryRoutes } from './discovery';
+import { IDP_OPENAPI } from './idp-openapi';
 import { createTokenIssuer } from './issue-tokens';
 import type { KeyStore } from './key-store';
 import type { HashingLimiter } from './limit-hashing';
+import { loginPage } from './login-page';
 import { createLoginThrottle } from './login-throttle';
+import { registerPasswordGrant } from './password-grant';
+import { createProvider, DISCOVERY_PATH, ROUTES, type MachineClient } from './provider';
 import { tokenEndpoint } from './token-endpoint';
-import { createPasswordCheck, throttleLimitFor } from './check-password';
-import { mountOAuthRoutes } from './oauth/mount-oauth-routes';
-import { storeLimits, type StoreLimits } from './oauth/store-limits';
 import type { UserStore } from './user-store';
+import { userinfoEndpoint } from './userinfo';
 
 /** The IdP settings the app needs: the `idp` section of {@link Config}. */
 export type IdpOptions = Pick<
@@ -37,17 +41,40 @@ export interface IdpAppDeps {
   readonly keys: KeyStore;
   /** Bounds concurrent password checks; its owner closes it on shutdown. */
   readonly hashing: HashingLimiter;
+  /** The provider's storage (oidc-storage.ts): codes, refresh tokens, sessions, sign-ins. */
+  readonly adapter: (model: string) => Adapter;
+  readonly machineClient: MachineClient;
   readonly logger: Logger;
   readonly clock: Clock;
-  /** Smaller bounds for the in-memory codes, refresh tokens, sessions and login forms (tests). */
-  readonly limits?: Partial<StoreLimits>;
+}
+
+/** Bodies the provider reads are refused above this before a byte is read (it would take 56 kB). */
+const PROVIDER_BODY_LIMIT = 4 * 1024;
+
+/** The paths the provider answers (and those under them, like `/authorize/<uid>`); the rest get Outpost's JSON 404. */
+const PROVIDER_PATHS = [...Object.values(ROUTES), DISCOVERY_PATH];
+
+function isProviderPath(path: string): boolean {
+  return PROVIDER_PATHS.some((p) => path === p || path.startsWith(`${p}/`));
+}
+
+/** 400 for a declared body over the limit (as the JSON endpoint answers), 415 for a compressed one: the provider inflates nothing. */
+function assertBoundedBody(req: Request): void {
+  if (Number(req.headers['content-length'] ?? 0) > PROVIDER_BODY_LIMIT) {
+    throw new OAuthError(400, 'invalid_request', `the request body is over ${PROVIDER_BODY_LIMIT} bytes`);
+  }
+  const encoding = req.headers['content-encoding'];
+  if (encoding !== undefined && encoding.toLowerCase() !== 'identity') {
+    throw new OAuthError(415, 'invalid_request', 'compressed request bodies are not accepted');
+  }
 }
 
 /**
- * The demo IdP as an Express app: the seed's JSON token endpoint, the OAuth 2.0 / OIDC
- * endpoints around it (authorize + login page, form-encoded grants, userinfo, revocation,
- * sign-out), discovery, JWKS and health check.
- * Pure: it opens nothing and listens nowhere; the caller (main.ts, a test) does that.
+ * The demo IdP as an Express app. The OAuth 2.0 / OIDC protocol (authorize, the
+ * form-encoded token endpoint, revocation, logout, discovery, JWKS) is node-oidc-provider's,
+ * mounted last; Outpost's own parts come first: the seed's JSON token endpoint, the
+ * password grant's check, the login page, userinfo and the health check.
+ * Pure: it opens nothing and listens nowhere; the caller (open-idp.ts, a test) does that.
  */
 export function createIdpApp(deps: IdpAppDeps): Express {
   const { options, users, keys, hashing, logger, clock } = deps;
@@ -58,6 +85,21 @@ export function createIdpApp(deps: IdpAppDeps): Express {
     windowSeconds: options.loginFailureWindow,
     clock,
   });
+  const checkPassword = createPasswordCheck({ users, throttle, hashing });
+
+  // The provider takes its keys when built, so a rotation (npm run rotate-key) builds a new
+  // one on the next request; everything it keeps is in storage, so nothing is lost.
+  let current: { version: string; provider: Provider; handle: RequestListener; cookieKey: Buffer } | undefined;
+  const useCurrentKeys: RequestHandler = async function useCurrentKeys(_req, _res, next) {
+    const { version, jwks, cookieKeys } = await keys.providerKeys();
+    if (current?.version !== version) {
+      const provider = createProvider({ options, users, jwks, cookieKeys, adapter: deps.adapter, machineClient: deps.machineClient });
+      registerPasswordGrant(provider, { checkPassword, issueTokens, logger });
+      provider.on('server_error', (_ctx, err) => logger.error({ err }, 'OIDC provider error'));
+      current = { version, provider, handle: provider.callback(), cookieKey: cookieKeys[0]! };
+    }
+    next();
+  };
 
   const app = createApp(logger);
   app.use(allowBrowserOrigins(options.corsOrigins));
@@ -65,11 +107,18 @@ export function createIdpApp(deps: IdpAppDeps): Express {
     res.set('Cache-Control', 'no-store').json({ status: 'ok' });
   });
   app.get(OPENAPI_PATH, serveOpenApi(IDP_OPENAPI));
-  app.use(discoveryRoutes({ issuer: options.issuer, baseUrl: options.url, keys }));
-  const checkPassword = createPasswordCheck({ users, throttle, hashing });
-  // Form-encoded token requests are taken first; everything else reaches the JSON endpoint.
-  const limits = storeLimits(deps.limits);
-  mountOAuthRoutes(app, { options, users, keys, logger, clock, issueTokens, checkPassword, limits });
   app.use(tokenEndpoint({ checkPassword, issueTokens, logger }));
+  const audiences = [options.apiAudience, ...options.clients.flatMap((c) => (c.audience === undefined ? [] : [c.audience]))];
+  app.use(userinfoEndpoint({ issuer: options.issuer, audiences, keys, users }));
+  app.use(useCurrentKeys);
+  app.use(loginPage({ provider: () => current!.provider, csrfKey: () => current!.cookieKey, users, checkPassword, logger }));
+  app.use(function oidcProvider(req, res, next) {
+    if (!isProviderPath(req.path)) {
+      next();
+      return;
+    }
+    assertBoundedBody(req);
+    current!.handle(req, res);
+  });
   return finishApp(app, logger, 'oauth');
 }

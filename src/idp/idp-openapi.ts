@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { apiErrors, buildOpenApiDocument, oauthErrorSchema, type ApiRoute } from '../http';
-import { JWKS_PATH, DISCOVERY_PATH } from './discovery';
-import { AUTHORIZE_PATH, END_SESSION_PATH, LOGIN_PATH, REVOKE_PATH, USERINFO_PATH } from './oauth/oauth-paths';
+import { DISCOVERY_PATH, JWKS_PATH, LOGIN_PATH, ROUTES, USERINFO_PATH } from './provider';
 import { TOKEN_PATH } from './token-endpoint';
 
 /** The seed's JSON token request (docs/service-interface.md §2.1), as `readCredentials` checks it. */
@@ -9,8 +8,9 @@ const jsonTokenRequest = z.object({ username: z.string().min(1).max(256), passwo
 
 /** RFC 6749 §4.1.3, §4.3, §6: the form-encoded grants of the same endpoint. */
 const formTokenRequest = z.object({
-  grant_type: z.enum(['authorization_code', 'refresh_token', 'password']),
+  grant_type: z.enum(['authorization_code', 'refresh_token', 'password', 'client_credentials']),
   client_id: z.string().optional(),
+  client_secret: z.string().optional(),
   code: z.string().optional(),
   redirect_uri: z.string().optional(),
   code_verifier: z.string().optional(),
@@ -65,22 +65,26 @@ export const IDP_ROUTES: readonly ApiRoute[] = [
   },
   {
     method: 'get',
-    path: AUTHORIZE_PATH,
-    summary: 'Authorization code + PKCE (S256): shows the login page or redirects with a code or an error',
+    path: ROUTES.authorization,
+    summary: 'Authorization code + PKCE (S256): redirects to the login page, or back with a code or an error',
     responses: {
-      200: html('the login page'),
-      302: { description: 'back to the client with code or error' },
+      303: { description: 'to /login/{uid}, or back to the client with code or error' },
       400: html('unknown client_id or redirect_uri (never redirected)'),
-      503: html('every open login form is its address’s only one; Retry-After'),
     },
   },
   {
+    method: 'get',
+    path: `${LOGIN_PATH}/{uid}`,
+    summary: 'The login page of one sign-in',
+    responses: { 200: html('the login page'), 403: html('the sign-in expired or was opened in another browser') },
+  },
+  {
     method: 'post',
-    path: LOGIN_PATH,
+    path: `${LOGIN_PATH}/{uid}`,
     summary: 'The login form (CSRF token required)',
-    requestBody: { content: { 'application/x-www-form-urlencoded': z.object({ username: z.string(), password: z.string() }) } },
+    requestBody: { content: { 'application/x-www-form-urlencoded': z.object({ username: z.string(), password: z.string(), csrf_token: z.string() }) } },
     responses: {
-      302: { description: 'signed in: back to the client with a code' },
+      303: { description: 'signed in: on through /authorize back to the client with a code' },
       400: html('the page again, with what is missing'),
       401: html('the page again: wrong username or password'),
       403: html('the form expired or was not ours'),
@@ -96,21 +100,21 @@ export const IDP_ROUTES: readonly ApiRoute[] = [
   },
   {
     method: 'post',
-    path: REVOKE_PATH,
+    path: ROUTES.revocation,
     summary: 'Revoke a refresh token (RFC 7009)',
     requestBody: { content: { 'application/x-www-form-urlencoded': z.object({ token: z.string(), client_id: z.string().optional() }) } },
     responses: { 200: { description: 'revoked, or it was never valid' }, ...oauthErrors({ 400: 'no token', 401: 'unknown client' }) },
   },
   {
     method: 'get',
-    path: END_SESSION_PATH,
-    summary: 'Sign out (OIDC RP-Initiated Logout)',
-    responses: { 200: html('signed out'), 302: { description: 'back to a registered post-logout URI' } },
+    path: ROUTES.end_session,
+    summary: 'Sign out (OIDC RP-Initiated Logout): asks to confirm, then signs out',
+    responses: { 200: html('the confirmation page'), 400: html('an unknown client or post-logout URI') },
   },
 ];
 
 /** The IdP's OpenAPI 3.1 document, served at `/openapi.json`. */
 export const IDP_OPENAPI = buildOpenApiDocument(
-  { title: 'Outpost demo identity provider', version: '0.1.0', description: 'Demo only: the seed token endpoint plus OAuth 2.0 / OpenID Connect around it.' },
+  { title: 'Outpost demo identity provider', version: '0.1.0', description: 'Demo only: the seed token endpoint, plus OAuth 2.0 / OpenID Connect from node-oidc-provider around it.' },
   IDP_ROUTES,
 );

@@ -13,6 +13,7 @@ export { createTokenIssuer } from './issue-tokens';
 export type { TokenResponse } from './issue-tokens';
 export { createLoginThrottle } from './login-throttle';
 export { TOKEN_PATH } from './token-endpoint';
-export { JWKS_PATH } from './discovery';
+export { JWKS_PATH } from './provider';
+export { MACHINE_CLIENT_ID } from './machine-client';
 export { systemClock } from './clock';
 export type { Clock } from './clock';

@@ -1,12 +1,13 @@
+import { hkdfSync } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import type { CryptoKey } from 'jose';
+import type { CryptoKey, JWK } from 'jose';
 import { FileContentError, withFileLock } from '../files';
 import type { Logger } from '../observability';
 import type { Clock } from './clock';
 import { keyFileLock, openKeyFile, readKeyFile, writeKeyFile } from './key-file';
 import {
-  generateStoredKey, importPrivateKey, isPublished, toPublicJwk,
+  generateStoredKey, importPrivateKey, isPublished, SIGNING_ALG, toPublicJwk,
   type KeyFile, type PublicJwk, type StoredKey,
 } from './signing-keys';
 
@@ -29,6 +30,18 @@ export interface KeyStore {
   publicKeys(): Promise<PublicJwk[]>;
   /** Adds a new active key, retires the current one, drops keys past their overlap. Returns the new kid. */
   rotate(): Promise<string>;
+  /** What the OIDC provider is built with; a new `version` means a new provider (provider.ts). */
+  providerKeys(): Promise<ProviderKeys>;
+}
+
+/** The published keys as the provider takes them, and the cookie secrets derived from them. */
+export interface ProviderKeys {
+  /** The kids of `jwks` in order: changes on rotation and when a retired key leaves the JWKS. */
+  readonly version: string;
+  /** Private JWKs, the active key first (the provider signs with the first). */
+  readonly jwks: JWK[];
+  /** One secret per key, same order: cookies signed before a rotation stay valid for its overlap. */
+  readonly cookieKeys: Buffer[];
 }
 
 export interface KeyStoreOptions {
@@ -122,7 +135,25 @@ export async function openKeyStore(options: KeyStoreOptions): Promise<KeyStore> 
     return reloading;
   }
 
+  let built: ProviderKeys | undefined;
+
   return {
+    async providerKeys() {
+      await refresh();
+      const now = nowSeconds();
+      const published = current.file.keys
+        .filter((k) => isPublished(k, now, overlapSeconds))
+        .sort((a, b) => Number(a.retired_at !== undefined) - Number(b.retired_at !== undefined) || (b.retired_at ?? 0) - (a.retired_at ?? 0));
+      const version = published.map((k) => k.kid).join(',');
+      if (built?.version !== version) {
+        built = {
+          version,
+          jwks: published.map((k) => ({ ...k.private_jwk, kid: k.kid, alg: SIGNING_ALG, use: 'sig' }) as JWK),
+          cookieKeys: published.map((k) => Buffer.from(hkdfSync('sha256', Buffer.from(k.private_jwk.d, 'base64url'), k.kid, 'outpost idp cookies', 32))),
+        };
+      }
+      return built;
+    },
     async signingKey() {
       await refresh();
       return current.active;

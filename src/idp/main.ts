@@ -14,9 +14,10 @@ async function main(): Promise<void> {
   const server = await listen(idp.app, config.idp.port, config.host);
   logger.info({ url: baseUrl(server), issuer: config.idp.issuer }, 'IdP listening');
   // Queued password checks are abandoned first: otherwise their requests hold the server open.
-  shutdownOnSignal(logger, () => {
-    idp.close();
-    return close(server);
+  shutdownOnSignal(logger, async () => {
+    idp.hashing.close();
+    await close(server);
+    await idp.close();
   });
 }
 

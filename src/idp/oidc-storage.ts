@@ -1,4 +1,7 @@
 import type { Adapter, AdapterPayload } from 'oidc-provider';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { preparePrivateDatabase } from '../files';
 import { openPostgresDatabase, openSqliteDatabase, type SqlDatabase } from '../sql';
 import { systemClock, type Clock } from './clock';
 
@@ -126,6 +129,11 @@ function createAdapter(db: SqlDatabase, model: string, now: Clock): Adapter {
  * expiry and `consumed`.
  */
 export async function openOidcStorage(options: OidcStorageOptions, now: Clock = systemClock): Promise<OidcStorage> {
+  if ('sqliteFile' in options) {
+    // It holds refresh tokens and sessions: owner-only, like the keys beside it.
+    mkdirSync(dirname(options.sqliteFile), { recursive: true, mode: 0o700 });
+    preparePrivateDatabase(options.sqliteFile);
+  }
   const db =
     'sqliteFile' in options
       ? await openSqliteDatabase(options.sqliteFile)

@@ -7,12 +7,21 @@ import { systemClock, type Clock } from './clock';
 import { createIdpApp } from './create-idp-app';
 import { openKeyStore, type KeyStore } from './key-store';
 import { createHashingLimiter, type HashingLimiter } from './limit-hashing';
+import { openMachineClient } from './machine-client';
+import { openOidcStorage } from './oidc-storage';
+import type { MachineClient } from './provider';
 import { openUserStore, type UserStore } from './user-store';
 
-/** Where the IdP keeps its state: `<dataDir>/idp/keys.json` and `<dataDir>/idp/users.json`. */
-export function idpFiles(dataDir: string): { keysFile: string; usersFile: string } {
+/** Where the IdP keeps its state, all under `<dataDir>/idp/`. */
+export function idpFiles(dataDir: string): { keysFile: string; usersFile: string; machineClientFile: string; storageFile: string } {
   const dir = join(dataDir, 'idp');
-  return { keysFile: join(dir, 'keys.json'), usersFile: join(dir, 'users.json') };
+  return {
+    keysFile: join(dir, 'keys.json'),
+    usersFile: join(dir, 'users.json'),
+    machineClientFile: join(dir, 'machine-client.json'),
+    /** The provider's storage, unless DATABASE_URL names PostgreSQL. */
+    storageFile: join(dir, 'oidc.sqlite'),
+  };
 }
 
 /**
@@ -30,8 +39,9 @@ export interface Idp {
   readonly users: UserStore;
   /** The password-check bound; {@link Idp.close} closes it. */
   readonly hashing: HashingLimiter;
-  /** Abandons queued password checks (they get 503), so closing the server is not held up. */
-  close(): void;
+  readonly machineClient: MachineClient;
+  /** Abandons queued password checks (they get 503), so closing the server is not held up, then closes the storage. */
+  close(): Promise<void>;
 }
 
 /** Opens (or, on first start, creates) the IdP's key file for `config`. */
@@ -45,16 +55,34 @@ export function openIdpKeyStore(config: Config, logger: Logger, clock: Clock = s
 }
 
 /**
- * Loads or creates the IdP's state in the data directory (password hashes from the
- * directory seed, signing keys) and builds the app. Nothing listens yet.
+ * Loads or creates the IdP's state (password hashes from the directory seed, signing keys,
+ * the machine client, the provider's storage: its own SQLite file, or PostgreSQL when
+ * `DATABASE_URL` is set) and builds the app. Nothing listens yet.
  */
 export async function openIdp(config: Config, logger: Logger, clock: Clock = systemClock): Promise<Idp> {
+  const files = idpFiles(config.dataDir);
   const seed = loadDirectorySeed(config.directorySeedFile);
-  const [users, keys] = await Promise.all([
-    openUserStore(idpFiles(config.dataDir).usersFile, seed.directory.users, seed.demoPassword),
+  const [users, keys, storage] = await Promise.all([
+    openUserStore(files.usersFile, seed.directory.users, seed.demoPassword),
     openIdpKeyStore(config, logger, clock),
+    openOidcStorage(
+      config.controlPlane.databaseUrl === undefined
+        ? { sqliteFile: files.storageFile }
+        : { databaseUrl: config.controlPlane.databaseUrl, poolSize: config.controlPlane.databasePoolSize },
+    ),
   ]);
+  const machineClient = openMachineClient(files.machineClientFile);
   const hashing = createHashingLimiter({ maxInFlight: HASHING_IN_FLIGHT, maxQueued: HASHING_QUEUE });
-  const app = createIdpApp({ options: config.idp, users, keys, hashing, logger, clock });
-  return { app, keys, users, hashing, close: () => hashing.close() };
+  const app = createIdpApp({ options: config.idp, users, keys, hashing, adapter: storage.adapter, machineClient, logger, clock });
+  return {
+    app,
+    keys,
+    users,
+    hashing,
+    machineClient,
+    async close() {
+      hashing.close();
+      await storage.close();
+    },
+  };
 }

@@ -52,6 +52,10 @@ export function tokenEndpoint(deps: TokenEndpointDeps): Router {
   const { checkPassword, issueTokens, logger } = deps;
   const router = Router();
 
+  // Form-encoded requests are the provider's token endpoint (the code, refresh, password and client-credentials grants).
+  router.post(TOKEN_PATH, function formsToProvider(req, _res, next) {
+    next(req.is('application/x-www-form-urlencoded') ? 'router' : undefined);
+  });
   router.post(TOKEN_PATH, noStore, requireJson, jsonBody(BODY_LIMIT), async function token(req, res) {
     const { username, password } = readCredentials(req.body);
     const check = await checkPassword(username, password, req.socket.remoteAddress);

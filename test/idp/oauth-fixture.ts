@@ -36,31 +36,44 @@ export function authorizeUrl(base: string, challenge: string, overrides: Record<
   return url.href;
 }
 
-/** The login page as a script sees it: its cookie and CSRF token. */
+/** The login page as a script sees it: the cookies of its sign-in, its CSRF token and where it posts. */
 export interface LoginPage {
   readonly status: number;
   readonly html: string;
+  /** Every cookie /authorize set for this sign-in (the provider's interaction cookies), as one Cookie header part. */
   readonly loginCookie: string;
   readonly csrfToken: string;
+  /** The form's `action`: `/login/<uid>`. */
+  readonly action: string;
 }
 
 /** Cookies a response sets, as `name=value` pairs. */
 export function setCookies(res: Response): string[] {
-  return res.headers.getSetCookie().map((c) => c.split(';')[0]);
+  return res.headers.getSetCookie().map((c) => c.split(';')[0]!);
 }
 
-/** GETs /authorize (with `cookies`) and reads the login page it shows. */
+/**
+ * GETs /authorize (with `cookies`) as a browser would: the provider answers 303 to the login
+ * page of a new sign-in, which is then read. When /authorize answers otherwise (an error page,
+ * a redirect back to the client) that answer is returned, with no form.
+ */
 export async function openLoginPage(url: string, cookies: string[] = []): Promise<LoginPage> {
-  const res = await fetch(url, { redirect: 'manual', headers: cookies.length ? { cookie: cookies.join('; ') } : {} });
+  const first = await fetch(url, { redirect: 'manual', headers: cookies.length ? { cookie: cookies.join('; ') } : {} });
+  const location = first.headers.get('location');
+  const origin = new URL(url).origin;
+  if (first.status !== 303 || !location || !location.startsWith('/login/')) {
+    return { status: first.status, html: await first.text(), loginCookie: '', csrfToken: '', action: '' };
+  }
+  const loginCookie = setCookies(first).join('; ');
+  const res = await fetch(`${origin}${location}`, { redirect: 'manual', headers: { cookie: [loginCookie, ...cookies].join('; ') } });
   const html = await res.text();
-  const loginCookie = setCookies(res).find((c) => c.startsWith('outpost_login=')) ?? '';
   const csrfToken = /name="csrf_token" value="([^"]+)"/.exec(html)?.[1] ?? '';
-  return { status: res.status, html, loginCookie, csrfToken };
+  return { status: res.status, html, loginCookie, csrfToken, action: location };
 }
 
-/** Posts the login form as a browser would; returns the raw response (a 303 on success). */
-export function postLogin(base: string, fields: Record<string, string>, cookies: string[]): Promise<Response> {
-  return fetch(`${base}/login`, {
+/** Posts the login form of `page` (or of `action`) as a browser would; returns the raw response (a 303 on success). */
+export function postLogin(base: string, fields: Record<string, string>, cookies: string[], action = '/login/unknown'): Promise<Response> {
+  return fetch(`${base}${action}`, {
     method: 'POST',
     redirect: 'manual',
     headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookies.join('; ') },
@@ -68,13 +81,26 @@ export function postLogin(base: string, fields: Record<string, string>, cookies:
   });
 }
 
+/**
+ * Follows a signed-in login form's 303 back through the provider's /authorize/<uid> to the
+ * client: the callback URL, and the session cookie the provider set on the way.
+ */
+export async function finishSignIn(base: string, loginResponse: Response, loginCookie: string): Promise<{ callback: URL; session: string }> {
+  if (loginResponse.status !== 303) throw new Error(`login answered ${loginResponse.status}`);
+  const resume = await fetch(new URL(loginResponse.headers.get('location') as string, base), {
+    redirect: 'manual',
+    headers: { cookie: [loginCookie, ...setCookies(loginResponse)].join('; ') },
+  });
+  if (resume.status !== 303) throw new Error(`resuming the sign-in answered ${resume.status}`);
+  const session = setCookies(resume).filter((c) => c.startsWith('outpost_session')).join('; ');
+  return { callback: new URL(resume.headers.get('location') as string), session };
+}
+
 /** Signs `email` in through the login page for `url`; returns the callback URL and the session cookie. */
 export async function signInThroughPage(base: string, url: string, email: string, password = PASSWORD): Promise<{ callback: URL; session: string }> {
   const page = await openLoginPage(url);
-  const res = await postLogin(base, { username: email, password, csrf_token: page.csrfToken }, [page.loginCookie]);
-  if (res.status !== 303) throw new Error(`login answered ${res.status}`);
-  const session = setCookies(res).find((c) => c.startsWith('outpost_session=')) ?? '';
-  return { callback: new URL(res.headers.get('location') as string), session };
+  const res = await postLogin(base, { username: email, password, csrf_token: page.csrfToken }, [page.loginCookie], page.action);
+  return finishSignIn(base, res, page.loginCookie);
 }
 
 /** POSTs a form to the token endpoint. */

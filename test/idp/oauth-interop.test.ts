@@ -3,7 +3,7 @@
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as client from 'openid-client';
 import { CITADEL, type IdpFixture } from './idp-fixture';
-import { CLIENT_ID, REDIRECT_URI, signInThroughPage, startOAuthIdp } from './oauth-fixture';
+import { CLIENT_ID, REDIRECT_URI, setCookies, signInThroughPage, startOAuthIdp } from './oauth-fixture';
 
 describe('OAuth 2.0 / OIDC interop with openid-client', () => {
   let f: IdpFixture;
@@ -41,7 +41,7 @@ describe('OAuth 2.0 / OIDC interop with openid-client', () => {
     expect(meta.revocation_endpoint).toBe(`${f.url}/revoke`);
     expect(meta.end_session_endpoint).toBe(`${f.url}/logout`);
     expect(meta.code_challenge_methods_supported).toEqual(['S256']);
-    expect(meta.grant_types_supported).toEqual(['authorization_code', 'refresh_token', 'password']);
+    expect(meta.grant_types_supported).toEqual(['authorization_code', 'refresh_token', 'client_credentials', 'password']);
   });
 
   it('completes code + PKCE; the tokens verify with jose (RFC 9068 access token, ID token with nonce)', async () => {
@@ -87,9 +87,20 @@ describe('OAuth 2.0 / OIDC interop with openid-client', () => {
     await expect(client.refreshTokenGrant(config, second.refresh_token as string)).rejects.toMatchObject({ error: 'invalid_grant' });
   });
 
-  it('builds a sign-out URL that returns to the registered page', async () => {
+  it('builds a sign-out URL that, once confirmed, returns to the registered page', async () => {
     const url = client.buildEndSessionUrl(config, { post_logout_redirect_uri: REDIRECT_URI, client_id: CLIENT_ID, state: 's' });
-    const res = await fetch(url, { redirect: 'manual' });
+    const page = await fetch(url, { redirect: 'manual' });
+    // The provider asks before it signs out, so a link alone cannot sign anyone out.
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    const action = /<form[^>]*action="([^"]+)"/.exec(html)?.[1] as string;
+    const xsrf = /name="xsrf" value="([^"]+)"/.exec(html)?.[1] as string;
+    const res = await fetch(action, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: setCookies(page).join('; ') },
+      body: new URLSearchParams({ xsrf, logout: 'yes' }).toString(),
+    });
     expect(res.status).toBe(303);
     expect(res.headers.get('location')).toBe(`${REDIRECT_URI}?state=s`);
   });

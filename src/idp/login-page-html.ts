@@ -1,5 +1,4 @@
-import type { IdpUser } from '../user-store';
-import { LOGIN_PATH } from './oauth-paths';
+import type { IdpUser } from './user-store';
 
 /** Escapes text for HTML element content and double-quoted attributes. */
 export function escapeHtml(text: string): string {
@@ -29,10 +28,10 @@ ${body}
 /** What the login page shows. */
 export interface LoginPageModel {
   readonly clientId: string;
+  /** Where the form posts: this sign-in's own `/login/<uid>`. */
+  readonly action: string;
   readonly csrfToken: string;
   readonly users: readonly IdpUser[];
-  /** The signed-in user, offered as a one-click "Continue". */
-  readonly current?: IdpUser;
   readonly error?: string;
   readonly username?: string;
 }
@@ -50,18 +49,11 @@ export function renderLoginPage(model: LoginPageModel): string {
     })
     .join('\n');
   const error = model.error ? `<p role="alert">${escapeHtml(model.error)}</p>` : '';
-  const current = model.current
-    ? `<form method="post" action="${LOGIN_PATH}">${csrf}
-<input type="hidden" name="action" value="continue">
-<button type="submit">Continue as ${escapeHtml(model.current.name)}</button>
-</form>
-<p class="hint">Or sign in as someone else:</p>`
-    : '';
   return renderPage(
     'Sign in',
     `<p><strong>${escapeHtml(model.clientId)}</strong> asks you to sign in.</p>
-${error}${current}
-<form method="post" action="${LOGIN_PATH}">${csrf}
+${error}
+<form method="post" action="${escapeHtml(model.action)}">${csrf}
 <label for="username">Demo user</label>
 <select id="username" name="username" autocomplete="username">
 ${options}

@@ -1,10 +1,10 @@
 import { Router } from 'express';
 import { createLocalJWKSet, jwtVerify, type JWTPayload } from 'jose';
-import { OAuthError } from '../../http';
-import type { KeyStore } from '../key-store';
-import { SIGNING_ALG } from '../signing-keys';
-import type { UserStore } from '../user-store';
-import { USERINFO_PATH } from './oauth-paths';
+import { OAuthError } from '../http';
+import type { KeyStore } from './key-store';
+import { SIGNING_ALG } from './signing-keys';
+import type { UserStore } from './user-store';
+import { USERINFO_PATH } from './provider';
 
 /** What userinfo needs: the IdP's own keys and users, and what its access tokens look like. */
 export interface UserinfoDeps {
