@@ -12,6 +12,7 @@ import { IDP_OPENAPI } from './idp-openapi';
 import { createTokenIssuer } from './issue-tokens';
 import type { KeyStore } from './key-store';
 import type { HashingLimiter } from './limit-hashing';
+import { limitSignIns, type SignInLimit } from './limit-sign-ins';
 import { loginPage } from './login-page';
 import { createLoginThrottle } from './login-throttle';
 import { registerPasswordGrant } from './password-grant';
@@ -46,6 +47,8 @@ export interface IdpAppDeps {
   readonly machineClient: MachineClient;
   readonly logger: Logger;
   readonly clock: Clock;
+  /** How many sign-ins one address may start (tests make it small). */
+  readonly signInLimit?: SignInLimit;
 }
 
 /** Bodies the provider reads are refused above this before a byte is read (it would take 56 kB). */
@@ -110,6 +113,7 @@ export function createIdpApp(deps: IdpAppDeps): Express {
   app.use(tokenEndpoint({ checkPassword, issueTokens, logger }));
   const audiences = [options.apiAudience, ...options.clients.flatMap((c) => (c.audience === undefined ? [] : [c.audience]))];
   app.use(userinfoEndpoint({ issuer: options.issuer, audiences, keys, users }));
+  app.use(limitSignIns(clock, deps.signInLimit));
   app.use(useCurrentKeys);
   app.use(loginPage({ provider: () => current!.provider, csrfKey: () => current!.cookieKey, users, checkPassword, logger }));
   app.use(function oidcProvider(req, res, next) {

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { Express } from 'express';
+import type { Adapter } from 'oidc-provider';
 import type { Config } from '../config';
 import { loadDirectorySeed } from '../directory';
 import type { Logger } from '../observability';
@@ -40,6 +41,8 @@ export interface Idp {
   /** The password-check bound; {@link Idp.close} closes it. */
   readonly hashing: HashingLimiter;
   readonly machineClient: MachineClient;
+  /** The provider's storage; another app on the same IdP (a test's variant) may share it. */
+  readonly adapter: (model: string) => Adapter;
   /** Abandons queued password checks (they get 503), so closing the server is not held up, then closes the storage. */
   close(): Promise<void>;
 }
@@ -80,6 +83,7 @@ export async function openIdp(config: Config, logger: Logger, clock: Clock = sys
     users,
     hashing,
     machineClient,
+    adapter: storage.adapter,
     async close() {
       hashing.close();
       await storage.close();

@@ -102,6 +102,8 @@ export function createProvider(deps: ProviderDeps): Provider {
     routes: ROUTES,
     scopes: [...SCOPES],
     responseTypes: ['code'],
+    // OIDC Core §3.1.2.1: redirect_uri is required, even for a client with only one.
+    allowOmittingSingleRegisteredRedirectUri: false,
     clientAuthMethods: ['none', 'client_secret_basic', 'client_secret_post'],
     enabledJWA: { idTokenSigningAlgValues: ['RS256'], userinfoSigningAlgValues: ['RS256'] },
     pkce: { required: () => true },
@@ -113,16 +115,15 @@ export function createProvider(deps: ProviderDeps): Provider {
       if (!user) return undefined;
       return { accountId: user.id, claims: () => ({ sub: user.id, email: user.email, email_verified: true, name: user.name }) };
     },
-    // The registered clients are first-party: signing in grants what they ask, without a consent page.
+    // The registered clients are first-party: signing in grants what they ask, without a consent
+    // page; a later request for more scope under the same session widens the grant.
     async loadExistingGrant(ctx) {
       const { client, session, params } = ctx.oidc;
       if (!client || !session?.accountId) return undefined;
-      const existing = session.grantIdFor(client.clientId);
-      if (existing) {
-        const grant = await ctx.oidc.provider.Grant.find(existing);
-        if (grant) return grant;
-      }
-      const grant = new ctx.oidc.provider.Grant({ clientId: client.clientId, accountId: session.accountId });
+      const grantId = session.grantIdFor(client.clientId);
+      const grant =
+        (grantId ? await ctx.oidc.provider.Grant.find(grantId) : undefined) ??
+        new ctx.oidc.provider.Grant({ clientId: client.clientId, accountId: session.accountId });
       const scope = String(params?.scope ?? 'openid');
       grant.addOIDCScope(scope);
       grant.addResourceScope(audienceOf.get(client.clientId) ?? options.apiAudience, scope);
@@ -177,7 +178,7 @@ export function createProvider(deps: ProviderDeps): Provider {
         },
       },
     },
-    discovery: { userinfo_endpoint: `${options.url}${USERINFO_PATH}`, claims_supported: undefined },
+    discovery: { userinfo_endpoint: `${options.url}${USERINFO_PATH}`, prompt_values_supported: ['none', 'login', 'consent'] },
     renderError,
   };
   return new Provider(options.issuer, configuration);
@@ -194,6 +195,11 @@ async function renderError(ctx: KoaContextWithOIDC, out: { error: string; error_
 
 /** RP-initiated logout asks before it signs out, so a link alone cannot sign anyone out. */
 async function logoutSource(ctx: KoaContextWithOIDC, form: string): Promise<void> {
+  // The form's post ends in a redirect to the client (already checked against its registered
+  // post-logout URIs); browsers apply form-action to that redirect too.
+  const back = ctx.oidc.params?.post_logout_redirect_uri;
+  const origin = typeof back === 'string' ? new URL(back).origin : '';
+  ctx.set('Content-Security-Policy', `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${origin}; frame-ancestors 'none'`.replace('  ', ' '));
   ctx.type = 'html';
   ctx.body = renderPage('Sign out', `${form}<p>Sign out of the Outpost IdP?</p><button type="submit" form="op.logoutForm" name="logout" value="yes">Sign out</button>`);
 }

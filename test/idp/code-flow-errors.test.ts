@@ -67,11 +67,11 @@ describe('authorization code flow errors', () => {
     expect(await res.text()).toContain(`<p role="alert">${text}</p>`);
   });
 
-  it('takes the only registered redirect_uri when none is given, and redirects nowhere else', async () => {
-    // The provider's default (allowOmittingSingleRegisteredRedirectUri, RFC 6749 §3.1.2.3).
-    const { verifier, challenge } = pkcePair();
-    const code = await codeFor(challenge, { redirect_uri: undefined });
-    expect((await exchange(code, verifier)).status).toBe(200);
+  it('shows a missing redirect_uri on a page, even for a client with only one (OIDC Core §3.1.2.1)', async () => {
+    const res = await fetch(authorizeUrl(f.url, pkcePair().challenge, { redirect_uri: undefined }), { redirect: 'manual' });
+    expect(res.status).toBe(400);
+    expect(res.headers.get('location')).toBeNull();
+    expect(await res.text()).toContain("<p role=\"alert\">missing required parameter &#39;redirect_uri&#39;</p>");
   });
 
   it.each([

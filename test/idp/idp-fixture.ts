@@ -58,7 +58,9 @@ export async function startIdpFixture(
       return fetch(`${url}${TOKEN_PATH}`, { method: 'POST', headers: { 'content-type': contentType }, body });
     },
     async close(keepData = false) {
+      idp.hashing.close();
       await close(server);
+      await idp.close();
       if (!keepData) rmSync(dataDir, { recursive: true, force: true });
     },
   };
@@ -78,6 +80,8 @@ export async function serveIdpVariant(fixture: IdpFixture, overrides: Partial<Id
     users: fixture.idp.users,
     keys: fixture.idp.keys,
     hashing: createHashingLimiter({ maxInFlight: HASHING_IN_FLIGHT, maxQueued: HASHING_QUEUE }),
+    adapter: fixture.idp.adapter,
+    machineClient: fixture.idp.machineClient,
     logger: silentLogger(),
     clock: fixture.clock,
     ...overrides,

@@ -137,6 +137,16 @@ describe('login page', () => {
     expect(claimsOf(((await tokens.json()) as { id_token: string }).id_token)).toMatchObject({ sub: CITADEL[1].id, aud: CLIENT_ID });
   });
 
+  it('widens the grant when a signed-in user\'s client asks for more scope: a code at once, not a loop', async () => {
+    const { session } = await signInThroughPage(f.url, url({ scope: 'openid', nonce: undefined }), CITADEL[0].email);
+    const { verifier, challenge } = pkcePair();
+    const wider = await fetch(url({ scope: 'openid profile email api' }, challenge), { redirect: 'manual', headers: { cookie: session } });
+    expect(wider.status).toBe(303);
+    const code = expectCode(wider.headers.get('location'));
+    const tokens = await postForm(f.url, TOKEN, { grant_type: 'authorization_code', client_id: CLIENT_ID, code, redirect_uri: REDIRECT_URI, code_verifier: verifier });
+    expect(((await tokens.json()) as { scope: string }).scope).toBe('openid profile email api');
+  });
+
   it('asks for the password again when the client sends prompt=login, session or not', async () => {
     const { session } = await signInThroughPage(f.url, url(), CITADEL[2].email);
     const forced = await openLoginPage(url({ prompt: 'login' }), [session]);
