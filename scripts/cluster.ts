@@ -74,13 +74,19 @@ async function stopEngines(owned: Engines['owned']): Promise<void> {
 
 /**
  * The stack's components with the one control plane replaced by `nodes` nodes on the ports
- * after the control plane's, each named `node-<i>` in Redis. The first node alone seeds an
+ * after the control plane's, each named `node-<i>` in Redis; the IdP keeps its OIDC storage
+ * in the same PostgreSQL. The first node alone seeds an
  * empty database; it starts first and the launcher waits for it, so the others find the demo
  * tenant there.
  */
 export function clusterComponents(config: Config, nodes: number, engines: { databaseUrl: string; redisUrl: string }): Component[] {
   const components: Component[] = [];
   for (const component of stackComponents(config)) {
+    if (component.name === 'idp') {
+      // The IdP's codes, refresh tokens and sessions go to PostgreSQL too (its own tables).
+      components.push({ ...component, env: { ...component.env, DATABASE_URL: engines.databaseUrl } });
+      continue;
+    }
     if (component.name !== 'control-plane') {
       components.push(component);
       continue;

@@ -34,7 +34,7 @@ async function main(): Promise<void> {
   const hashing = unbounded
     ? createHashingLimiter({ maxInFlight: Number.MAX_SAFE_INTEGER, maxQueued: 0 })
     : createHashingLimiter({ maxInFlight: HASHING_IN_FLIGHT, maxQueued: HASHING_QUEUE });
-  const app = createIdpApp({ options: config.idp, users: idp.users, keys: idp.keys, hashing, logger: silentLogger(), clock: systemClock });
+  const app = createIdpApp({ options: config.idp, users: idp.users, keys: idp.keys, hashing, adapter: idp.adapter, machineClient: idp.machineClient, logger: silentLogger(), clock: systemClock });
   const server = await listen(app, 0, '127.0.0.1');
   const url = baseUrl(server);
 

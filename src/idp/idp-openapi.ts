@@ -103,7 +103,7 @@ export const IDP_ROUTES: readonly ApiRoute[] = [
     path: ROUTES.revocation,
     summary: 'Revoke a refresh token (RFC 7009)',
     requestBody: { content: { 'application/x-www-form-urlencoded': z.object({ token: z.string(), client_id: z.string().optional() }) } },
-    responses: { 200: { description: 'revoked, or it was never valid' }, ...oauthErrors({ 400: 'no token', 401: 'unknown client' }) },
+    responses: { 200: { description: 'revoked, or it was never valid' }, ...oauthErrors({ 400: 'no token, or no client_id', 401: 'unknown client' }) },
   },
   {
     method: 'get',

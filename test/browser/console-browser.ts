@@ -46,7 +46,7 @@ export async function openConsoleBrowser(stack: ConsoleStack): Promise<ConsoleBr
     async signIn(email, name) {
       await page.goto(`${stack.url}/console/`);
       await page.click('#sign-in');
-      await page.waitForURL(`${stack.idp.url}/authorize?**`);
+      await page.waitForURL(`${stack.idp.url}/login/**`);
       await page.selectOption('#username', email);
       await page.fill('#password', DEMO_PASSWORD);
       await page.click('form:has(#password) button[type=submit]');
@@ -55,6 +55,9 @@ export async function openConsoleBrowser(stack: ConsoleStack): Promise<ConsoleBr
     },
     async signOut() {
       await page.click('#sign-out');
+      // The IdP asks before it ends its session (RP-initiated logout).
+      await page.waitForURL(`${stack.idp.url}/logout?**`);
+      await page.click('button[value=yes]');
       await page.waitForSelector('#who:has-text("not signed in")');
       expect(page.url()).toBe(`${stack.url}/console/`);
     },

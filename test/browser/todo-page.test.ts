@@ -73,7 +73,7 @@ describe('todo web page in Chromium', () => {
 
   async function signIn(email: string, password = DEMO_PASSWORD): Promise<void> {
     await page.click('#sign-in');
-    await page.waitForURL(`${idp.url}/authorize?**`);
+    await page.waitForURL(`${idp.url}/login/**`);
     await page.selectOption('#username', email);
     await page.fill('#password', password);
     await page.click('form:has(#password) button[type=submit]');
@@ -81,6 +81,9 @@ describe('todo web page in Chromium', () => {
 
   async function signOut(): Promise<void> {
     await page.click('#sign-out');
+    // The IdP asks before it ends its session (RP-initiated logout).
+    await page.waitForURL(`${idp.url}/logout?**`);
+    await page.click('button[value=yes]');
     await page.waitForSelector('#who:has-text("not signed in")');
     expect(page.url()).toBe(`${url}/`);
   }
@@ -129,7 +132,7 @@ describe('todo web page in Chromium', () => {
   it('shows a wrong password on the IdP\'s page, and the todo page then says nobody is signed in', async () => {
     await signIn('rick@the-citadel.com', 'not the password');
     await page.waitForSelector('[role=alert]:has-text("Sign-in failed: the username or password is incorrect.")');
-    expect(page.url()).toBe(`${idp.url}/login`);
+    expect(page.url()).toMatch(new RegExp(`^${idp.url}/login/[\\w-]+$`));
     await page.goto(`${url}/`);
     await page.waitForSelector('#who:has-text("not signed in")');
     expect(await page.isVisible('#add')).toBe(false);

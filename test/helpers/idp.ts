@@ -75,7 +75,9 @@ export async function startTestIdp(env: Record<string, string> = {}): Promise<Te
         await idp.keys.rotate();
       },
       async close() {
+        idp.hashing.close();
         await close(server);
+        await idp.close();
         rmSync(dataDir, { recursive: true, force: true });
       },
     };

@@ -11,7 +11,6 @@ import { CONTROL_PLANE_ROUTES } from '../../src/control-plane/control-plane-open
 import { TOKEN_PATH } from '../../src/idp';
 import { createPolicyImage, readPolicyFolder } from '../../src/policy';
 import { authorizeUrl, pkcePair, postForm, signInThroughPage } from '../idp/oauth-fixture';
-import { DEMO_PASSWORD } from '../helpers/idp';
 import { SQL_ENGINES } from '../helpers/sql-engines';
 import { expectConforms } from '../openapi/conformance';
 import { admin, exec, listRegistrations, type RegistrationView } from './stack-client';
@@ -26,9 +25,19 @@ let stack: Stack;
 const tokens: Record<string, string> = {};
 
 
-/** A console access token from the IdP's form-encoded password grant for the console client. */
+/** A console access token, the console's way: code + PKCE through the IdP's login page for the console client. */
 async function consoleToken(email: string): Promise<string> {
-  const res = await postForm(stack.idp.url, TOKEN_PATH, { grant_type: 'password', username: email, password: DEMO_PASSWORD, client_id: CONSOLE_CLIENT_ID });
+  const { verifier, challenge } = pkcePair();
+  const redirectUri = stack.config.idp.clients.find((c) => c.clientId === CONSOLE_CLIENT_ID)!.redirectUris[0]!;
+  const url = authorizeUrl(stack.idp.url, challenge, { client_id: CONSOLE_CLIENT_ID, redirect_uri: redirectUri, scope: 'openid profile email' });
+  const { callback } = await signInThroughPage(stack.idp.url, url, email);
+  const res = await postForm(stack.idp.url, TOKEN_PATH, {
+    grant_type: 'authorization_code',
+    code: callback.searchParams.get('code')!,
+    redirect_uri: redirectUri,
+    client_id: CONSOLE_CLIENT_ID,
+    code_verifier: verifier,
+  });
   const body = (await res.json()) as { access_token: string };
   if (res.status !== 200) throw new Error(`console token for ${email}: ${res.status}`);
   return body.access_token;

@@ -45,7 +45,7 @@ describe('IdP /openapi.json', () => {
     expect((await token('{"username":')).status).toBe(400);
     expect((await token(JSON.stringify({ username: CITADEL[0].email, password: 'nope' }))).status).toBe(401);
     expect((await token('x', { 'content-type': 'text/plain' })).status).toBe(415);
-    const form = new URLSearchParams({ grant_type: 'password', username: CITADEL[1].email, password: PASSWORD }).toString();
+    const form = new URLSearchParams({ grant_type: 'password', client_id: f.config.idp.clientId, username: CITADEL[1].email, password: PASSWORD }).toString();
     expect((await token(form, FORM_TYPE)).status).toBe(200);
     expect((await token('grant_type=magic', FORM_TYPE)).status).toBe(400);
     const accessToken = (ok.body as { access_token: string }).access_token;
@@ -55,7 +55,8 @@ describe('IdP /openapi.json', () => {
     expect((await expectConforms(f.url, IDP_ROUTES, { method: 'GET', path: '/.well-known/jwks.json' })).status).toBe(200);
     expect((await expectConforms(f.url, IDP_ROUTES, { method: 'GET', path: '/authorize?client_id=nobody' })).status).toBe(400);
     const revoke = (body: string) => expectConforms(f.url, IDP_ROUTES, { method: 'POST', path: '/revoke', headers: FORM_TYPE, body });
-    expect((await revoke('')).status).toBe(401);
+    expect((await revoke('')).status).toBe(400);
+    expect((await revoke('token=x&client_id=nobody')).status).toBe(401);
     expect((await revoke('token=never-issued&client_id=outpost-todo')).status).toBe(200);
     expect((await expectConforms(f.url, IDP_ROUTES, { method: 'GET', path: '/healthz' })).status).toBe(200);
   });

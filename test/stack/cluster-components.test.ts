@@ -15,10 +15,11 @@ describe('clusterComponents', () => {
     expect(names).toEqual(['idp', 'control-plane-1', 'control-plane-2', 'control-plane-3', 'edge', 'rbac-app', 'todo-app']);
   });
 
-  it('keeps every other component exactly as the one-process stack has it', () => {
+  it('keeps every other component exactly as the one-process stack has it, the IdP on the same PostgreSQL', () => {
     const others = clusterComponents(config, 2, engines).filter((c) => !c.name.startsWith('control-plane-'));
-    expect(others.map(shape)).toEqual(stackComponents(config).filter((c) => c.name !== 'control-plane').map(shape));
-    for (const component of others) expect(component.env).toBeUndefined();
+    const single = stackComponents(config).filter((c) => c.name !== 'control-plane');
+    expect(others.map((c) => shape({ ...c, env: undefined }))).toEqual(single.map(shape));
+    for (const component of others) expect(component.env).toEqual(component.name === 'idp' ? { DATABASE_URL: engines.databaseUrl } : undefined);
   });
 
   it('names, places and configures each node', () => {
