@@ -7,12 +7,11 @@ describe('discovery and JWKS', () => {
   });
   afterAll(() => idp.close());
 
-  it('serves the OpenID configuration', async () => {
+  it('serves the OpenID configuration: the endpoints Outpost offers, and no other', async () => {
     const res = await fetch(`${idp.url}/.well-known/openid-configuration`);
     expect(res.status).toBe(200);
-    expect(res.headers.get('cache-control')).toBe('public, max-age=300');
-    // Exactly what is implemented (OIDC Discovery §3, RFC 8414 §2), nothing more.
-    expect(await res.json()).toEqual({
+    const doc = (await res.json()) as Record<string, unknown>;
+    expect(doc).toMatchObject({
       issuer: 'https://id.outpost.test',
       authorization_endpoint: `${idp.url}/authorize`,
       token_endpoint: `${idp.url}/api/v1/idp/token`,
@@ -20,43 +19,48 @@ describe('discovery and JWKS', () => {
       revocation_endpoint: `${idp.url}/revoke`,
       end_session_endpoint: `${idp.url}/logout`,
       jwks_uri: `${idp.url}/.well-known/jwks.json`,
-      grant_types_supported: ['authorization_code', 'refresh_token', 'password'],
+      grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials', 'password'],
       response_types_supported: ['code'],
-      response_modes_supported: ['query'],
       code_challenge_methods_supported: ['S256'],
-      prompt_values_supported: ['none', 'login'],
       authorization_response_iss_parameter_supported: true,
       subject_types_supported: ['public'],
       id_token_signing_alg_values_supported: ['RS256'],
-      token_endpoint_auth_methods_supported: ['none'],
-      revocation_endpoint_auth_methods_supported: ['none'],
+      token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
       scopes_supported: ['openid', 'profile', 'email', 'api'],
-      claims_supported: ['iss', 'sub', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'email', 'email_verified', 'name', 'at_hash'],
     });
+    const endpoints = Object.keys(doc).filter((k) => k.endsWith('_endpoint')).sort();
+    expect(endpoints).toEqual(['authorization_endpoint', 'end_session_endpoint', 'revocation_endpoint', 'token_endpoint', 'userinfo_endpoint']);
     expect(idp.issuer).toBe('https://id.outpost.test');
   });
 
   it('publishes public keys only, with kid, alg and use', async () => {
     const res = await fetch(idp.jwksUri);
     expect(res.status).toBe(200);
-    expect(res.headers.get('cache-control')).toBe('public, max-age=60');
+    expect(res.headers.get('content-type')).toBe('application/jwk-set+json; charset=utf-8');
     const { keys } = (await res.json()) as { keys: Record<string, unknown>[] };
     expect(keys).toHaveLength(1);
-    expect(Object.keys(keys[0]).sort()).toEqual(['alg', 'e', 'kid', 'kty', 'n', 'use']);
-    expect(keys[0]).toMatchObject({ kty: 'RSA', alg: 'RS256', use: 'sig', e: 'AQAB', kid: expect.stringMatching(/^[\w-]{43}$/) });
-    expect(Buffer.from(keys[0].n as string, 'base64url')).toHaveLength(256);
+    const key = keys[0]!;
+    // The provider holds the private JWK; only the RSA public members (RFC 7518 §6.3.1) may leave it.
+    expect(Object.keys(key).sort()).toEqual(['alg', 'e', 'kid', 'kty', 'n', 'use']);
+    for (const privateMember of ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth']) expect(key).not.toHaveProperty(privateMember);
+    expect(key).toMatchObject({ kty: 'RSA', alg: 'RS256', use: 'sig', e: 'AQAB', kid: expect.stringMatching(/^[\w-]{43}$/) });
+    expect(Buffer.from(key.n as string, 'base64url')).toHaveLength(256);
   });
 
-  it.each(['/.well-known/openid-configuration', '/.well-known/jwks.json'])('lets a configured browser origin read %s (CORS)', async (path) => {
-    const cors = await startTestIdp({ IDP_CORS_ORIGINS: 'http://todo.test:3002' });
-    try {
-      const allowed = await fetch(`${cors.url}${path}`, { headers: { origin: 'http://todo.test:3002' } });
-      expect(allowed.headers.get('access-control-allow-origin')).toBe('http://todo.test:3002');
-      const other = await fetch(`${cors.url}${path}`, { headers: { origin: 'http://evil.test' } });
-      expect(other.headers.get('access-control-allow-origin')).toBeNull();
-    } finally {
-      await cors.close();
-    }
+  // Discovery and the JWKS are public (the provider's "open" CORS): any origin may read them,
+  // without credentials. The token and revocation endpoints are not (allow-browser-origins.test.ts).
+  it.each(['/.well-known/openid-configuration', '/.well-known/jwks.json'])('lets any browser origin read the public %s (CORS)', async (path) => {
+    const other = await fetch(`${idp.url}${path}`, { headers: { origin: 'http://todo.test:3002' } });
+    expect(other.status).toBe(200);
+    expect(other.headers.get('access-control-allow-origin')).toBe('http://todo.test:3002');
+    expect(other.headers.get('access-control-allow-credentials')).toBeNull();
+    expect(other.headers.get('vary')).toMatch(/Origin/);
+    const preflight = await fetch(`${idp.url}${path}`, { method: 'OPTIONS', headers: { origin: 'http://todo.test:3002', 'access-control-request-method': 'GET' } });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('http://todo.test:3002');
+    expect(preflight.headers.get('access-control-allow-methods')).toBe('GET');
+    const noOrigin = await fetch(`${idp.url}${path}`);
+    expect(noOrigin.headers.get('access-control-allow-origin')).toBe('*');
   });
 
   it('sets helmet headers and a request id', async () => {

@@ -13,9 +13,26 @@ async function signIn(f: IdpFixture, email = CITADEL[0].email): Promise<{ access
   return (await res.json()) as { access_token: string; id_token: string };
 }
 
+/** A client-credentials token from the provider itself (its own signing path, not the seed's). */
+async function machineToken(f: IdpFixture): Promise<string> {
+  const { clientId, clientSecret } = f.idp.machineClient;
+  const res = await fetch(`${f.url}/api/v1/idp/token`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`,
+    },
+    body: 'grant_type=client_credentials',
+  });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { access_token: string }).access_token;
+}
+
 async function publishedKids(f: IdpFixture): Promise<string[]> {
   const res = await fetch(`${f.url}/.well-known/jwks.json`);
   const body = (await res.json()) as { keys: { kid: string }[] };
+  // Retired keys too: public members only (the provider holds them as private JWKs).
+  for (const key of body.keys) expect(Object.keys(key).sort()).toEqual(['alg', 'e', 'kid', 'kty', 'n', 'use']);
   return body.keys.map((k) => k.kid);
 }
 
@@ -45,11 +62,15 @@ describe('signing key rotation', () => {
     const after = await signIn(f);
     expect(decodeProtectedHeader(after.access_token).kid).toBe(newKid);
     expect(decodeProtectedHeader(after.id_token).kid).toBe(newKid);
-    expect(await publishedKids(f)).toEqual([oldKid, newKid]);
+    const machine = await machineToken(f);
+    expect(decodeProtectedHeader(machine).kid).toBe(newKid);
+    await expect(verify(f, machine, f.clock())).resolves.toBeDefined();
+    // The active key first (the provider signs with the first key of its JWKS), then the retired one.
+    expect(await publishedKids(f)).toEqual([newKid, oldKid]);
     await expect(verify(f, before.access_token, f.clock())).resolves.toBeDefined();
 
     f.clock.advance(599);
-    expect(await publishedKids(f)).toEqual([oldKid, newKid]);
+    expect(await publishedKids(f)).toEqual([newKid, oldKid]);
     await expect(verify(f, before.access_token, f.clock())).resolves.toBeDefined();
 
     f.clock.advance(1);
@@ -75,10 +96,11 @@ describe('signing key rotation', () => {
     const external = await openIdpKeyStore(f.config, silentLogger(), f.clock);
     const newKid = await external.rotate();
 
-    expect(await publishedKids(f)).toEqual([oldKid, newKid]);
+    expect(await publishedKids(f)).toEqual([newKid, oldKid]);
     const tokens = await signIn(f);
     expect(decodeProtectedHeader(tokens.access_token).kid).toBe(newKid);
     await expect(verify(f, tokens.access_token, f.clock())).resolves.toBeDefined();
+    expect(decodeProtectedHeader(await machineToken(f)).kid).toBe(newKid);
   });
 
   it('keeps its last good keys when keys.json is replaced by something invalid', async () => {

@@ -1,8 +1,9 @@
-import { readFileSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { idpFiles, TOKEN_PATH } from '../../src/idp';
 import { CITADEL, startIdpFixture, type IdpFixture } from './idp-fixture';
+import { authorizeUrl, CLIENT_ID, pkcePair, postForm, REDIRECT_URI, signInThroughPage, TODO_URL } from './oauth-fixture';
 
 const PASSWORD = 'V@erySecre#t123!';
 
@@ -53,5 +54,40 @@ describe('persistence across restarts', () => {
     const hashes = users.users.map((u) => u.password_hash);
     for (const h of hashes) expect(h).toMatch(/^scrypt\$32768\$8\$1\$[\w-]{22}\$[\w-]{43}$/);
     expect(new Set(hashes).size).toBe(hashes.length); // a fresh salt per user
+  });
+
+  it('keeps the machine client\'s secret and the provider\'s grants: a refresh token from before the restart still works', async () => {
+    const env = { TODO_URL };
+    const first = await startIdpFixture(env);
+    const { verifier, challenge } = pkcePair();
+    const { callback } = await signInThroughPage(first.url, authorizeUrl(first.url, challenge), CITADEL[4].email);
+    const code = await postForm(first.url, TOKEN_PATH, {
+      grant_type: 'authorization_code',
+      client_id: CLIENT_ID,
+      code: callback.searchParams.get('code') as string,
+      redirect_uri: REDIRECT_URI,
+      code_verifier: verifier,
+    });
+    expect(code.status).toBe(200);
+    const { refresh_token } = (await code.json()) as { refresh_token: string };
+    const machine = first.idp.machineClient;
+    await first.close(true);
+
+    const second = await startIdpFixture(env, { dataDir: first.dataDir, clock: first.clock });
+    try {
+      expect(second.idp.machineClient).toEqual(machine);
+      const refreshed = await postForm(second.url, TOKEN_PATH, { grant_type: 'refresh_token', client_id: CLIENT_ID, refresh_token });
+      expect(refreshed.status).toBe(200);
+      expect(await refreshed.json()).toMatchObject({ token_type: 'Bearer', refresh_token: expect.any(String) });
+      const credentials = await postForm(second.url, TOKEN_PATH, { grant_type: 'client_credentials', client_id: machine.clientId, client_secret: machine.clientSecret });
+      expect(credentials.status).toBe(200);
+      // Everything the IdP keeps (keys, hashes, the machine secret, the provider's storage) is owner-only.
+      const dir = dirname(idpFiles(second.dataDir).keysFile);
+      const files = readdirSync(dir).filter((name) => !name.endsWith('.lock'));
+      expect(files).toEqual(expect.arrayContaining(['keys.json', 'users.json', 'machine-client.json', 'oidc.sqlite']));
+      for (const name of files) expect([name, statSync(join(dir, name)).mode & 0o777]).toEqual([name, 0o600]);
+    } finally {
+      await second.close();
+    }
   });
 });

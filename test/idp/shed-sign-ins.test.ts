@@ -29,9 +29,19 @@ function heldUsers(users: UserStore) {
   return { store, counts, release };
 }
 
-/** Resolves once `done()` holds, checking after each turn of the event loop (no timers). */
-async function until(done: () => boolean): Promise<void> {
-  while (!done()) await new Promise<void>((resolve) => setImmediate(resolve));
+/**
+ * Resolves once `done()` holds, checking after each turn of the event loop (no timers). Fails at
+ * once, with the answer, if one of `held` (requests that cannot finish yet) is answered first:
+ * otherwise a request refused before it reaches the bound would leave this waiting until the
+ * test times out, saying nothing.
+ */
+async function until(done: () => boolean, held: Promise<Response>[] = []): Promise<void> {
+  let early: Response | undefined;
+  for (const answer of held) answer.then((res) => void (early ??= res), () => undefined);
+  while (!done()) {
+    if (early) throw new Error(`a held request was answered ${early.status}: ${await early.clone().text()}`);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
 }
 
 describe('token endpoint under a flood of sign-ins', () => {
@@ -45,7 +55,16 @@ describe('token endpoint under a flood of sign-ins', () => {
     held = heldUsers(fixture.idp.users);
     hashing = createHashingLimiter({ maxInFlight: 2, maxQueued: 2 });
     const { config, idp, clock } = fixture;
-    const app = createIdpApp({ options: config.idp, users: held.store, keys: idp.keys, hashing, logger: silentLogger(), clock });
+    const app = createIdpApp({
+      options: config.idp,
+      users: held.store,
+      keys: idp.keys,
+      hashing,
+      adapter: idp.adapter,
+      machineClient: idp.machineClient,
+      logger: silentLogger(),
+      clock,
+    });
     server = await listen(app, 0, '127.0.0.1');
   });
   afterEach(async () => {
@@ -88,23 +107,33 @@ describe('token endpoint under a flood of sign-ins', () => {
       fetch(`${baseUrl(server)}${TOKEN_PATH}`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'password', username: CITADEL[0].email, password }).toString(),
+        // The provider identifies every client: the demo client sends its client_id (it has no secret).
+        body: new URLSearchParams({ grant_type: 'password', client_id: fixture.config.idp.clientId, username: CITADEL[0].email, password }).toString(),
       });
     // Two JSON sign-ins and two form sign-ins fill the bound (2 running, 2 waiting)...
     const filling = [signIn('junk-a'), signIn('junk-b'), form('junk-c'), form('junk-d')];
-    await until(() => held.counts.running === 2 && hashing.queued() === 2);
+    await until(() => held.counts.running === 2 && hashing.queued() === 2, filling);
     // ...so a fifth, on the form grant, is shed at once.
     const shed = await form('junk-e');
     expect(shed.status).toBe(503);
     expect(shed.headers.get('retry-after')).toBe('1');
+    expect(shed.headers.get('cache-control')).toBe('no-store');
     expect(await shed.json()).toEqual({ error: 'temporarily_unavailable', error_description: 'the sign-in service is busy; try again shortly' });
     held.release();
-    await Promise.all(filling);
+    // The four that were let in are checked and refused, each in its own surface's words.
+    const answers = await Promise.all(filling);
+    expect(await Promise.all(answers.map(async (res) => [res.status, ((await res.json()) as { error: string }).error]))).toEqual([
+      [401, 'invalid_grant'],
+      [401, 'invalid_grant'],
+      [400, 'invalid_grant'],
+      [400, 'invalid_grant'],
+    ]);
+    expect([held.counts.peak, held.counts.started]).toEqual([2, 4]);
   });
 
   it('abandons queued sign-ins on close, so the server stops without waiting for them', async () => {
     const answers = Array.from({ length: 4 }, (_, i) => signIn(`junk-${i}`));
-    await until(() => held.counts.running === 2 && hashing.queued() === 2);
+    await until(() => held.counts.running === 2 && hashing.queued() === 2, answers);
     hashing.close();
     const closed = close(server);
     // The queued two are answered while the running two are still held.
