@@ -1,5 +1,5 @@
 import type { RequestListener } from 'node:http';
-import type { Express, Request, RequestHandler } from 'express';
+import type { Express, Request, RequestHandler, Response } from 'express';
 import type Provider from 'oidc-provider';
 import type { Adapter } from 'oidc-provider';
 import type { Config } from '../config';
@@ -51,7 +51,10 @@ export interface IdpAppDeps {
   readonly signInLimit?: SignInLimit;
 }
 
-/** Bodies the provider reads are refused above this before a byte is read (it would take 56 kB). */
+/**
+ * Bodies the provider reads: one whose `Content-Length` is over this is refused before a byte
+ * is read (the provider itself reads up to 56 kB, which is what a chunked body may still be).
+ */
 const PROVIDER_BODY_LIMIT = 4 * 1024;
 
 /** The paths the provider answers (and those under them, like `/authorize/<uid>`); the rest get Outpost's JSON 404. */
@@ -61,15 +64,19 @@ function isProviderPath(path: string): boolean {
   return PROVIDER_PATHS.some((p) => path === p || path.startsWith(`${p}/`));
 }
 
-/** 400 for a declared body over the limit (as the JSON endpoint answers), 415 for a compressed one: the provider inflates nothing. */
-function assertBoundedBody(req: Request): void {
-  if (Number(req.headers['content-length'] ?? 0) > PROVIDER_BODY_LIMIT) {
-    throw new OAuthError(400, 'invalid_request', `the request body is over ${PROVIDER_BODY_LIMIT} bytes`);
-  }
+/**
+ * 400 for a declared body over the limit (as the JSON endpoint answers; the connection is
+ * closed once the answer is out, so the rest is never read), 415 for a compressed one: the
+ * provider inflates nothing. Neither answer may be cached (RFC 6749 §5.1).
+ */
+function assertBoundedBody(req: Request, res: Response): void {
   const encoding = req.headers['content-encoding'];
-  if (encoding !== undefined && encoding.toLowerCase() !== 'identity') {
-    throw new OAuthError(415, 'invalid_request', 'compressed request bodies are not accepted');
-  }
+  const oversized = Number(req.headers['content-length'] ?? 0) > PROVIDER_BODY_LIMIT;
+  if (!oversized && (encoding === undefined || encoding.toLowerCase() === 'identity')) return;
+  res.set({ 'Cache-Control': 'no-store', Connection: 'close' });
+  res.once('finish', () => req.socket.destroySoon());
+  if (oversized) throw new OAuthError(400, 'invalid_request', `the request body is over ${PROVIDER_BODY_LIMIT} bytes`);
+  throw new OAuthError(415, 'invalid_request', 'compressed request bodies are not accepted');
 }
 
 /**
@@ -121,7 +128,7 @@ export function createIdpApp(deps: IdpAppDeps): Express {
       next();
       return;
     }
-    assertBoundedBody(req);
+    assertBoundedBody(req, res);
     current!.handle(req, res);
   });
   return finishApp(app, logger, 'oauth');

@@ -169,7 +169,8 @@ export function createProvider(deps: ProviderDeps): Provider {
         getResourceServerInfo(_ctx, resource, client) {
           if (resource !== audienceOf.get(client.clientId)) throw new errors.InvalidTarget(`${client.clientId} may not ask for tokens for ${resource}`);
           return {
-            scope: SCOPES.join(' '),
+            // A machine acts for no user: only the API's own scope, none of the OIDC ones.
+            scope: client.clientId === deps.machineClient.clientId ? 'api' : SCOPES.join(' '),
             audience: resource,
             accessTokenTTL: options.accessTokenTtl,
             accessTokenFormat: 'jwt',

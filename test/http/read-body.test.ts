@@ -28,7 +28,7 @@ function build(shape: 'api' | 'oauth') {
  * with what the server answered and whether it closed the connection — or rejects after
  * `withinMs`: a server that waits for the declared body answers only at its request timeout.
  */
-function lyingContentLength(port: number, path: string, declared: number, withinMs: number): Promise<{ head: string; closed: boolean }> {
+function lyingContentLength(port: number, path: string, declared: number, withinMs: number, type = 'application/json'): Promise<{ head: string; closed: boolean }> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
     let answer = '';
@@ -41,7 +41,7 @@ function lyingContentLength(port: number, path: string, declared: number, within
       clearTimeout(timer);
       resolve({ head: answer.split('\r\n\r\n')[0] ?? '', closed: true });
     });
-    socket.write(`POST ${path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${declared}\r\n\r\n{"a":`);
+    socket.write(`POST ${path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: ${type}\r\nContent-Length: ${declared}\r\n\r\n{"a":`);
   });
 }
 
@@ -126,6 +126,14 @@ describe('every route that reads a body goes through jsonBody() or formBody()', 
     it('answers an oversized Content-Length at once (it waited for the declared 100 MB until the request timeout)', async () => {
       const { head } = await lyingContentLength(Number(new URL(idp.url).port), '/api/v1/idp/token', 100 * 1024 * 1024, 5_000);
       expect(head).toMatch(/^HTTP\/1\.1 400 /);
+    });
+
+    it.each(['/api/v1/idp/token', '/revoke'])('answers an oversized form for the provider at %s at once, uncached, and closes the connection', async (path) => {
+      const { head, closed } = await lyingContentLength(Number(new URL(idp.url).port), path, 100 * 1024 * 1024, 2_000, 'application/x-www-form-urlencoded');
+      expect(head).toMatch(/^HTTP\/1\.1 400 /);
+      expect(head).toMatch(/\r\ncache-control: no-store/i);
+      expect(head).toMatch(/\r\nconnection: close/i);
+      expect(closed).toBe(true);
     });
   });
 });

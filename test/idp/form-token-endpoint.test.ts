@@ -126,6 +126,25 @@ describe('form-encoded token endpoint', () => {
     expect(payload).toMatchObject({ client_id: MACHINE_CLIENT, sub: MACHINE_CLIENT, aud: f.config.idp.apiAudience });
   });
 
+  it('gives the machine client the API scope only, never the OIDC scopes of a user', async () => {
+    const { clientId, clientSecret } = f.idp.machineClient;
+    const ask = (scope: string) =>
+      fetch(`${f.url}${TOKEN}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(clientId, clientSecret) },
+        body: new URLSearchParams({ grant_type: 'client_credentials', scope }).toString(),
+      });
+    const api = await ask('api');
+    expect(api.status).toBe(200);
+    expect(((await api.json()) as { scope: string }).scope).toBe('api');
+    // Scopes the API does not define are dropped (the provider's rule): no user's scope reaches the token.
+    const openid = await ask('openid email api');
+    expect(openid.status).toBe(200);
+    const body = (await openid.json()) as { scope: string; access_token: string };
+    expect(body.scope).toBe('api');
+    expect(decodeJwt(body.access_token).scope).toBe('api');
+  });
+
   it.each([
     ['a wrong secret', { authorization: basic(MACHINE_CLIENT, 'x'.repeat(43)) }, 'grant_type=client_credentials'],
     ['no secret', {}, `grant_type=client_credentials&client_id=${MACHINE_CLIENT}`],
