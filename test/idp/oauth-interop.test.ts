@@ -1,9 +1,9 @@
 // A standard OIDC client (openid-client v6) completes the code flow against the IdP with
 // nothing but the discovery URL, a client id and a redirect URI; jose verifies the tokens.
-import { createRemoteJWKSet, jwtVerify } from 'jose';
+import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
 import * as client from 'openid-client';
 import { CITADEL, type IdpFixture } from './idp-fixture';
-import { CLIENT_ID, REDIRECT_URI, setCookies, signInThroughPage, startOAuthIdp } from './oauth-fixture';
+import { CLIENT_ID, PASSWORD, REDIRECT_URI, setCookies, signInThroughPage, startOAuthIdp } from './oauth-fixture';
 
 describe('OAuth 2.0 / OIDC interop with openid-client', () => {
   let f: IdpFixture;
@@ -62,6 +62,16 @@ describe('OAuth 2.0 / OIDC interop with openid-client', () => {
     expect(access.payload).toMatchObject({ sub: CITADEL[1].id, client_id: CLIENT_ID, scope: 'openid profile email api' });
     const id = await jwtVerify(tokens.id_token as string, jwks, { issuer: f.url, audience: CLIENT_ID, algorithms: ['RS256'] });
     expect(typeof id.payload.nonce).toBe('string');
+  });
+
+  it("issues access tokens of one shape from the provider's code flow and Outpost's seed endpoint (RFC 9068)", async () => {
+    const viaProvider = decodeJwt((await codeFlow(CITADEL[4].email)).access_token);
+    const seed = await f.post(JSON.stringify({ username: CITADEL[4].email, password: PASSWORD }));
+    const viaSeed = decodeJwt(((await seed.json()) as { access_token: string }).access_token);
+    const claims = ['aud', 'client_id', 'exp', 'iat', 'iss', 'jti', 'scope', 'sub'];
+    expect(Object.keys(viaProvider).sort()).toEqual(claims);
+    expect(Object.keys(viaSeed).sort()).toEqual(claims);
+    expect(viaProvider.exp! - viaProvider.iat!).toBe(viaSeed.exp! - viaSeed.iat!);
   });
 
   it('reads userinfo with the access token', async () => {
