@@ -21,6 +21,12 @@ export interface LoadOptions {
   readonly overallRate?: number;
   /** Seconds before a request counts as timed out (default 10). */
   readonly timeoutSeconds?: number;
+  /**
+   * Requests to send in all, spread over the connections; the run ends when every one is
+   * answered and `durationSeconds` is not used. Nothing is left in flight at the end, so
+   * the server's CPU clock read after the run holds the work of exactly these requests.
+   */
+  readonly amount?: number;
 }
 
 export interface LoadResult {
@@ -31,6 +37,10 @@ export interface LoadResult {
   readonly p99: number;
   /** 2xx responses per second over the whole run. */
   readonly okRps: number;
+  /** 2xx responses in all. */
+  readonly ok: number;
+  /** How long the run took, in seconds. */
+  readonly seconds: number;
   /** 503 answers: load the server shed on purpose (e.g. the IdP's bounded hashing queue). */
   readonly shed: number;
   /** Other non-2xx responses plus connection errors and timeouts: any of them spoils the run. */
@@ -39,22 +49,35 @@ export interface LoadResult {
 
 /** Loads one target with autocannon (loopback only) and reduces the result. */
 export async function runLoad(target: LoadTarget, options: LoadOptions): Promise<LoadResult> {
-  const result = await autocannon({
-    url: target.url,
-    method: target.method ?? 'GET',
-    headers: target.headers ?? {},
-    ...(target.body === undefined ? {} : { body: target.body }),
-    connections: options.connections,
-    duration: options.durationSeconds,
-    ...(options.overallRate === undefined ? {} : { overallRate: options.overallRate }),
-    timeout: options.timeoutSeconds ?? 10,
+  const started = process.hrtime.bigint();
+  let lastAnswer = started;
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: target.url,
+        method: target.method ?? 'GET',
+        headers: target.headers ?? {},
+        ...(target.body === undefined ? {} : { body: target.body }),
+        connections: options.connections,
+        ...(options.amount === undefined ? { duration: options.durationSeconds } : { amount: options.amount }),
+        ...(options.overallRate === undefined ? {} : { overallRate: options.overallRate }),
+        timeout: options.timeoutSeconds ?? 10,
+      },
+      (err: unknown, res) => (err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve(res)),
+    );
+    // With `amount`, autocannon notices the last answer only at its next once-a-second tick,
+    // so its duration is rounded up to whole seconds; the run really ends at the last answer.
+    if (options.amount !== undefined) instance.on('response', () => (lastAnswer = process.hrtime.bigint()));
   });
-  const seconds = result.duration > 0 ? result.duration : options.durationSeconds;
+  const measured = options.amount === undefined ? result.duration : Number(lastAnswer - started) / 1e9;
+  const seconds = measured > 0 ? measured : options.durationSeconds;
   const shed = (result.statusCodeStats as Record<string, { count: number }> | undefined)?.['503']?.count ?? 0;
   return {
     label: target.label,
     rps: result.requests.total / seconds,
     okRps: result['2xx'] / seconds,
+    ok: result['2xx'],
+    seconds,
     p50: result.latency.p50,
     p99: result.latency.p99,
     shed,
