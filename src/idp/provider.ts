@@ -179,7 +179,12 @@ export function createProvider(deps: ProviderDeps): Provider {
         },
       },
     },
-    discovery: { userinfo_endpoint: `${options.url}${USERINFO_PATH}`, prompt_values_supported: ['none', 'login', 'consent'] },
+    discovery: {
+      userinfo_endpoint: `${options.url}${USERINFO_PATH}`,
+      prompt_values_supported: ['none', 'login', 'consent'],
+      // Revocation authenticates clients as the token endpoint does.
+      revocation_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
+    },
     renderError,
   };
   return new Provider(options.issuer, configuration);

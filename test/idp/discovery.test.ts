@@ -27,6 +27,8 @@ describe('discovery and JWKS', () => {
       id_token_signing_alg_values_supported: ['RS256'],
       token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
       scopes_supported: ['openid', 'profile', 'email', 'api'],
+      prompt_values_supported: ['none', 'login', 'consent'],
+      revocation_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
     });
     const endpoints = Object.keys(doc).filter((k) => k.endsWith('_endpoint')).sort();
     expect(endpoints).toEqual(['authorization_endpoint', 'end_session_endpoint', 'revocation_endpoint', 'token_endpoint', 'userinfo_endpoint']);

@@ -97,6 +97,17 @@ describe('OAuth 2.0 / OIDC interop with openid-client', () => {
     await expect(client.refreshTokenGrant(config, second.refresh_token as string)).rejects.toMatchObject({ error: 'invalid_grant' });
   });
 
+  it('gets a machine token with client credentials (RFC 6749 §4.4, client_secret_basic)', async () => {
+    const { clientId, clientSecret } = f.idp.machineClient;
+    const machine = await client.discovery(new URL(f.url), clientId, undefined, client.ClientSecretBasic(clientSecret), {
+      execute: [client.allowInsecureRequests],
+    });
+    const tokens = await client.clientCredentialsGrant(machine, { scope: 'api' });
+    expect(tokens.scope).toBe('api');
+    expect(tokens.id_token).toBeUndefined();
+    expect(decodeJwt(tokens.access_token)).toMatchObject({ sub: clientId, client_id: clientId, aud: f.config.idp.apiAudience });
+  });
+
   it('builds a sign-out URL that, once confirmed, returns to the registered page', async () => {
     const url = client.buildEndSessionUrl(config, { post_logout_redirect_uri: REDIRECT_URI, client_id: CLIENT_ID, state: 's' });
     const page = await fetch(url, { redirect: 'manual' });
