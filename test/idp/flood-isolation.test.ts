@@ -5,7 +5,7 @@
 // tables had to defend still holds. Flooding addresses are real: Linux routes 127/8 to lo.
 import { request } from 'node:http';
 import { CITADEL, type IdpFixture } from './idp-fixture';
-import { authorizeUrl, CLIENT_ID, finishSignIn, openLoginPage, PASSWORD, pkcePair, postForm, postLogin, REDIRECT_URI, signInThroughPage, startOAuthIdp } from './oauth-fixture';
+import { authorizeUrl, CLIENT_ID, exchangeCode, finishSignIn, openLoginPage, PASSWORD, pkcePair, postForm, postLogin, signInThroughPage, startOAuthIdp } from './oauth-fixture';
 
 const TOKEN = '/api/v1/idp/token';
 
@@ -51,13 +51,7 @@ describe('one user or one flood never pushes out another user’s grant or form'
   async function codeFlow(user: (typeof CITADEL)[number]): Promise<Record<string, unknown>> {
     const { verifier, challenge } = pkcePair();
     const { callback } = await signInThroughPage(f.url, authorizeUrl(f.url, challenge), user.email);
-    const res = await postForm(f.url, TOKEN, {
-      grant_type: 'authorization_code',
-      client_id: CLIENT_ID,
-      code: callback.searchParams.get('code') as string,
-      redirect_uri: REDIRECT_URI,
-      code_verifier: verifier,
-    });
+    const res = await exchangeCode(f.url, callback, verifier);
     expect(res.status).toBe(200);
     return (await res.json()) as Record<string, unknown>;
   }
@@ -108,13 +102,7 @@ describe('one user or one flood never pushes out another user’s grant or form'
     const res = await postLogin(f.url, { username: CITADEL[2].email, password: PASSWORD, csrf_token: quiet.csrfToken }, [quiet.loginCookie], quiet.action);
     expect(res.status).toBe(303);
     const { callback } = await finishSignIn(f.url, res, quiet.loginCookie);
-    const tokens = await postForm(f.url, TOKEN, {
-      grant_type: 'authorization_code',
-      client_id: CLIENT_ID,
-      code: callback.searchParams.get('code') as string,
-      redirect_uri: REDIRECT_URI,
-      code_verifier: verifier,
-    });
+    const tokens = await exchangeCode(f.url, callback, verifier);
     expect(tokens.status).toBe(200);
     expect(await tokens.json()).toMatchObject({ token_type: 'Bearer', scope: 'openid profile email api' });
   });

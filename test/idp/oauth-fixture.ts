@@ -111,3 +111,14 @@ export function postForm(base: string, path: string, fields: Record<string, stri
     body: new URLSearchParams(fields).toString(),
   });
 }
+
+/** Exchanges the code of `callback` at the token endpoint (RFC 6749 §4.1.3, PKCE verifier): the raw response. */
+export function exchangeCode(base: string, callback: URL, verifier: string, clientId = CLIENT_ID, redirectUri = REDIRECT_URI): Promise<Response> {
+  return postForm(base, '/api/v1/idp/token', {
+    grant_type: 'authorization_code',
+    client_id: clientId,
+    code: callback.searchParams.get('code') as string,
+    redirect_uri: redirectUri,
+    code_verifier: verifier,
+  });
+}

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { idpFiles, TOKEN_PATH } from '../../src/idp';
 import { CITADEL, startIdpFixture, type IdpFixture } from './idp-fixture';
-import { authorizeUrl, CLIENT_ID, pkcePair, postForm, REDIRECT_URI, signInThroughPage, TODO_URL } from './oauth-fixture';
+import { authorizeUrl, CLIENT_ID, exchangeCode, pkcePair, postForm, signInThroughPage, TODO_URL } from './oauth-fixture';
 
 const PASSWORD = 'V@erySecre#t123!';
 
@@ -61,13 +61,7 @@ describe('persistence across restarts', () => {
     const first = await startIdpFixture(env);
     const { verifier, challenge } = pkcePair();
     const { callback } = await signInThroughPage(first.url, authorizeUrl(first.url, challenge), CITADEL[4].email);
-    const code = await postForm(first.url, TOKEN_PATH, {
-      grant_type: 'authorization_code',
-      client_id: CLIENT_ID,
-      code: callback.searchParams.get('code') as string,
-      redirect_uri: REDIRECT_URI,
-      code_verifier: verifier,
-    });
+    const code = await exchangeCode(first.url, callback, verifier);
     expect(code.status).toBe(200);
     const { refresh_token } = (await code.json()) as { refresh_token: string };
     const machine = first.idp.machineClient;

@@ -8,9 +8,8 @@ import { decodeJwt } from 'jose';
 import { CONSOLE_CLIENT_ID, CONTROL_PLANE_AUDIENCE } from '../../src/config';
 import { createTenant } from '../../src/control-plane';
 import { CONTROL_PLANE_ROUTES } from '../../src/control-plane/control-plane-openapi';
-import { TOKEN_PATH } from '../../src/idp';
 import { createPolicyImage, readPolicyFolder } from '../../src/policy';
-import { authorizeUrl, pkcePair, postForm, signInThroughPage } from '../idp/oauth-fixture';
+import { authorizeUrl, exchangeCode, pkcePair, signInThroughPage } from '../idp/oauth-fixture';
 import { SQL_ENGINES } from '../helpers/sql-engines';
 import { expectConforms } from '../openapi/conformance';
 import { admin, exec, listRegistrations, type RegistrationView } from './stack-client';
@@ -31,13 +30,7 @@ async function consoleToken(email: string): Promise<string> {
   const redirectUri = stack.config.idp.clients.find((c) => c.clientId === CONSOLE_CLIENT_ID)!.redirectUris[0]!;
   const url = authorizeUrl(stack.idp.url, challenge, { client_id: CONSOLE_CLIENT_ID, redirect_uri: redirectUri, scope: 'openid profile email' });
   const { callback } = await signInThroughPage(stack.idp.url, url, email);
-  const res = await postForm(stack.idp.url, TOKEN_PATH, {
-    grant_type: 'authorization_code',
-    code: callback.searchParams.get('code')!,
-    redirect_uri: redirectUri,
-    client_id: CONSOLE_CLIENT_ID,
-    code_verifier: verifier,
-  });
+  const res = await exchangeCode(stack.idp.url, callback, verifier, CONSOLE_CLIENT_ID, redirectUri);
   const body = (await res.json()) as { access_token: string };
   if (res.status !== 200) throw new Error(`console token for ${email}: ${res.status}`);
   return body.access_token;
@@ -74,19 +67,7 @@ describe.each(SQL_ENGINES)('on $name', (engine) => {
 
   describe('console API sign-in', () => {
     it("takes the code flow's access token: the console client's tokens carry the control plane's audience", async () => {
-      const { verifier, challenge } = pkcePair();
-      const redirectUri = stack.config.idp.clients.find((c) => c.clientId === CONSOLE_CLIENT_ID)!.redirectUris[0]!;
-      const url = authorizeUrl(stack.idp.url, challenge, { client_id: CONSOLE_CLIENT_ID, redirect_uri: redirectUri });
-      const { callback } = await signInThroughPage(stack.idp.url, url, RICK.email);
-      const res = await postForm(stack.idp.url, TOKEN_PATH, {
-        grant_type: 'authorization_code',
-        code: callback.searchParams.get('code')!,
-        redirect_uri: redirectUri,
-        client_id: CONSOLE_CLIENT_ID,
-        code_verifier: verifier,
-      });
-      expect(res.status).toBe(200);
-      const { access_token: accessToken } = (await res.json()) as { access_token: string };
+      const accessToken = await consoleToken(RICK.email);
       expect(decodeJwt(accessToken)).toMatchObject({ aud: CONTROL_PLANE_AUDIENCE, client_id: CONSOLE_CLIENT_ID, sub: RICK.id });
       // The IdP's own userinfo takes it too: the console may show the user's name.
       const info = await fetch(`${stack.idp.url}/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } });
