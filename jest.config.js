@@ -12,4 +12,6 @@ module.exports = {
   },
   transformIgnorePatterns: ['/node_modules/(?!(jose|oauth4webapi|openid-client|oidc-provider)/)'],
   testTimeout: 20000,
+  // Jest's per-file lines and summary, then one line counting the run (test/count-reporter.js).
+  reporters: ['default', '<rootDir>/test/count-reporter.js'],
 };
