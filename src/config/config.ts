@@ -1,4 +1,4 @@
-import { isAbsolute, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { deepFreeze, type DeepReadonly } from '../cache';
 import { envSchema, type Env } from './env-schema';
 import { findProjectRoot } from './project-root';
@@ -59,20 +59,34 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!parsed.success) {
     throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
   }
-  return deepFreeze(toConfig(parsed.data, findProjectRoot()));
+  return deepFreeze(toConfig(parsed.data, findProjectRoot(), relevant.OUTPOST_DATA_DIR !== undefined));
 }
 
+/**
+ * The folder a PostgreSQL stack (`DATABASE_URL` set, `OUTPOST_DATA_DIR` not) keeps its files
+ * in, under the default data directory: its demo tenant belongs to the PostgreSQL database,
+ * and writing it next to the SQLite stack's would overwrite the only copy of that one's keys.
+ */
+export const POSTGRES_DATA_DIR = 'postgres';
+
+/** Why the data directory is the one it is: the banner says it, the scripts' hints use it. */
+export type DataDirSource = 'OUTPOST_DATA_DIR' | 'default' | 'DATABASE_URL';
+
 /** Shapes the parsed environment by component; every URL not set explicitly follows its port. */
-function toConfig(e: Env, projectRoot: string) {
+function toConfig(e: Env, projectRoot: string, dataDirSet: boolean) {
   // A URL set explicitly wins (a proxy in front); otherwise it follows the port.
   const authUrl = e.AUTH_URL ?? localUrl(e.IDP_PORT);
   const todoUrl = e.TODO_URL ?? localUrl(e.TODO_PORT);
   const controlPlaneUrl = e.RELAY_URL ?? localUrl(e.CONTROL_PLANE_PORT);
   const consoleUrl = `${controlPlaneUrl}/console/`;
+  const dataDirSource: DataDirSource = dataDirSet ? 'OUTPOST_DATA_DIR' : e.DATABASE_URL !== undefined ? 'DATABASE_URL' : 'default';
+  const dataDir = resolve(projectRoot, e.OUTPOST_DATA_DIR, dataDirSource === 'DATABASE_URL' ? POSTGRES_DATA_DIR : '');
   return {
     host: e.OUTPOST_HOST,
     projectRoot,
-    dataDir: isAbsolute(e.OUTPOST_DATA_DIR) ? e.OUTPOST_DATA_DIR : resolve(projectRoot, e.OUTPOST_DATA_DIR),
+    /** `OUTPOST_DATA_DIR`; unset, `.data`, or `.data/postgres` with `DATABASE_URL` (one engine's demo state never overwrites another's). */
+    dataDir,
+    dataDirSource,
     logLevel: e.LOG_LEVEL,
     idp: {
       port: e.IDP_PORT,

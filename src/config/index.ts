@@ -1,5 +1,5 @@
-export { loadConfig, ConfigError, TODO_CLIENT_ID, CONSOLE_CLIENT_ID, CONTROL_PLANE_AUDIENCE } from './config';
-export type { Config, OAuthClient } from './config';
+export { loadConfig, ConfigError, TODO_CLIENT_ID, CONSOLE_CLIENT_ID, CONTROL_PLANE_AUDIENCE, POSTGRES_DATA_DIR } from './config';
+export type { Config, DataDirSource, OAuthClient } from './config';
 export { findProjectRoot, packageVersion } from './project-root';
 export { renderConfigTable, renderEnvExample, CONFIG_TABLE_MARKERS } from './describe-env';
 export {

@@ -1,5 +1,5 @@
 import { join, relative } from 'node:path';
-import { demoTenantPath, readDemoTenantFile, type Config, type DemoTenant } from '../config';
+import { demoTenantPath, POSTGRES_DATA_DIR, readDemoTenantFile, type Config, type DemoTenant } from '../config';
 import { loadDirectorySeed } from '../directory';
 import type { Component } from './components';
 import { DEFAULT_RESTART_POLICY, windowText } from './restart-policy';
@@ -41,6 +41,7 @@ export function banner(config: Config, started: readonly Component[]): string {
   }
   const { maxRestarts } = DEFAULT_RESTART_POLICY;
   lines.push(
+    `State folder: ${rel(config.dataDir)}  ${dataDirNote(config, rel(config.dataDir))}`,
     `Logs: ${rel(join(config.dataDir, 'logs'))}/<component>.log`,
     `A component that dies is restarted (at most ${maxRestarts} times a ${windowText(DEFAULT_RESTART_POLICY)}) and reported here with its log.`,
     '',
@@ -58,4 +59,16 @@ export function banner(config: Config, started: readonly Component[]): string {
   if (names.has('rbac-app') && config.apps.authorizer !== 'local') lines.push('  npm run demo');
   lines.push('', 'Stop with Ctrl+C.', '');
   return lines.join('\n');
+}
+
+/** Why this folder: a PostgreSQL stack keeps apart from the SQLite one, and the scripts must look in the same place. */
+function dataDirNote(config: Config, shown: string): string {
+  switch (config.dataDirSource) {
+    case 'DATABASE_URL':
+      return `(DATABASE_URL is set: this PostgreSQL stack's demo tenant, IdP keys and logs stay apart from the SQLite stack's; in another terminal set the same DATABASE_URL, or export OUTPOST_DATA_DIR=${shown}, before npm run …)`;
+    case 'OUTPOST_DATA_DIR':
+      return '(OUTPOST_DATA_DIR; the scripts need the same)';
+    default:
+      return `(the SQLite control plane's; started with DATABASE_URL the stack uses ${join(shown, POSTGRES_DATA_DIR)} instead)`;
+  }
 }

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { loadConfig, ConfigError } from '../../src/config';
 
 describe('loadConfig', () => {
@@ -11,6 +12,19 @@ describe('loadConfig', () => {
     expect(config.edge.port).toBe(8383);
     expect(config.apps.authorizer).toBe('embedded');
     expect(config.dataDir).toMatch(/\.data$/);
+  });
+
+  it('keeps a PostgreSQL stack in its own data folder unless OUTPOST_DATA_DIR says otherwise', () => {
+    const sqlite = loadConfig({});
+    expect(sqlite.dataDirSource).toBe('default');
+    const postgres = loadConfig({ DATABASE_URL: 'postgres://outpost@127.0.0.1:5432/outpost' });
+    // Its demo tenant belongs to PostgreSQL: next to the SQLite stack's it would overwrite that one's only keys.
+    expect(postgres.dataDir).toBe(join(sqlite.dataDir, 'postgres'));
+    expect(postgres.dataDirSource).toBe('DATABASE_URL');
+    const chosen = loadConfig({ DATABASE_URL: 'postgres://outpost@127.0.0.1:5432/outpost', OUTPOST_DATA_DIR: '/tmp/outpost-pg/' });
+    expect(chosen.dataDir).toBe('/tmp/outpost-pg');
+    expect(chosen.dataDirSource).toBe('OUTPOST_DATA_DIR');
+    expect(loadConfig({ OUTPOST_DATA_DIR: 'state' }).dataDir).toBe(join(sqlite.projectRoot, 'state'));
   });
 
   it('returns a deeply frozen object', () => {

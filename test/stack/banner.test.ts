@@ -45,6 +45,17 @@ describe('stack launcher', () => {
     expect(text).toContain(`Logs: ${join(dataDir, 'logs')}/<component>.log\nA component that dies is restarted (at most 5 times a minute) and reported here with its log.\n`);
   });
 
+  it('names the state folder in use, and how the scripts find a PostgreSQL stack\'s', () => {
+    const chosen = banner(loadConfig({ OUTPOST_DATA_DIR: dataDir }), []);
+    expect(chosen).toContain(`State folder: ${dataDir}  (OUTPOST_DATA_DIR; the scripts need the same)`);
+    const sqlite = loadConfig({});
+    expect(banner(sqlite, [])).toContain(`State folder: .data  (the SQLite control plane's; started with DATABASE_URL the stack uses ${join('.data', 'postgres')} instead)`);
+    const postgres = banner(loadConfig({ DATABASE_URL: 'postgres://outpost@127.0.0.1:5432/outpost' }), []);
+    expect(postgres).toContain(`State folder: ${join('.data', 'postgres')}  (DATABASE_URL is set: this PostgreSQL stack's demo tenant, IdP keys and logs stay apart from the SQLite stack's;`);
+    expect(postgres).toContain(`export OUTPOST_DATA_DIR=${join('.data', 'postgres')}, before npm run …`);
+    expect(postgres).toContain(`Logs: ${join('.data', 'postgres', 'logs')}/<component>.log`);
+  });
+
   it('suggests only what the started components support', () => {
     const config = loadConfig({ OUTPOST_DATA_DIR: dataDir });
     const idpOnly = stackComponents(config).filter((c) => c.name === 'idp');
