@@ -12,8 +12,13 @@ import { startConsoleStack, type ConsoleStack } from './console-stack';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-/** Where the test runs write the README's screenshots. */
-export const SCREENSHOTS = join(findProjectRoot(), 'docs', 'screenshots');
+/**
+ * Where the tests write their screenshots: .data/screenshots/ (untracked), so a run leaves the
+ * tree clean; with UPDATE_SCREENSHOTS=1, docs/screenshots/, the README's pictures, to commit:
+ * `UPDATE_SCREENSHOTS=1 npm run test:browser`.
+ */
+export const SCREENSHOTS =
+  process.env.UPDATE_SCREENSHOTS === '1' ? join(findProjectRoot(), 'docs', 'screenshots') : join(findProjectRoot(), '.data', 'screenshots');
 
 /** The browser page on the console, and the steps every console test takes. */
 export interface ConsoleBrowser {

@@ -1,7 +1,8 @@
 // The console's Directory view in Chromium: Rick (an owner) grants Morty `admin` from the view,
 // the same change the admin API makes, and the Authorizers view then shows the edge one
 // directory revision behind; Beth (a viewer) sees the directory without any control.
-// Writes docs/screenshots/console-directory.png. Run with `npm run test:browser`.
+// Screenshot: console-directory.png, in .data/screenshots/ (docs/screenshots/ with
+// UPDATE_SCREENSHOTS=1, see console-browser.ts). Run with `npm run test:browser`.
 import { join } from 'node:path';
 import { SCREENSHOTS, useConsoleInChromium } from './console-browser';
 

@@ -3,7 +3,8 @@
 // client, finds his edge's instance id by its connection id in the Authorizers view, sees a
 // central directory grant show up as drift without a reload (polling), and sends both relay
 // commands; Beth (a viewer) sees no action buttons and the server refuses her forged command.
-// Writes docs/screenshots/console-authorizers*.png. Run with `npm run test:browser`.
+// Screenshots: console-authorizers*.png, in .data/screenshots/ (docs/screenshots/ with
+// UPDATE_SCREENSHOTS=1, see console-browser.ts). Run with `npm run test:browser`.
 import { join } from 'node:path';
 import type { Locator } from 'playwright-core';
 import { admin } from '../integration/stack-client';

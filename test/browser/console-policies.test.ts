@@ -1,7 +1,8 @@
 // The console's Policies view in Chromium: Beth (a viewer: the view is read-only for everyone)
 // opens rbac, sees the seeded image tagged latest and reads one of its files; after a changed
 // image is pushed with the admin API she sees it become latest and diffs the two images.
-// Writes docs/screenshots/console-policies.png. Run with `npm run test:browser`.
+// Screenshot: console-policies.png, in .data/screenshots/ (docs/screenshots/ with
+// UPDATE_SCREENSHOTS=1, see console-browser.ts). Run with `npm run test:browser`.
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config';
 import { createPolicyImage, readPolicyFolder } from '../../src/policy';

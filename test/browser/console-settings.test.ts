@@ -3,7 +3,8 @@
 // (after a confirmation), copies it and uses it in a real exec, runs the page's own curl as
 // pasted, manages the organization's members, and sees every change in the audit log; Beth (a
 // viewer) sees the same facts without the controls, and the server refuses her forged rotation.
-// Writes docs/screenshots/console-{connections,organization,account,audit}.png. Run with
+// Screenshots: console-{connections,organization,account,audit}.png, in .data/screenshots/
+// (docs/screenshots/ with UPDATE_SCREENSHOTS=1, see console-browser.ts). Run with
 // `npm run test:browser`.
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
