@@ -15,7 +15,7 @@
 // one is how failover is tried, and the cluster is whole again a moment later.
 import { mkdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { Command, InvalidArgumentError } from 'commander';
+import { InvalidArgumentError } from 'commander';
 import { loadConfig, type Config } from '../src/config';
 import { redactDatabaseUrl } from '../src/sql';
 import { banner } from '../src/stack/banner';
@@ -26,6 +26,7 @@ import { runStack } from '../src/stack/run-stack';
 import { startLocalPostgres, type LocalPostgres } from './lib/local-postgres';
 import { startLocalRedis, type LocalRedis } from './lib/local-redis';
 import { startRoundRobinFront, type RoundRobinFront } from './lib/round-robin-front';
+import { scriptCommand } from './lib/script-command';
 
 /** More nodes than this on one 2-core machine measure only the machine. */
 const MAX_NODES = 8;
@@ -117,8 +118,11 @@ export function clusterComponents(config: Config, nodes: number, engines: { data
 }
 
 async function main(): Promise<void> {
-  const options = new Command('cluster')
-    .description('several control-plane nodes on PostgreSQL and Redis behind a round-robin front, plus the rest of the stack')
+  const options = scriptCommand(
+    'npm run cluster --',
+    'several control-plane nodes on PostgreSQL and Redis behind a round-robin front, plus the rest of the stack; throwaway PostgreSQL and Redis unless DATABASE_URL and REDIS_URL are set',
+    'npm run cluster -- --nodes 2',
+  )
     .option('--nodes <n>', `control-plane nodes (1–${MAX_NODES})`, parseNodes, 3)
     .parse()
     .opts<{ nodes: number }>();

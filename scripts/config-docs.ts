@@ -7,6 +7,13 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CONFIG_TABLE_MARKERS, findProjectRoot, renderConfigTable, renderEnvExample } from '../src/config';
+import { scriptCommand } from './lib/script-command';
+
+scriptCommand(
+  'npm run config:docs --',
+  "rewrite README.md's configuration table and .env.example from the environment schema (src/config/env-schema.ts)",
+  'npm run config:docs   # after changing a variable in the schema',
+).parse();
 
 const root = findProjectRoot();
 const readmePath = join(root, 'README.md');

@@ -23,6 +23,7 @@ import type { CommandName } from '../src/relay-protocol';
 import { deleteResource } from './lib/call-resource';
 import { callTenantApi } from './lib/call-tenant-api';
 import { runScript } from './lib/run-script';
+import { scriptCommand } from './lib/script-command';
 import { fetchToken } from './lib/fetch-token';
 import { execRelayCommand, explainRelayError, findInstanceId } from './lib/relay-client';
 import { ScriptError } from './lib/script-error';
@@ -117,4 +118,9 @@ function edgeOfTheApp(config: Config): string {
   }
 }
 
+scriptCommand(
+  'npm run demo --',
+  'the Outpost story against the running stack (npm start first): the DELETE matrix, a directory grant and a policy push made live by relay commands, then everything put back',
+  'npm run demo        # with npm start running in another terminal',
+).parse();
 void runScript('demo', main);

@@ -9,11 +9,11 @@
 //   npm run directory -- unrelate mega-seed writer beth@the-smiths.com
 //
 // Credentials: OUTPOST_TENANT_ID + OUTPOST_ADMIN_API_KEY, else <data dir>/demo-tenant.json.
-import { Command } from 'commander';
 import { loadConfig } from '../src/config';
 import { effectiveRoles, type DirectoryData } from '../src/directory';
 import { callTenantApi } from './lib/call-tenant-api';
 import { runScript } from './lib/run-script';
+import { scriptCommand } from './lib/script-command';
 import { loadTenantCredentials } from './lib/tenant-credentials';
 
 const BASE = '/api/v2/admin/directory';
@@ -45,7 +45,11 @@ async function show(): Promise<void> {
   }
 }
 
-const program = new Command().name('directory').description("edit the tenant's central directory");
+const program = scriptCommand(
+  'npm run directory --',
+  "show or edit the tenant's central directory through the admin API (<command> --help for each)",
+  'npm run directory -- grant morty@the-citadel.com admin',
+);
 program.command('show').description('print users, roles and resource relations').action(() => runScript('directory show', show));
 program
   .command('grant')

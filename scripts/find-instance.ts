@@ -6,9 +6,9 @@
 //
 // Credentials: OUTPOST_TENANT_ID + OUTPOST_DISCOVERY_API_KEY, else <data dir>/demo-tenant.json;
 // {relay_url} from RELAY_URL.
-import { Command } from 'commander';
 import { loadConfig } from '../src/config';
 import { runScript } from './lib/run-script';
+import { scriptCommand } from './lib/script-command';
 import { findInstanceId } from './lib/relay-client';
 import { loadTenantCredentials } from './lib/tenant-credentials';
 
@@ -18,9 +18,11 @@ async function main(connectionId: string): Promise<void> {
   console.log(await findInstanceId(creds, connectionId));
 }
 
-new Command()
-  .name('find-instance')
-  .description('print the instance id registered for an edge connection id (docs/service-interface.md §4.3)')
+scriptCommand(
+  'npm run -s find-instance --',
+  'print the instance id registered for an edge connection id, nothing else (docs/service-interface.md §4.3)',
+  'npm run relay-exec -- discovery --instance "$(npm run -s find-instance -- <connection-id>)"',
+)
   .argument('<connection-id>', 'the edge connection id (demo-tenant.json: connection_id)')
   .action((connectionId: string) => runScript('find-instance', () => main(connectionId)))
   .parseAsync()

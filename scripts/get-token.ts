@@ -2,10 +2,10 @@
 //   curl -H "Authorization: Bearer $(npm run -s token -- rick@the-citadel.com)" localhost:3001/resource/x
 //   npm run -s token -- beth@the-smiths.com --id-token
 //   npm run -s token -- morty@the-citadel.com --json
-import { Command } from 'commander';
 import { loadConfig } from '../src/config';
 import { loadDirectorySeed } from '../src/directory';
 import { fetchToken, TokenRequestError, type TokenResponse } from './lib/fetch-token';
+import { scriptCommand } from './lib/script-command';
 
 interface Options {
   idToken?: boolean;
@@ -20,9 +20,11 @@ function fail(message: string, code = 1): never {
 }
 
 async function main(): Promise<void> {
-  const program = new Command()
-    .name('npm run -s token --')
-    .description('Signs a demo user in at the IdP and prints the access token (nothing else) on stdout.')
+  const program = scriptCommand(
+    'npm run -s token --',
+    'Signs a demo user in at the IdP and prints the access token (nothing else) on stdout.',
+    'curl -H "Authorization: Bearer $(npm run -s token -- rick@the-citadel.com)" localhost:3001/resource/x',
+  )
     .argument('<email>', 'the demo user, e.g. rick@the-citadel.com')
     .option('--id-token', 'print the ID token instead (never use it as a bearer token)')
     .option('--json', 'print the whole token response as JSON')

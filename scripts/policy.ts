@@ -14,12 +14,12 @@
 //
 // Credentials: OUTPOST_TENANT_ID + OUTPOST_ADMIN_API_KEY, else <data dir>/demo-tenant.json.
 import { join, resolve } from 'node:path';
-import { Command } from 'commander';
 import { loadConfig } from '../src/config';
 import { PolicyImageError, createPolicyImage, readPolicyFolder, signPolicyImage, type PolicyImage } from '../src/policy';
 import { callTenantApi, explainApiError } from './lib/call-tenant-api';
 import { diffPolicyFolder } from './lib/diff-policy-folder';
 import { runScript } from './lib/run-script';
+import { scriptCommand } from './lib/script-command';
 import { ScriptError } from './lib/script-error';
 import { parseSignedVersion, readPrivateKey, readPublicKeys, writeKeyPair } from './lib/signing-key-files';
 import { loadTenantCredentials, type TenantCredentials } from './lib/tenant-credentials';
@@ -128,7 +128,11 @@ async function show(name: string): Promise<void> {
   }
 }
 
-const program = new Command().name('policy').description('test policy folders, push and inspect policy images in the control plane registry');
+const program = scriptCommand(
+  'npm run policy --',
+  'test policy folders, push and inspect policy images in the control plane registry (<command> --help for each)',
+  'npm run policy -- push policies/rbac',
+);
 program
   .command('test')
   .description("run a policy folder's tests (tests/*.json) through the edge's decision path and print a table")

@@ -6,10 +6,11 @@
 //
 // Credentials: OUTPOST_TENANT_ID + OUTPOST_DISCOVERY_API_KEY, else <data dir>/demo-tenant.json;
 // {relay_url} from RELAY_URL. Exit code 1 with one explaining line on any error status.
-import { Command, InvalidArgumentError } from 'commander';
+import { InvalidArgumentError } from 'commander';
 import { loadConfig } from '../src/config';
 import { COMMANDS, type CommandName } from '../src/relay-protocol';
 import { runScript } from './lib/run-script';
+import { scriptCommand } from './lib/script-command';
 import { ScriptError } from './lib/script-error';
 import { execRelayCommand, findInstanceId } from './lib/relay-client';
 import { loadTenantCredentials } from './lib/tenant-credentials';
@@ -37,9 +38,11 @@ async function main(command: CommandName, options: Options): Promise<void> {
   console.log(`${command} confirmed by instance ${instanceId} in ${Date.now() - started} ms`);
 }
 
-new Command()
-  .name('relay-exec')
-  .description('send a command to an edge authorizer through the relay (docs/service-interface.md §4.2)')
+scriptCommand(
+  'npm run relay-exec --',
+  'send a command to an edge authorizer through the relay and wait for its answer (docs/service-interface.md §4.2)',
+  'npm run relay-exec -- sync_edge_directory --connection-id <connection-id>',
+)
   .argument('<command>', COMMANDS.join(' | '), commandName)
   .option('--instance <id>', 'instance id (see npm run find-instance)')
   .option('--connection-id <id>', 'edge connection id; its instance id is looked up first (§4.3)')

@@ -9,6 +9,7 @@ import type { FileContentError } from '../src/files';
 import { idpFiles, openKeyStore, systemClock } from '../src/idp';
 import { silentLogger } from '../src/observability';
 import { refuseWithoutSigningKeys } from './lib/check-signing-keys';
+import { scriptCommand } from './lib/script-command';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -42,6 +43,12 @@ async function main(): Promise<void> {
     ].join('\n'),
   );
 }
+
+scriptCommand(
+  'npm run rotate-key --',
+  'give the IdP a new signing key in <data dir>/idp/keys.json; the old public key stays in the JWKS for KEY_ROTATION_OVERLAP seconds, and a running IdP needs no restart',
+  'npm run rotate-key',
+).parse();
 
 main().catch((err: unknown) => {
   process.stderr.write(`rotate-key: ${err instanceof Error ? err.message : String(err)}\n`);

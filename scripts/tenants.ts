@@ -11,7 +11,7 @@
 //   npm run tenants -- add-member <tenant-id> <user-id> --role owner|admin|viewer
 //   npm run tenants -- remove-member <tenant-id> <user-id>
 import { existsSync } from 'node:fs';
-import { Argument, Command, Option } from 'commander';
+import { Argument, Option } from 'commander';
 import { loadConfig } from '../src/config';
 import {
   ACCOUNT_KINDS,
@@ -31,6 +31,7 @@ import {
 import { loadDirectorySeed } from '../src/directory';
 import { POLICY_NAME_PATTERN } from '../src/decision-protocol';
 import { runScript } from './lib/run-script';
+import { scriptCommand } from './lib/script-command';
 import { MissingStateError } from './lib/missing-state-error';
 import { ScriptError } from './lib/script-error';
 
@@ -136,7 +137,11 @@ async function removeMember(tenantId: string, userId: string): Promise<void> {
   });
 }
 
-const program = new Command().name('tenants').description("manage tenants in the control plane's database");
+const program = scriptCommand(
+  'npm run tenants --',
+  "manage tenants in the control plane's database, on the control-plane host (<command> --help for each)",
+  'npm run tenants -- create acme',
+);
 program.command('list').description('list tenants and their connections (no secrets)').action(() => runScript('tenants list', list));
 program
   .command('create')

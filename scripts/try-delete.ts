@@ -4,12 +4,12 @@
 //
 //   npm run try-delete                 # resource "mega-seed"
 //   npm run try-delete -- portal-gun
-import { Command } from 'commander';
 import { loadConfig } from '../src/config';
 import { loadDirectorySeed } from '../src/directory';
 import { fetchToken } from './lib/fetch-token';
 import { deleteResource } from './lib/call-resource';
 import { runScript } from './lib/run-script';
+import { scriptCommand } from './lib/script-command';
 
 interface Row {
   caller: string;
@@ -52,9 +52,11 @@ async function main(resource: string): Promise<void> {
   console.log('\nRoles shown are the seed directory\'s; the authorizer reads the live directory.');
 }
 
-new Command()
-  .name('try-delete')
-  .description('DELETE {app_url}/resource/<name> as each demo user, with an ID token and with no token')
+scriptCommand(
+  'npm run try-delete --',
+  'DELETE {app_url}/resource/<name> as each demo user, with an ID token and with no token, and print who got through',
+  'npm run try-delete -- portal-gun',
+)
   .argument('[resource-name]', 'resource to delete', 'mega-seed')
   .action((resource: string) => runScript('try-delete', () => main(resource)))
   .parseAsync()

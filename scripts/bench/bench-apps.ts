@@ -31,6 +31,7 @@ import { measureDecisionLatency } from './lib/decision-latency';
 import type { EdgeInfo } from './lib/edge-server';
 import { alternate, cpuPerRequest, printMedians, roundSamples, type LoadTarget } from './lib/load';
 import { fmt, machineLine, printTable, verdict } from './lib/table';
+import { scriptCommand } from '../lib/script-command';
 
 const CONNECTIONS = 10;
 const DURATION_SECONDS = 5;
@@ -163,6 +164,12 @@ async function main(): Promise<void> {
   console.log('\nGoals:');
   printTable(['measure', 'figure', 'goal', 'verdict'], goals);
 }
+
+scriptCommand(
+  'npm run bench:apps --',
+  "the sample apps' request path layer by layer from bare Express to the default stack, embedded decision latency, propagation into the app",
+  'BENCH_CPU_PROF=/tmp/prof npm run bench:apps   # also writes a CPU profile of the apps child',
+).parse();
 
 main().catch((err: unknown) => {
   console.error(err);

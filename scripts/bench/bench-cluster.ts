@@ -13,12 +13,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Command } from 'commander';
 import { openControlPlaneStore } from '../../src/control-plane';
 import { readDemoTenantFile } from '../../src/config';
 import { freePort } from '../lib/free-port';
 import { startLocalPostgres } from '../lib/local-postgres';
 import { startLocalRedis } from '../lib/local-redis';
+import { scriptCommand } from '../lib/script-command';
 import { forkBenchChild } from './lib/child-harness';
 import type { ClusterEdgesInfo, FailoverReport } from './lib/cluster-edges';
 import { closeCalls, request } from './lib/control-plane-calls';
@@ -71,7 +71,11 @@ function rssOf(pid: number): number {
 }
 
 async function main(): Promise<void> {
-  const options = new Command('bench:cluster')
+  const options = scriptCommand(
+    'npm run bench:cluster --',
+    'control-plane nodes on a throwaway PostgreSQL and Redis with fake edges: routed vs local exec, commands/s, memory per edge, failover after SIGKILL',
+    'npm run bench:cluster -- --edges 3000 --nodes 3',
+  )
     .option('--edges <n>', 'fake edges', (v) => Number(v), 3000)
     .option('--nodes <n>', 'control-plane nodes', (v) => Number(v), 3)
     .parse()

@@ -27,6 +27,7 @@ import type { BareWork, IdpInfo } from './lib/idp-server';
 import { runLoad, type LoadTarget } from './lib/load';
 import { median, summarize } from './lib/stats';
 import { fmt, machineLine, printTable } from './lib/table';
+import { scriptCommand } from '../lib/script-command';
 
 const SWEEP_CONNECTIONS = [1, 8, 32];
 const SWEEP_SECONDS = 5;
@@ -241,6 +242,12 @@ async function main(): Promise<void> {
   console.log('\nGoals:');
   printTable(['measure', 'figure', 'goal', 'verdict'], goals);
 }
+
+scriptCommand(
+  'npm run bench:idp --',
+  "the demo IdP's sign-ins: token issuance at 1, 8 and 32 connections, the endpoint's CPU against the bare scrypt + signing work, code + PKCE flows (alternated with an older built checkout's IdP when BENCH_IDP_BEFORE names one)",
+  'BENCH_IDP_BEFORE=/tmp/outpost-before npm run bench:idp',
+).parse();
 
 main().catch((err: unknown) => {
   console.error(err);

@@ -20,6 +20,7 @@ import { alternate, cpuPerRequest, printMedians, roundSamples, runLoad, sequenti
 import { measureExecRoundTrips, measureFanOut, measurePropagation, type RelayBenchSetup } from './lib/relay-measurements';
 import type { LatencySummary } from './lib/stats';
 import { fmt, machineLine, printTable, verdict } from './lib/table';
+import { scriptCommand } from '../lib/script-command';
 
 const EXEC_ITERATIONS = 200;
 const PROPAGATION_ITERATIONS = 50;
@@ -165,6 +166,12 @@ async function measureSidecar(edge: EdgeInfo, edgeChild: BenchChild, principal: 
   const unloaded = [await sequentialLatency(targets[0]!, SEQUENTIAL_REQUESTS), await sequentialLatency(targets[3]!, SEQUENTIAL_REQUESTS)];
   printTable(LATENCY_HEADERS, unloaded.map((l, i) => row([targets[0]!, targets[3]!][i]!.label, l)), 3);
 }
+
+scriptCommand(
+  'npm run bench:relay --',
+  'control plane, relay and edge on loopback: exec round trips, propagation, 1,000 fake edges on one relay, the sidecar against bare node:http, AuthZEN batches',
+  'npm run bench:relay',
+).parse();
 
 main().catch((err: unknown) => {
   console.error(err);

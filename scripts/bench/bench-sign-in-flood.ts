@@ -7,14 +7,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Argument } from 'commander';
 import { loadConfig } from '../../src/config';
 import { baseUrl, close, listen } from '../../src/http';
 import { createHashingLimiter, createIdpApp, HASHING_IN_FLIGHT, HASHING_QUEUE, openIdp, systemClock, TOKEN_PATH } from '../../src/idp';
 import { silentLogger } from '../../src/observability';
 import { loadDirectorySeed } from '../../src/directory';
-
-const [junk = 400, addresses = 80] = process.argv.slice(2, 4).map(Number);
-const unbounded = process.argv.includes('unbounded');
+import { scriptCommand } from '../lib/script-command';
 
 function signIn(url: string, localAddress: string, username: string, password: string): Promise<{ status: number; retryAfter?: string }> {
   const body = JSON.stringify({ username, password });
@@ -26,7 +25,7 @@ function signIn(url: string, localAddress: string, username: string, password: s
   });
 }
 
-async function main(): Promise<void> {
+async function main(junk: number, addresses: number, unbounded: boolean): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'outpost-flood-idp-'));
   const config = loadConfig({ OUTPOST_DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
   const seed = loadDirectorySeed(config.directorySeedFile);
@@ -76,7 +75,18 @@ async function main(): Promise<void> {
   }));
 }
 
-main().catch((err: unknown) => {
-  console.error(err);
-  process.exit(1);
-});
+scriptCommand(
+  'npm run bench:sign-in-flood --',
+  'how long a genuine sign-in takes while junk sign-ins from many loopback addresses flood the IdP, and how long it takes to shut down',
+  'npm run bench:sign-in-flood -- 400 80 unbounded',
+)
+  .argument('[junk]', 'junk sign-ins per flood', Number, 400)
+  .argument('[addresses]', 'loopback addresses they come from', Number, 80)
+  .addArgument(new Argument('[unbounded]', 'lift the hashing bound, as the IdP was before it had one').choices(['unbounded']))
+  .action((junk: number, addresses: number, mode: string | undefined) =>
+    main(junk, addresses, mode === 'unbounded').catch((err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    }),
+  )
+  .parse();

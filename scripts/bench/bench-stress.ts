@@ -10,7 +10,7 @@
 // errors (5xx, resets, time-outs), answers with a status the request should not get, crashes
 // (with what the process said as it died) and memory before and after. A process that dies is counted and started again, so the run goes on.
 // Exits 1 when anything crashed: a crash is a bug, not a figure.
-import { Command, InvalidArgumentError } from 'commander';
+import { InvalidArgumentError } from 'commander';
 import { loadDirectorySeed } from '../../src/directory';
 import { createPolicyImage, readPolicyFolder } from '../../src/policy';
 import { findProjectRoot } from '../../src/config';
@@ -23,6 +23,7 @@ import { currentRuntime, prepareRuntime, type NodeRuntime } from '../lib/node-ru
 import { startStressStack, type Crash, type StressStack } from './lib/stress-stack';
 import { runPhase, stressPhases } from './lib/stress-load';
 import { fmt, machineLine, printTable } from './lib/table';
+import { scriptCommand } from '../lib/script-command';
 
 interface Options {
   readonly node: string[];
@@ -141,9 +142,11 @@ async function main(options: Options): Promise<void> {
   if (summaries.some((s) => s.crashes.length > 0)) process.exitCode = 1;
 }
 
-new Command()
-  .name('bench:stress')
-  .description('Mixed-shape load against the whole stack on one or more Node versions; counts crashes (exit 1 if any).')
+scriptCommand(
+  'npm run bench:stress --',
+  'Mixed-shape load against the whole stack on one or more Node versions; counts crashes (exit 1 if any).',
+  'npm run bench:stress -- --node 22 --node 24',
+)
   .option('--node <version>', 'run on this Node (a major such as 24, or exact); repeat for several; fetched from the npm registry into the temp folder', (v: string, all: string[]) => [...all, v], [])
   .option('--seconds <n>', 'seconds of load per Node', seconds, 100)
   .option('--phase-seconds <n>', 'seconds per load shape before the next one', seconds, 2)

@@ -5,6 +5,7 @@
 //   npm run dev          # from source, restarts on change
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { Command } from 'commander';
 import { loadConfig } from '../config';
 import { banner } from './banner';
 import { findPortConflicts } from './check-ports';
@@ -37,6 +38,14 @@ async function main(): Promise<void> {
     onReady: (started) => console.log(banner(config, started.map((r) => r.component))),
   });
 }
+
+// --help prints this and exits before anything starts; an unknown option is an error.
+new Command()
+  .name('npm start --')
+  .description('start the whole stack on loopback, one process per component, each awaited until healthy; a component that dies is restarted; Ctrl-C stops it all')
+  .showHelpAfterError('(--help for usage)')
+  .addHelpText('after', '\nExample:\n  OUTPOST_DATA_DIR=/tmp/outpost npm start   # every setting is an environment variable (.env.example lists them)')
+  .parse();
 
 main().catch((err: unknown) => {
   console.error((err as Error).message);

@@ -17,7 +17,7 @@ describe('running on another Node', () => {
   it('bench:stress --help prints its options and starts nothing', () => {
     const run = help('scripts/bench/bench-stress.ts');
     expect(run.status).toBe(0);
-    expect(run.stdout).toMatch(/Usage: bench:stress/);
+    expect(run.stdout).toMatch(/^Usage: npm run bench:stress -- \[options\]/);
     expect(run.stdout).toMatch(/--node <version>/);
     expect(run.stdout).not.toMatch(/Stress bench:/);
   });
@@ -25,7 +25,7 @@ describe('running on another Node', () => {
   it('test:on-node --help prints its arguments and fetches nothing', () => {
     const run = help('scripts/test-on-node.ts');
     expect(run.status).toBe(0);
-    expect(run.stdout).toMatch(/Usage: test:on-node \[options\] <version> \[jest-args\.\.\.\]/);
+    expect(run.stdout).toMatch(/^Usage: npm run test:on-node -- \[options\] <version> \[jest-args\.\.\.\]/);
     expect(run.stdout).not.toMatch(/fetching|installing|jest .* on Node/);
   });
 

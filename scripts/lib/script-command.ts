@@ -1,0 +1,16 @@
+import { Command } from 'commander';
+
+/**
+ * The command line of an npm script, as commander parses it: `--help` prints `Usage: <usage>
+ * [options] …`, what the script does, its arguments and options with their defaults, and
+ * `example`, then exits 0 before anything has run. An unknown option or a stray argument is an
+ * error naming it (exit 1), so no script ever acts on a flag it does not understand.
+ * `usage` is how a person types it: `npm run relay-exec --`.
+ */
+export function scriptCommand(usage: string, description: string, example: string): Command {
+  return new Command()
+    .name(usage)
+    .description(description)
+    .showHelpAfterError('(--help for usage)')
+    .addHelpText('after', `\nExample:\n  ${example}`);
+}
