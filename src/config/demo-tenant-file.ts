@@ -14,6 +14,11 @@ const demoTenantSchema = z.object({
   auth_url: z.string().min(1),
   relay_url: z.string().min(1),
   app_url: z.string().min(1),
+  /**
+   * The control-plane database the tenant lives in (a PostgreSQL URL without its password),
+   * so another engine's control plane never writes over the file; absent in older files.
+   */
+  control_plane: z.object({ engine: z.enum(['sqlite', 'postgres']), database: z.string().min(1) }).optional(),
   /** One edge connection per sample app, for its embedded edge (absent in files written before they existed). */
   app_connections: z
     .record(z.enum(['rbac', 'todo']), z.object({ connection_id: z.string().min(1), connection_secret: z.string().min(1) }))

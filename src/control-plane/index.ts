@@ -5,6 +5,8 @@ export { UnknownTenantError } from './tenant-repository';
 export type { EdgeConnection, TenantKeyKind } from './tenant-repository';
 export { createTenant } from './create-tenant';
 export { seedControlPlane, ensureDemoAppConnections } from './seed-control-plane';
+export { describeForeignDemoTenant, DemoTenantFileConflictError } from './demo-tenant-database';
+export type { DemoTenantDatabase } from './demo-tenant-database';
 export { requireTenantKey } from './require-tenant-key';
 export { createControlPlaneApp } from './create-control-plane-app';
 export { createControlPlaneRelay } from './create-control-plane-relay';

@@ -7,7 +7,7 @@ import { demoTenantPath, loadConfig } from '../config';
 import { loadDirectorySeed } from '../directory';
 import { baseUrl, close, listen, shutdownOnSignal } from '../http';
 import { createLogger } from '../observability';
-import { SERVER_BUSY_TIMEOUT_MS, controlPlaneLocation, createControlPlaneApp, describeControlPlaneLocation, createControlPlaneRelay, openControlPlaneStore, seedControlPlane, ensureDemoAppConnections, ensureDemoAccounts, createConsoleRouter, consolePublicDir } from '.';
+import { SERVER_BUSY_TIMEOUT_MS, controlPlaneLocation, createControlPlaneApp, describeControlPlaneLocation, createControlPlaneRelay, openControlPlaneStore, seedControlPlane, ensureDemoAppConnections, ensureDemoAccounts, createConsoleRouter, consolePublicDir, describeForeignDemoTenant } from '.';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -15,7 +15,8 @@ async function main(): Promise<void> {
   // DATABASE_URL → PostgreSQL (several nodes share it); unset → the SQLite file in the data directory.
   const location = controlPlaneLocation(config);
   // The URL is redacted: the log never shows the password.
-  logger.info(describeControlPlaneLocation(location), 'opening the control-plane database');
+  const database = describeControlPlaneLocation(location);
+  logger.info(database, 'opening the control-plane database');
   const store = await openControlPlaneStore(location, { busyTimeoutMs: SERVER_BUSY_TIMEOUT_MS });
   const directorySeed = loadDirectorySeed(config.directorySeedFile).directory;
   const demo = await seedControlPlane(store, {
@@ -23,6 +24,7 @@ async function main(): Promise<void> {
     directorySeed,
     dataDir: config.dataDir,
     urls: { auth_url: config.idp.url, relay_url: config.controlPlane.url, app_url: config.apps.rbacUrl },
+    database,
   });
   if (demo) {
     // Only identifiers go to the log; the keys exist in plain text only in the 0600 file.
@@ -37,6 +39,9 @@ async function main(): Promise<void> {
   if (!demo && (await ensureDemoAccounts(store, config.dataDir, directorySeed))) {
     logger.warn('added the DEMO organization members and the demo users\' personal accounts');
   }
+  // A demo tenant file of another database: served anyway (it holds other tenants), but said at once.
+  const foreign = await describeForeignDemoTenant(store, config.dataDir, database);
+  if (foreign !== undefined) logger.warn({ file: demoTenantPath(config.dataDir) }, foreign);
 
   const relay = await createControlPlaneRelay({
     store,

@@ -5,6 +5,7 @@ import { checkPolicyImage } from '../decision';
 import { readPolicyFolder, type PolicyImage } from '../policy';
 import type { ControlPlaneRepositories, ControlPlaneStore } from './control-plane-store';
 import { createTenant } from './create-tenant';
+import { refuseOtherEnginesDemoTenant, type DemoTenantDatabase } from './demo-tenant-database';
 import { seedDemoAccounts } from './seed-demo-accounts';
 import { readDemoTenantFile, writeDemoTenantFile, type DemoTenant } from '../config';
 
@@ -39,6 +40,11 @@ export interface SeedOptions {
   readonly dataDir: string;
   /** The interface's placeholders, copied into `demo-tenant.json`. */
   readonly urls: { readonly auth_url: string; readonly relay_url: string; readonly app_url: string };
+  /**
+   * The store's database (`describeControlPlaneLocation`), recorded in `demo-tenant.json`; with
+   * it, a file another engine's control plane wrote there is never overwritten.
+   */
+  readonly database?: DemoTenantDatabase;
 }
 
 /**
@@ -61,8 +67,9 @@ function readSeedImages(policiesDir: string): PolicyImage[] {
  * First start: creates the demo tenant with its keys and members (and each demo user's
  * personal account), one edge connection for the
  * sidecar (policy `rbac`) and one per sample app's embedded edge, every policy folder as an image and the seeded directory (revision 1), and
- * writes `<dataDir>/demo-tenant.json` (mode 0600). All of it happens in one transaction
- * that also covers the file write, so a failure leaves nothing half-made.
+ * writes `<dataDir>/demo-tenant.json` (mode 0600) with the database it belongs to. All of it
+ * happens in one transaction that also covers the file write, so a failure leaves nothing
+ * half-made; another engine's file in that folder is refused first (`refuseOtherEnginesDemoTenant`).
  *
  * Returns the demo credentials for the caller to print once, or undefined when the store
  * already has tenants: later starts change nothing (the keys exist only as hashes then).
@@ -75,6 +82,8 @@ export async function seedControlPlane(store: ControlPlaneStore, options: SeedOp
   return store.exclusiveTransaction(async (tx): Promise<DemoTenant | undefined> => {
     // Re-checked inside the transaction: another process may have seeded meanwhile.
     if ((await tx.tenants.list()).length > 0) return undefined;
+    // Before anything is made: a refusal leaves the database empty, so a start in the right folder still seeds.
+    if (options.database !== undefined) refuseOtherEnginesDemoTenant(options.dataDir, options.database);
     const { roles, users, resources } = options.directorySeed;
     const keys = await createTenant(tx, { name: DEMO_TENANT_NAME, directory: { roles, users, resources } });
     await seedDemoAccounts(tx, keys.tenantId, options.directorySeed);
@@ -91,6 +100,7 @@ export async function seedControlPlane(store: ControlPlaneStore, options: SeedOp
       relay_url: options.urls.relay_url,
       app_url: options.urls.app_url,
       app_connections: appConnections,
+      ...(options.database === undefined ? {} : { control_plane: options.database }),
     };
     mkdirSync(options.dataDir, { recursive: true });
     writeDemoTenantFile(options.dataDir, demo);

@@ -3,6 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   DEMO_MEMBERS,
+  DemoTenantFileConflictError,
+  describeControlPlaneLocation,
+  describeForeignDemoTenant,
   openControlPlaneStore,
   ensureDemoAccounts,
   ensureDemoAppConnections,
@@ -170,6 +173,86 @@ describe.each(SQL_ENGINES)('seedControlPlane on $name', (engine) => {
     } finally {
       rmSync(failing, { recursive: true, force: true });
     }
+  });
+
+  describe('whose demo-tenant.json it is', () => {
+    const other = engine.name === 'sqlite' ? 'postgres' : 'sqlite';
+    const name = { sqlite: 'SQLite', postgres: 'PostgreSQL' } as const;
+    /** A file another control plane wrote in this folder: its own tenant, keys and database. */
+    const foreignFile = (database?: { engine: 'sqlite' | 'postgres'; database: string }) => {
+      writeDemoTenantFile(dir, {
+        tenant_id: 'their-tenant', discovery_api_key: 'dk_theirs', admin_api_key: 'ak_theirs', connection_id: 'their-conn', connection_secret: 'cs_theirs',
+        ...URLS, ...(database === undefined ? {} : { control_plane: database }),
+      });
+      return readFileSync(join(dir, DEMO_TENANT_FILE), 'utf8');
+    };
+
+    it('records the database the tenant lives in', async () => {
+      const database = describeControlPlaneLocation(at);
+      const demo = await seedControlPlane(store, { policiesDir, directorySeed: seedDirectory, dataDir: dir, urls: URLS, database });
+      expect(readDemoTenantFile(dir)).toEqual(demo);
+      expect(demo!.control_plane).toEqual(database);
+      expect(readDemoTenantFile(dir).control_plane).toEqual({ engine: engine.name, database: expect.any(String) });
+      expect(JSON.stringify(readDemoTenantFile(dir))).not.toMatch(/:[^:@/]*@/); // a PostgreSQL URL without its password
+    });
+
+    it("never writes over another engine's file: the seed is refused and the database stays empty", async () => {
+      const database = describeControlPlaneLocation(at);
+      const theirs = { engine: other, database: other === 'sqlite' ? '/elsewhere/control-plane.db' : 'postgres://outpost:***@127.0.0.1:5432/outpost' } as const;
+      const before = foreignFile(theirs);
+      const seeding = seedControlPlane(store, { policiesDir, directorySeed: seedDirectory, dataDir: dir, urls: URLS, database });
+      await expect(seeding).rejects.toThrow(DemoTenantFileConflictError);
+      await expect(seeding).rejects.toThrow(
+        `${join(dir, DEMO_TENANT_FILE)} belongs to the ${name[other]} control plane (${theirs.database}), and this control plane runs on the ${name[engine.name]} control plane (${database.database}): seeding its demo tenant here would overwrite the only copy of the other tenant's keys. Give each engine its own folder: leave OUTPOST_DATA_DIR unset`,
+      );
+      expect(readFileSync(join(dir, DEMO_TENANT_FILE), 'utf8')).toBe(before);
+      expect(await store.tenants.list()).toEqual([]);
+      // Moved aside, the folder is this engine's again.
+      rmSync(join(dir, DEMO_TENANT_FILE));
+      expect(await seedControlPlane(store, { policiesDir, directorySeed: seedDirectory, dataDir: dir, urls: URLS, database })).toBeDefined();
+    });
+
+    it("replaces a file of the same engine's other database (a throwaway that is gone), and an older file only when no SQLite database sits beside it for PostgreSQL", async () => {
+      const database = describeControlPlaneLocation(at);
+      foreignFile({ engine: engine.name, database: 'an earlier database' });
+      const seeded = await seedControlPlane(store, { policiesDir, directorySeed: seedDirectory, dataDir: dir, urls: URLS, database });
+      expect(readDemoTenantFile(dir)).toEqual(seeded);
+      expect(seeded!.tenant_id).not.toBe('their-tenant');
+
+      // A file from before files named their database: one beside a SQLite database is that database's.
+      const fresh = mkdtempSync(join(tmpdir(), 'outpost-cp-seed-'));
+      try {
+        const freshAt = await engine.location(fresh);
+        const freshStore = await openControlPlaneStore(freshAt);
+        try {
+          writeFileSync(join(fresh, 'control-plane.db'), '', { flag: 'a' }); // on PostgreSQL: a SQLite stack's leftover
+          const { control_plane: _unrecorded, ...legacy } = seeded!;
+          writeDemoTenantFile(fresh, { ...legacy, tenant_id: 'legacy' });
+          const seeding = seedControlPlane(freshStore, { policiesDir, directorySeed: seedDirectory, dataDir: fresh, urls: URLS, database: describeControlPlaneLocation(freshAt) });
+          if (engine.name === 'sqlite') expect(await seeding).toBeDefined();
+          else await expect(seeding).rejects.toThrow(`belongs to the SQLite control plane (${join(fresh, 'control-plane.db')})`);
+        } finally {
+          await freshStore.close();
+        }
+      } finally {
+        rmSync(fresh, { recursive: true, force: true });
+      }
+    });
+
+    it('says at start when the file names a tenant this database lacks: both databases and the way out', async () => {
+      const database = describeControlPlaneLocation(at);
+      await seedControlPlane(store, { policiesDir, directorySeed: seedDirectory, dataDir: dir, urls: URLS, database });
+      expect(await describeForeignDemoTenant(store, dir, database)).toBeUndefined();
+      const theirs = { engine: other, database: 'their database' } as const;
+      foreignFile(theirs);
+      const said = await describeForeignDemoTenant(store, dir, database);
+      expect(said).toContain(
+        `${join(dir, DEMO_TENANT_FILE)} names tenant their-tenant of the ${name[other]} control plane (their database), which the ${name[engine.name]} control plane (${database.database}) does not have: every edge reading that file is refused (401), and so are the scripts. Start with the database that file belongs to, `,
+      );
+      expect(said).toContain(engine.name === 'sqlite' ? `or move ${dir} aside (mv ${dir} ${dir}.old) and start again` : 'or point DATABASE_URL at an empty database');
+      rmSync(join(dir, DEMO_TENANT_FILE));
+      expect(await describeForeignDemoTenant(store, dir, database)).toBeUndefined();
+    });
   });
 
   it('rolls the database back when demo-tenant.json cannot be written', async () => {
