@@ -5,10 +5,20 @@ export const MAX_AUDIT_ENTRIES_PER_TENANT = 10_000;
 /** Entries per page of the audit list, newest first. */
 export const AUDIT_PAGE_SIZE = 100;
 
-/** What happened: who (IdP user id), what, to what, how it ended, when (ms since the epoch). */
+/**
+ * Who made a change: a console user (`actor` is their IdP user id) or the tenant's admin key
+ * (the admin API, and so the CLIs that call it; `actor` is {@link ADMIN_KEY_ACTOR}).
+ */
+export type AuditActorKind = 'user' | 'admin_key';
+
+/** The `actor` of an admin-key entry: the key has no user behind it. */
+export const ADMIN_KEY_ACTOR = 'admin_key';
+
+/** What happened: who, what, to what, how it ended, when (ms since the epoch). */
 export interface AuditEntry {
   readonly id: number;
   readonly actor: string;
+  readonly actorKind: AuditActorKind;
   readonly action: string;
   readonly target: string | null;
   /** `ok`, or the error code the action ended with. */
@@ -16,7 +26,7 @@ export interface AuditEntry {
   readonly at: number;
 }
 
-/** A tenant's audit log: every change made through the console, appended, never edited. */
+/** A tenant's audit log: every change made through the console or the admin API, appended, never edited. */
 export interface AuditRepository {
   record(tenantId: string, entry: Omit<AuditEntry, 'id' | 'at'>): Promise<void>;
   /** Up to {@link AUDIT_PAGE_SIZE} entries older than `before` (an entry id), newest first. */
@@ -28,9 +38,10 @@ export function createAuditRepository(db: SqlHandle, now: () => number): AuditRe
   return {
     record(tenantId, entry) {
       return inTransaction(db, async (tx) => {
-        await tx.run('INSERT INTO audit_log (tenant_id, actor, action, target, outcome, at) VALUES (?, ?, ?, ?, ?, ?)', [
+        await tx.run('INSERT INTO audit_log (tenant_id, actor, actor_kind, action, target, outcome, at) VALUES (?, ?, ?, ?, ?, ?, ?)', [
           tenantId,
           entry.actor,
+          entry.actorKind,
           entry.action,
           entry.target,
           entry.outcome,
@@ -47,15 +58,17 @@ export function createAuditRepository(db: SqlHandle, now: () => number): AuditRe
     },
     list: (tenantId, before = Number.MAX_SAFE_INTEGER) =>
       db.all<AuditEntry>(
-        'SELECT id, actor, action, target, outcome, at FROM audit_log WHERE tenant_id = ? AND id < ? ORDER BY id DESC LIMIT ?',
+        `SELECT id, actor, actor_kind AS "actorKind", action, target, outcome, at FROM audit_log
+         WHERE tenant_id = ? AND id < ? ORDER BY id DESC LIMIT ?`,
         [tenantId, before, AUDIT_PAGE_SIZE],
       ),
   };
 }
 
 /**
- * Writes one audit entry: tenant, actor (user id), action, target, outcome (`ok` or an error
- * code). Given a transaction's repository, the entry commits or rolls back with the change.
+ * Writes one console user's audit entry: tenant, actor (user id), action, target, outcome
+ * (`ok` or an error code). Given a transaction's repository, the entry commits or rolls back
+ * with the change.
  */
 export function recordAudit(
   audit: AuditRepository,
@@ -65,5 +78,10 @@ export function recordAudit(
   target: string | null,
   outcome = 'ok',
 ): Promise<void> {
-  return audit.record(tenantId, { actor, action, target, outcome });
+  return audit.record(tenantId, { actor, actorKind: 'user', action, target, outcome });
+}
+
+/** Writes the audit entry of a change made with the tenant's admin key, like {@link recordAudit}. */
+export function recordAdminKeyAudit(audit: AuditRepository, tenantId: string, action: string, target: string | null): Promise<void> {
+  return audit.record(tenantId, { actor: ADMIN_KEY_ACTOR, actorKind: 'admin_key', action, target, outcome: 'ok' });
 }

@@ -5,6 +5,7 @@ export { UnknownTenantError } from './tenant-repository';
 export type { EdgeConnection, TenantKeyKind } from './tenant-repository';
 export { createTenant } from './create-tenant';
 export { seedControlPlane, ensureDemoAppConnections } from './seed-control-plane';
+export { DEMO_CONNECTION_LABELS, ensureDemoConnectionLabels } from './label-demo-connections';
 export { describeForeignDemoTenant, DemoTenantFileConflictError } from './demo-tenant-database';
 export type { DemoTenantDatabase } from './demo-tenant-database';
 export { requireTenantKey } from './require-tenant-key';

@@ -7,7 +7,7 @@ import { demoTenantPath, loadConfig } from '../config';
 import { loadDirectorySeed } from '../directory';
 import { baseUrl, close, listen, shutdownOnSignal } from '../http';
 import { createLogger } from '../observability';
-import { SERVER_BUSY_TIMEOUT_MS, controlPlaneLocation, createControlPlaneApp, describeControlPlaneLocation, createControlPlaneRelay, openControlPlaneStore, seedControlPlane, ensureDemoAppConnections, ensureDemoAccounts, createConsoleRouter, consolePublicDir, describeForeignDemoTenant } from '.';
+import { SERVER_BUSY_TIMEOUT_MS, controlPlaneLocation, createControlPlaneApp, describeControlPlaneLocation, createControlPlaneRelay, openControlPlaneStore, seedControlPlane, ensureDemoAppConnections, ensureDemoAccounts, ensureDemoConnectionLabels, createConsoleRouter, consolePublicDir, describeForeignDemoTenant } from '.';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -38,6 +38,9 @@ async function main(): Promise<void> {
   }
   if (!demo && (await ensureDemoAccounts(store, config.dataDir, directorySeed))) {
     logger.warn('added the DEMO organization members and the demo users\' personal accounts');
+  }
+  if (!demo && (await ensureDemoConnectionLabels(store, config.dataDir))) {
+    logger.info('labelled the DEMO connections with what they serve (sidecar, sample apps)');
   }
   // A demo tenant file of another database: served anyway (it holds other tenants), but said at once.
   const foreign = await describeForeignDemoTenant(store, config.dataDir, database);

@@ -5,6 +5,7 @@ import { checkPolicyImage } from '../decision';
 import { readPolicyFolder, type PolicyImage } from '../policy';
 import type { ControlPlaneRepositories, ControlPlaneStore } from './control-plane-store';
 import { createTenant } from './create-tenant';
+import { DEMO_CONNECTION_LABELS } from './label-demo-connections';
 import { refuseOtherEnginesDemoTenant, type DemoTenantDatabase } from './demo-tenant-database';
 import { seedDemoAccounts } from './seed-demo-accounts';
 import { readDemoTenantFile, writeDemoTenantFile, type DemoTenant } from '../config';
@@ -20,11 +21,11 @@ export const DEMO_APP_POLICIES = { rbac: 'rbac', todo: 'todo' } as const;
 
 type AppConnections = NonNullable<DemoTenant['app_connections']>;
 
-/** Adds one connection per sample app to the tenant (inside the caller's transaction). */
+/** Adds one connection per sample app to the tenant, labelled with the app (inside the caller's transaction). */
 async function addAppConnections(store: ControlPlaneRepositories, tenantId: string): Promise<AppConnections> {
   const entries: [string, { connection_id: string; connection_secret: string }][] = [];
   for (const [app, policy] of Object.entries(DEMO_APP_POLICIES)) {
-    const c = await store.tenants.addConnection(tenantId, policy);
+    const c = await store.tenants.addConnection(tenantId, policy, DEMO_CONNECTION_LABELS[app as keyof typeof DEMO_APP_POLICIES]);
     entries.push([app, { connection_id: c.connectionId, connection_secret: c.connectionSecret }]);
   }
   return Object.fromEntries(entries) as AppConnections;
@@ -66,7 +67,8 @@ function readSeedImages(policiesDir: string): PolicyImage[] {
 /**
  * First start: creates the demo tenant with its keys and members (and each demo user's
  * personal account), one edge connection for the
- * sidecar (policy `rbac`) and one per sample app's embedded edge, every policy folder as an image and the seeded directory (revision 1), and
+ * sidecar (policy `rbac`) and one per sample app's embedded edge, each labelled with what it
+ * serves ({@link DEMO_CONNECTION_LABELS}), every policy folder as an image and the seeded directory (revision 1), and
  * writes `<dataDir>/demo-tenant.json` (mode 0600) with the database it belongs to. All of it
  * happens in one transaction that also covers the file write, so a failure leaves nothing
  * half-made; another engine's file in that folder is refused first (`refuseOtherEnginesDemoTenant`).
@@ -87,7 +89,7 @@ export async function seedControlPlane(store: ControlPlaneStore, options: SeedOp
     const { roles, users, resources } = options.directorySeed;
     const keys = await createTenant(tx, { name: DEMO_TENANT_NAME, directory: { roles, users, resources } });
     await seedDemoAccounts(tx, keys.tenantId, options.directorySeed);
-    const connection = await tx.tenants.addConnection(keys.tenantId, DEMO_POLICY);
+    const connection = await tx.tenants.addConnection(keys.tenantId, DEMO_POLICY, DEMO_CONNECTION_LABELS.sidecar);
     const appConnections = await addAppConnections(tx, keys.tenantId);
     for (const image of images) await tx.images.push(keys.tenantId, image);
     const demo: DemoTenant = {

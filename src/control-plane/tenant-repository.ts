@@ -19,7 +19,15 @@ export interface TenantSummary {
   readonly name: string;
   readonly kind: AccountKind;
   readonly createdAt: number;
-  readonly connections: readonly { readonly connectionId: string; readonly policyName: string }[];
+  readonly connections: readonly ConnectionSummary[];
+}
+
+/** One edge connection as listed: its id, the policy it serves, and what it is called. */
+export interface ConnectionSummary {
+  readonly connectionId: string;
+  readonly policyName: string;
+  /** What the connection serves, in words ("sidecar"), or null when it was given none. */
+  readonly label: string | null;
 }
 
 /** The only moment a new tenant's keys exist in plain text: show them once, then forget them. */
@@ -42,7 +50,13 @@ export interface TenantRepository {
   /** One tenant with its connections; undefined when unknown. */
   get(tenantId: string): Promise<TenantSummary | undefined>;
   list(): Promise<TenantSummary[]>;
-  addConnection(tenantId: string, policyName: string): Promise<NewConnection>;
+  /** Adds an edge connection serving `policyName`, with an optional {@link ConnectionSummary.label}. */
+  addConnection(tenantId: string, policyName: string, label?: string): Promise<NewConnection>;
+  /**
+   * Labels one of the tenant's connections that has no label yet (a connection made before
+   * labels existed); false when it has one already, or is not the tenant's.
+   */
+  labelConnection(tenantId: string, connectionId: string, label: string): Promise<boolean>;
   /** Replaces a key; the old one stops working at once. */
   rotateKey(tenantId: string, kind: TenantKeyKind): Promise<string>;
   verifyKey(tenantId: string, kind: TenantKeyKind, key: string): Promise<boolean>;
@@ -70,6 +84,7 @@ interface ConnectionRow {
   tenant_id: string;
   connection_id: string;
   policy_name: string;
+  label: string | null;
 }
 
 /** The row lock of {@link TenantRepository.lock}; other repositories take the same one. */
@@ -92,7 +107,7 @@ export function createTenantRepository(db: SqlHandle, now: () => number): Tenant
     name: t.name,
     kind: t.kind,
     createdAt: t.created_at,
-    connections: connections.map((c) => ({ connectionId: c.connection_id, policyName: c.policy_name })),
+    connections: connections.map((c) => ({ connectionId: c.connection_id, policyName: c.policy_name, label: c.label })),
   });
 
   const exists = async (tenantId: string) => (await db.get('SELECT 1 AS one FROM tenants WHERE id = ?', [tenantId])) !== undefined;
@@ -117,7 +132,7 @@ export function createTenantRepository(db: SqlHandle, now: () => number): Tenant
       const row = await db.get<TenantRow>('SELECT id, name, kind, created_at FROM tenants WHERE id = ?', [tenantId]);
       if (row === undefined) return undefined;
       const connections = await db.all<ConnectionRow>(
-        'SELECT tenant_id, connection_id, policy_name FROM connections WHERE tenant_id = ? ORDER BY created_at, connection_id',
+        'SELECT tenant_id, connection_id, policy_name, label FROM connections WHERE tenant_id = ? ORDER BY created_at, connection_id',
         [tenantId],
       );
       return summarize(row, connections);
@@ -125,7 +140,7 @@ export function createTenantRepository(db: SqlHandle, now: () => number): Tenant
     async list() {
       const tenants = await db.all<TenantRow>('SELECT id, name, kind, created_at FROM tenants ORDER BY created_at, id');
       const connections = await db.all<ConnectionRow>(
-        'SELECT tenant_id, connection_id, policy_name FROM connections ORDER BY created_at, connection_id',
+        'SELECT tenant_id, connection_id, policy_name, label FROM connections ORDER BY created_at, connection_id',
       );
       const byTenant = new Map<string, ConnectionRow[]>();
       for (const c of connections) {
@@ -135,17 +150,26 @@ export function createTenantRepository(db: SqlHandle, now: () => number): Tenant
       }
       return tenants.map((t) => summarize(t, byTenant.get(t.id) ?? []));
     },
-    async addConnection(tenantId, policyName) {
+    async addConnection(tenantId, policyName, label) {
       await requireTenant(tenantId);
       const created = { connectionId: randomUUID(), connectionSecret: generateSecret('cs') };
-      await db.run('INSERT INTO connections (connection_id, tenant_id, secret_hash, policy_name, created_at) VALUES (?, ?, ?, ?, ?)', [
+      await db.run('INSERT INTO connections (connection_id, tenant_id, secret_hash, policy_name, label, created_at) VALUES (?, ?, ?, ?, ?, ?)', [
         created.connectionId,
         tenantId,
         hashSecret(created.connectionSecret),
         policyName,
+        label ?? null,
         now(),
       ]);
       return created;
+    },
+    async labelConnection(tenantId, connectionId, label) {
+      const { changes } = await db.run('UPDATE connections SET label = ? WHERE connection_id = ? AND tenant_id = ? AND label IS NULL', [
+        label,
+        connectionId,
+        tenantId,
+      ]);
+      return changes === 1;
     },
     async rotateKey(tenantId, kind) {
       const key = generateSecret(kind === 'discovery' ? 'dk' : 'ak');

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTenant, openControlPlaneStore, type ControlPlaneLocation, type ControlPlaneStore } from '../../src/control-plane';
-import { AUDIT_PAGE_SIZE, MAX_AUDIT_ENTRIES_PER_TENANT } from '../../src/control-plane/audit-repository';
+import { ADMIN_KEY_ACTOR, AUDIT_PAGE_SIZE, MAX_AUDIT_ENTRIES_PER_TENANT, recordAdminKeyAudit } from '../../src/control-plane/audit-repository';
 import { openLocation, SQL_ENGINES } from '../helpers/sql-engines';
 import { seedDirectory } from './fixture';
 
@@ -21,20 +21,22 @@ describe.each(SQL_ENGINES)('audit repository on $name', (engine) => {
   });
 
   const tenant = async () => (await createTenant(store, { name: 't', directory: { roles: seedDirectory.roles, users: [], resources: [] } })).tenantId;
-  const entry = (action: string) => ({ actor: 'rick', action, target: null, outcome: 'ok' });
+  const entry = (action: string) => ({ actor: 'rick', actorKind: 'user' as const, action, target: null, outcome: 'ok' });
 
   it("lists a tenant's own entries, newest first, a page at a time", async () => {
     const a = await tenant();
     const b = await tenant();
     await store.audit.record(a, entry('first'));
     await store.audit.record(b, entry('other tenant'));
-    await store.audit.record(a, { actor: 'morty', action: 'second', target: 'x', outcome: 'edge_error' });
+    await store.audit.record(a, { actor: 'morty', actorKind: 'user', action: 'second', target: 'x', outcome: 'edge_error' });
+    await recordAdminKeyAudit(store.audit, a, 'signing_key.remove', 'kid-1');
     const listed = await store.audit.list(a);
     expect(listed).toEqual([
-      { id: expect.any(Number), actor: 'morty', action: 'second', target: 'x', outcome: 'edge_error', at: 1_700_000_000_000 },
-      { id: expect.any(Number), actor: 'rick', action: 'first', target: null, outcome: 'ok', at: 1_700_000_000_000 },
+      { id: expect.any(Number), actor: ADMIN_KEY_ACTOR, actorKind: 'admin_key', action: 'signing_key.remove', target: 'kid-1', outcome: 'ok', at: 1_700_000_000_000 },
+      { id: expect.any(Number), actor: 'morty', actorKind: 'user', action: 'second', target: 'x', outcome: 'edge_error', at: 1_700_000_000_000 },
+      { id: expect.any(Number), actor: 'rick', actorKind: 'user', action: 'first', target: null, outcome: 'ok', at: 1_700_000_000_000 },
     ]);
-    expect((await store.audit.list(a, listed[0]!.id)).map((e) => e.action)).toEqual(['first']);
+    expect((await store.audit.list(a, listed[1]!.id)).map((e) => e.action)).toEqual(['first']);
     for (let i = 0; i < AUDIT_PAGE_SIZE; i += 1) await store.audit.record(a, entry(`more ${i}`));
     expect(await store.audit.list(a)).toHaveLength(AUDIT_PAGE_SIZE);
   });

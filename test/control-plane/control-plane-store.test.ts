@@ -60,7 +60,7 @@ describe.each(SQL_ENGINES)('openControlPlaneStore on $name', (engine) => {
 
     const second = await openControlPlaneStore(at);
     expect(await second.tenants.list()).toEqual([
-      { id: keys.tenantId, name: 'acme', kind: 'organization', createdAt: 1_700_000_000_000, connections: [{ connectionId: conn.connectionId, policyName: 'rebac' }] },
+      { id: keys.tenantId, name: 'acme', kind: 'organization', createdAt: 1_700_000_000_000, connections: [{ connectionId: conn.connectionId, policyName: 'rebac', label: null }] },
     ]);
     expect(await second.verifyTenantKey(keys.tenantId, 'admin', keys.adminApiKey)).toBe(true);
     expect(await second.verifyTenantKey(keys.tenantId, 'discovery', keys.discoveryApiKey)).toBe(true);
@@ -89,6 +89,19 @@ describe.each(SQL_ENGINES)('openControlPlaneStore on $name', (engine) => {
     expect(await store.verifyTenantKey(a.tenantId, 'discovery', a.discoveryApiKey)).toBe(true);
     await expect(store.tenants.rotateKey('nope', 'admin')).rejects.toThrow(UnknownTenantError);
     await expect(store.tenants.addConnection('nope', 'rbac')).rejects.toThrow(UnknownTenantError);
+    await store.close();
+  });
+  it("labels a connection when it is made, or later only when it has none and only as its own tenant's", async () => {
+    const store = await openControlPlaneStore(at);
+    const a = await newTenant(store, 'a');
+    const b = await newTenant(store, 'b');
+    const sidecar = await store.tenants.addConnection(a.tenantId, 'rbac', 'sidecar');
+    const bare = await store.tenants.addConnection(a.tenantId, 'rbac');
+    expect(await store.tenants.labelConnection(b.tenantId, bare.connectionId, 'not yours')).toBe(false);
+    expect(await store.tenants.labelConnection(a.tenantId, sidecar.connectionId, 'renamed')).toBe(false);
+    expect(await store.tenants.labelConnection(a.tenantId, bare.connectionId, 'todo app')).toBe(true);
+    expect(await store.tenants.labelConnection(a.tenantId, bare.connectionId, 'again')).toBe(false);
+    expect((await store.tenants.get(a.tenantId))!.connections.map((c) => c.label)).toEqual(['sidecar', 'todo app']);
     await store.close();
   });
   it('rejects unknown connections and wrong secrets', async () => {
@@ -132,8 +145,9 @@ describe('openControlPlaneStore on a SQLite file (file modes, WAL, the file\'s b
   /** Rewinds the file to what an older build left: `script` undoes later migrations. */
   const downgrade = (script: string, version: number) => {
     const raw = new Database(file);
-    // Migrations 6 and 5 are undone first in every rewind below them.
-    raw.exec('DROP TABLE policy_versions; ALTER TABLE policy_signatures DROP COLUMN version;');
+    // Migrations 7, 6 and 5 are undone first in every rewind below them.
+    raw.exec('ALTER TABLE connections DROP COLUMN label; ALTER TABLE audit_log DROP COLUMN actor_kind;');
+    if (version < 6) raw.exec('DROP TABLE policy_versions; ALTER TABLE policy_signatures DROP COLUMN version;');
     if (version < 5) raw.exec('DROP INDEX policy_images_by_seq; ALTER TABLE policy_images DROP COLUMN seq;');
     raw.exec(script);
     raw.pragma(`user_version = ${version}`);
@@ -152,7 +166,7 @@ describe('openControlPlaneStore on a SQLite file (file modes, WAL, the file\'s b
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const raw = new Database(file, { readonly: true });
     expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(raw.pragma('user_version', { simple: true })).toBe(6);
+    expect(raw.pragma('user_version', { simple: true })).toBe(7);
     raw.close();
     // Foreign keys are per connection: a tenant's rows refuse a tenant that does not exist.
     await expect(store.directory.initialize('no-such-tenant', { roles: [], users: [], resources: [] })).rejects.toMatchObject({ code: 'SQLITE_CONSTRAINT_FOREIGNKEY' });
@@ -198,7 +212,7 @@ describe('openControlPlaneStore on a SQLite file (file modes, WAL, the file\'s b
       1,
     );
     const store = await openControlPlaneStore(file);
-    expect(userVersion()).toBe(6);
+    expect(userVersion()).toBe(7);
     expect(await store.tenants.exists(a.tenantId)).toBe(true);
     const jwk = { kty: 'OKP', crv: 'Ed25519', x: 'A'.repeat(43) } as const;
     expect(await store.signingKeys.add(a.tenantId, 'kid-1', jwk)).toEqual({ created: true });
@@ -213,7 +227,7 @@ describe('openControlPlaneStore on a SQLite file (file modes, WAL, the file\'s b
     // What a version-2 build left: no kind column, no members table, user_version 2.
     downgrade('DROP TABLE audit_log; DROP TABLE tenant_members; ALTER TABLE tenants DROP COLUMN kind;', 2);
     const store = await openControlPlaneStore(file);
-    expect(userVersion()).toBe(6);
+    expect(userVersion()).toBe(7);
     expect(await store.members.kind(a.tenantId)).toBe('organization');
     expect(await store.members.members(a.tenantId)).toEqual([]);
     expect(await store.verifyTenantKey(a.tenantId, 'admin', a.adminApiKey)).toBe(true);
@@ -232,7 +246,7 @@ describe('openControlPlaneStore on a SQLite file (file modes, WAL, the file\'s b
       3,
     );
     const store = await openControlPlaneStore(file);
-    expect(userVersion()).toBe(6);
+    expect(userVersion()).toBe(7);
     const raw = new Database(file, { readonly: true });
     expect(raw.prepare("SELECT name FROM sqlite_master WHERE name = 'relay_registrations'").all()).toEqual([]);
     expect(raw.prepare('SELECT instance_id, connected FROM relay_instances').all()).toEqual([{ instance_id: 'i-1', connected: 1 }]);
@@ -262,12 +276,28 @@ describe('openControlPlaneStore on a SQLite file (file modes, WAL, the file\'s b
     await first.close();
     downgrade('', 5);
     const store = await openControlPlaneStore(file);
-    expect(userVersion()).toBe(6);
+    expect(userVersion()).toBe(7);
     expect(await store.images.tagged(a.tenantId, 'rbac')).toEqual({ image, signature: 'a.b.c' });
     expect(await store.images.signedVersion(a.tenantId, 'rbac')).toBeUndefined();
     // The first versioned push may carry any version from 1.
     expect(await store.images.push(a.tenantId, image, 'd.e.f', 1)).toEqual({ digest: (image as { digest: string }).digest, created: false });
     expect(await store.images.signedVersion(a.tenantId, 'rbac')).toBe(1);
+    await store.close();
+  });
+  it("upgrades a version-6 database to names (migration 7): its connections have no label, its audit entries are console users'", async () => {
+    const first = await openControlPlaneStore(file);
+    const a = await newTenant(first);
+    const conn = await first.tenants.addConnection(a.tenantId, 'rbac');
+    await first.close();
+    const raw = new Database(file);
+    raw.exec('ALTER TABLE connections DROP COLUMN label; ALTER TABLE audit_log DROP COLUMN actor_kind;');
+    raw.prepare("INSERT INTO audit_log (tenant_id, actor, action, target, outcome, at) VALUES (?, 'u-1', 'discovery_key.rotate', NULL, 'ok', 1)").run(a.tenantId);
+    raw.pragma('user_version = 6');
+    raw.close();
+    const store = await openControlPlaneStore(file);
+    expect(userVersion()).toBe(7);
+    expect((await store.tenants.get(a.tenantId))!.connections).toEqual([{ connectionId: conn.connectionId, policyName: 'rbac', label: null }]);
+    expect(await store.audit.list(a.tenantId)).toMatchObject([{ actor: 'u-1', actorKind: 'user', action: 'discovery_key.rotate' }]);
     await store.close();
   });
 });

@@ -9,6 +9,7 @@ import {
   openControlPlaneStore,
   ensureDemoAccounts,
   ensureDemoAppConnections,
+  ensureDemoConnectionLabels,
   seedControlPlane,
   type ControlPlaneLocation,
   type ControlPlaneStore,
@@ -53,9 +54,9 @@ describe.each(SQL_ENGINES)('seedControlPlane on $name', (engine) => {
     expect(tenant!.connections).toHaveLength(3);
     expect(tenant!.connections).toEqual(
       expect.arrayContaining([
-        { connectionId: demo!.connection_id, policyName: 'rbac' },
-        { connectionId: apps.rbac.connection_id, policyName: 'rbac' },
-        { connectionId: apps.todo.connection_id, policyName: 'todo' },
+        { connectionId: demo!.connection_id, policyName: 'rbac', label: 'sidecar' },
+        { connectionId: apps.rbac.connection_id, policyName: 'rbac', label: 'RBAC app (embedded edge)' },
+        { connectionId: apps.todo.connection_id, policyName: 'todo', label: 'todo app (embedded edge)' },
       ]),
     );
     for (const app of [apps.rbac, apps.todo]) expect((await store.verifyConnection(app.connection_id, app.connection_secret))?.tenantId).toBe(demo!.tenant_id);
@@ -96,6 +97,28 @@ describe.each(SQL_ENGINES)('seedControlPlane on $name', (engine) => {
     expect(await ensureDemoAppConnections(store, dir)).toBe(false);
     expect(readDemoTenantFile(dir)).toEqual(upgraded);
     expect((await store.tenants.list()).find((t) => t.id === upgraded.tenant_id)!.connections).toHaveLength(5); // the 3 the seed made, and 2 more
+    expect((await store.tenants.get(upgraded.tenant_id))!.connections.find((c) => c.connectionId === rbac.connection_id)?.label).toBe('RBAC app (embedded edge)');
+  });
+
+  it('labels the demo connections of a data directory seeded before labels existed, keeping a label given since, once', async () => {
+    const demo = (await seed())!;
+    // What an older build left: no labels; then someone labelled the todo app's connection.
+    const raw = await openLocation(at);
+    await raw.run('UPDATE connections SET label = NULL');
+    await raw.run('UPDATE connections SET label = ? WHERE connection_id = ?', ['todo, by hand', demo.app_connections!.todo.connection_id]);
+    await raw.close();
+    expect(await ensureDemoConnectionLabels(store, dir)).toBe(true);
+    const labels = async () => Object.fromEntries((await store.tenants.get(demo.tenant_id))!.connections.map((c) => [c.connectionId, c.label]));
+    expect(await labels()).toEqual({
+      [demo.connection_id]: 'sidecar',
+      [demo.app_connections!.rbac.connection_id]: 'RBAC app (embedded edge)',
+      [demo.app_connections!.todo.connection_id]: 'todo, by hand',
+    });
+    expect(await ensureDemoConnectionLabels(store, dir)).toBe(false);
+  });
+
+  it('labels nothing without a demo tenant file', async () => {
+    expect(await ensureDemoConnectionLabels(store, dir)).toBe(false);
   });
 
   it('makes the demo tenant an organization (Rick owner, Morty admin, Beth viewer) and gives each demo user a personal account', async () => {

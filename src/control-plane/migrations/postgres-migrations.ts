@@ -147,6 +147,12 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     PRIMARY KEY (tenant_id, name)
   );
   `,
+  // 7: names in the console, as on SQLite: a connection's optional label, and whether an
+  // audit entry's actor is a console user or the tenant's admin key.
+  `
+  ALTER TABLE connections ADD COLUMN label TEXT;
+  ALTER TABLE audit_log ADD COLUMN actor_kind TEXT NOT NULL DEFAULT 'user' CHECK (actor_kind IN ('user', 'admin_key'));
+  `,
 ];
 
 /**

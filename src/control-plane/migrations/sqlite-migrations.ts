@@ -137,6 +137,14 @@ const SQLITE_MIGRATIONS: readonly string[] = [
     PRIMARY KEY (tenant_id, name)
   );
   `,
+  // 7: names in the console. A connection may carry a label saying what it serves (the
+  // demo's sidecar, a sample app's embedded edge), and an audit entry says whose it is: a
+  // console user's (its actor a user id, as every entry before) or the tenant's admin key's
+  // (changes through the admin API, and so the CLIs that call it).
+  `
+  ALTER TABLE connections ADD COLUMN label TEXT;
+  ALTER TABLE audit_log ADD COLUMN actor_kind TEXT NOT NULL DEFAULT 'user' CHECK (actor_kind IN ('user', 'admin_key'));
+  `,
 ];
 
 /** SQLite records the schema version in the file header, `PRAGMA user_version`. */
