@@ -1,15 +1,18 @@
 import { hostname as osHostname } from 'node:os';
 import { join } from 'node:path';
 import type { RequestHandler } from 'express';
-import { packageVersion, readDemoTenantFile, type Config } from '../config';
+import { APP_LIST_FILE, findApp, packageVersion, readDemoTenantFile, type Config } from '../config';
 import { loadDirectorySeed, type DirectoryData } from '../directory';
 import { createEdgeAuthorizer, openEmbeddedAuthorizer, openLocalAuthorizer, type Authorizer } from '../authorizer';
 import { loadPinnedSigningKeys } from '../edge';
 import { requireAccessToken } from '../middleware';
 import type { Logger } from '../observability';
 
-/** The two sample apps. */
-export type SampleApp = 'rbac' | 'todo';
+/**
+ * The policy the sidecar edge's connection serves (the demo tenant's first connection): under
+ * `AUTHORIZER=edge` only an app on this policy asks the sidecar.
+ */
+const SIDECAR_POLICY = 'rbac';
 
 /**
  * The access-token middleware every sample app uses: tokens from our IdP, for the sample
@@ -26,21 +29,21 @@ export function accessTokenMiddleware(config: Config): RequestHandler {
 }
 
 /**
- * An app's embedded-edge connection: `<APP>_CONNECTION_ID`/`_SECRET`, else the app's entry
- * in the demo tenant file the control plane writes.
+ * The embedded-edge connection of the app `name` of `apps.json`: its `<env>_CONNECTION_ID`
+ * and `_SECRET`, else its entry in the demo tenant file the control plane writes.
  */
-export function appConnection(config: Config, app: SampleApp): { connectionId: string; connectionSecret: string } {
-  const { connectionId, connectionSecret } = config.apps.connections[app];
+export function appConnection(config: Config, name: string): { connectionId: string; connectionSecret: string } {
+  const app = findApp(config, name);
+  const { connectionId, connectionSecret } = app;
   if (connectionId && connectionSecret) return { connectionId, connectionSecret };
-  const prefix = app.toUpperCase();
-  const missing = `no connection for the ${app} app's embedded edge: set ${prefix}_CONNECTION_ID and ${prefix}_CONNECTION_SECRET, or start the control plane first`;
+  const missing = `no connection for the ${app.name} app's embedded edge: set ${app.vars.connectionId} and ${app.vars.connectionSecret}, or start the control plane first`;
   let entry;
   try {
-    entry = readDemoTenantFile(config.dataDir).app_connections?.[app];
+    entry = readDemoTenantFile(config.dataDir).app_connections?.[app.connection];
   } catch (err) {
     throw new Error(`${missing} (${(err as Error).message})`);
   }
-  if (!entry) throw new Error(`${missing} (the demo tenant file has no app connections; restart the control plane to add them)`);
+  if (!entry) throw new Error(`${missing} (the demo tenant file has no connection "${app.connection}" yet; restart the control plane to add the ${APP_LIST_FILE} apps' connections)`);
   return { connectionId: entry.connection_id, connectionSecret: entry.connection_secret };
 }
 
@@ -51,31 +54,33 @@ export interface AppAuthorizer {
 }
 
 /**
- * The configured authorizer for one app. `embedded` (the default) runs an edge inside
- * the app on its own connection, data in `<dataDir>/embedded/<app>`, verifying image
- * signatures when `EDGE_POLICY_SIGNING_KEYS` pins keys; `edge` asks the
- * sidecar over HTTP — it serves the `rbac` image, so the todo app keeps its embedded
- * edge then; `local` evaluates `policies/<name>` against the seed directory.
+ * The configured authorizer for the app `name` of `apps.json`. `embedded` (the default) runs
+ * an edge inside the app on its own connection, data in `<dataDir>/embedded/<name>`,
+ * verifying image signatures when `EDGE_POLICY_SIGNING_KEYS` pins keys; `edge` asks the
+ * sidecar over HTTP — it serves the `rbac` image, so an app on another policy keeps its
+ * embedded edge then; `local` evaluates `policies/<policyName>` (default the app's listed
+ * policy) against the seed directory.
  */
-export async function openAppAuthorizer(config: Config, app: SampleApp, logger: Logger): Promise<AppAuthorizer> {
+export async function openAppAuthorizer(config: Config, name: string, logger: Logger, policyName?: string): Promise<AppAuthorizer> {
+  const app = findApp(config, name);
   const seed = loadDirectorySeed(config.directorySeedFile).directory;
-  const kind = config.apps.authorizer === 'edge' && app === 'todo' ? 'embedded' : config.apps.authorizer;
+  const kind = config.apps.authorizer === 'edge' && app.policy !== SIDECAR_POLICY ? 'embedded' : config.apps.authorizer;
   if (kind === 'local') {
-    const policyName = app === 'rbac' ? config.apps.rbacPolicy : 'todo';
-    return { authorizer: openLocalAuthorizer({ policiesDir: config.policiesDir, policyName, directory: seed }), directory: () => seed };
+    const local = openLocalAuthorizer({ policiesDir: config.policiesDir, policyName: policyName ?? app.policy, directory: seed });
+    return { authorizer: local, directory: () => seed };
   }
   if (kind === 'edge') return { authorizer: createEdgeAuthorizer({ url: config.edge.url }), directory: () => seed };
   const authorizer = await openEmbeddedAuthorizer({
     relayUrl: config.controlPlane.url,
-    ...appConnection(config, app),
-    dataDir: join(config.dataDir, 'embedded', app),
+    ...appConnection(config, app.name),
+    dataDir: join(config.dataDir, 'embedded', app.name),
     discoveryIntervalMs: config.edge.discoveryInterval * 1000,
     directorySyncIntervalMs: config.edge.directorySyncInterval * 1000,
     fullSyncIntervalMs: config.edge.fullSyncInterval * 1000,
     freshnessWaitMs: config.edge.freshnessWait * 1000,
     // Pinned image-signing keys apply to embedded edges exactly as to the sidecar.
     ...(config.edge.policySigningKeysFile === undefined ? {} : { policySigningKeys: loadPinnedSigningKeys(config.edge.policySigningKeysFile) }),
-    hostname: `${app}-app@${osHostname()}`,
+    hostname: `${app.name}-app@${osHostname()}`,
     version: packageVersion(config.projectRoot),
     logger,
   });

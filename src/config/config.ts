@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { deepFreeze, type DeepReadonly } from '../cache';
+import { appEnvShape, readAppList, toAppSettings, type AppListEntry } from './app-list';
 import { envSchema, type Env } from './env-schema';
 import { findProjectRoot } from './project-root';
 
@@ -47,19 +48,23 @@ export class ConfigError extends Error {
 
 /**
  * Parses the environment once into a frozen {@link Config}. The only place in Outpost
- * that reads `process.env`; everything else receives the result.
+ * that reads `process.env`; everything else receives the result. The apps are those of
+ * `<projectRoot>/apps.json`, each with its own variables (`app-list.ts`).
  */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot: string = findProjectRoot()): Config {
+  // apps.json adds each listed app's variables to the schema; its own problems are reported with the rest.
+  const list = readAppList(projectRoot);
+  const schema = envSchema.extend(appEnvShape(list.apps));
   const relevant = Object.fromEntries(
-    Object.keys(envSchema.shape)
+    Object.keys(schema.shape)
       .filter((key) => env[key] !== undefined && env[key] !== '')
       .map((key) => [key, env[key]]),
   );
-  const parsed = envSchema.safeParse(relevant);
-  if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
-  }
-  return deepFreeze(toConfig(parsed.data, findProjectRoot(), relevant.OUTPOST_DATA_DIR !== undefined));
+  const parsed = schema.safeParse(relevant);
+  const problems = [...list.problems, ...(parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`))];
+  if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
+  // The static part of the schema types Env; the apps' variables are read by name (`toAppSettings`).
+  return deepFreeze(toConfig(parsed.data as Env, projectRoot, relevant.OUTPOST_DATA_DIR !== undefined, list.apps));
 }
 
 /**
@@ -73,7 +78,7 @@ export const POSTGRES_DATA_DIR = 'postgres';
 export type DataDirSource = 'OUTPOST_DATA_DIR' | 'default' | 'DATABASE_URL';
 
 /** Shapes the parsed environment by component; every URL not set explicitly follows its port. */
-function toConfig(e: Env, projectRoot: string, dataDirSet: boolean) {
+function toConfig(e: Env, projectRoot: string, dataDirSet: boolean, appList: readonly AppListEntry[]) {
   // A URL set explicitly wins (a proxy in front); otherwise it follows the port.
   const authUrl = e.AUTH_URL ?? localUrl(e.IDP_PORT);
   const todoUrl = e.TODO_URL ?? localUrl(e.TODO_PORT);
@@ -116,18 +121,15 @@ function toConfig(e: Env, projectRoot: string, dataDirSet: boolean) {
       ] satisfies OAuthClient[],
     },
     apps: {
-      rbacPort: e.RBAC_PORT,
+      /** Every app of `apps.json`, in its order: port, URL and connection from its variables (`findApp`). */
+      list: appList.map((app) => toAppSettings(app, e)),
+      /** The RBAC sample's URL, `{app_url}` in the docs and the scripts' target. */
       rbacUrl: e.APP_URL ?? localUrl(e.RBAC_PORT),
-      todoPort: e.TODO_PORT,
+      /** The todo sample's URL: its page's OAuth redirect URI and the IdP's CORS origin. */
       todoUrl,
       rbacPolicy: e.RBAC_POLICY,
       authorizer: e.AUTHORIZER,
       clockTolerance: e.CLOCK_TOLERANCE,
-      /** Each app's embedded-edge connection; when absent, read from `<dataDir>/demo-tenant.json`. */
-      connections: {
-        rbac: { connectionId: e.RBAC_CONNECTION_ID, connectionSecret: e.RBAC_CONNECTION_SECRET },
-        todo: { connectionId: e.TODO_CONNECTION_ID, connectionSecret: e.TODO_CONNECTION_SECRET },
-      },
     },
     controlPlane: {
       port: e.CONTROL_PLANE_PORT,

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { z } from 'zod';
 import { FileContentError, readJsonFile, writeFileAtomic } from '../files';
+import { APP_NAME_PATTERN } from './app-list';
 
 /** File name of the demo tenant's credentials inside the data directory. */
 export const DEMO_TENANT_FILE = 'demo-tenant.json';
@@ -19,9 +20,12 @@ const demoTenantSchema = z.object({
    * so another engine's control plane never writes over the file; absent in older files.
    */
   control_plane: z.object({ engine: z.enum(['sqlite', 'postgres']), database: z.string().min(1) }).optional(),
-  /** One edge connection per sample app, for its embedded edge (absent in files written before they existed). */
+  /**
+   * One edge connection per app of `apps.json`, for its embedded edge, by the app's `connection`
+   * (absent in files written before the apps embedded an edge; an app listed later is added by the next start).
+   */
   app_connections: z
-    .record(z.enum(['rbac', 'todo']), z.object({ connection_id: z.string().min(1), connection_secret: z.string().min(1) }))
+    .record(z.string().regex(APP_NAME_PATTERN), z.object({ connection_id: z.string().min(1), connection_secret: z.string().min(1) }))
     .optional(),
 });
 

@@ -1,11 +1,14 @@
 import { z } from 'zod';
 import { POLICY_NAME_PATTERN } from '../decision-protocol';
 
-const port = z.coerce.number().int().min(0).max(65535);
-const url = z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ''));
+/** A port variable; the apps list's per-app variables use the same three kinds (`app-list.ts`). */
+export const port = z.coerce.number().int().min(0).max(65535);
+/** A URL variable, `http` or `https`, its trailing slashes dropped. */
+export const url = z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ''));
 const seconds = z.coerce.number().int().positive();
 const milliseconds = z.coerce.number().int().positive();
-const text = z.string().min(1);
+/** Any non-empty text (an id, a secret). */
+export const text = z.string().min(1);
 export const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 export const authorizerKind = z.enum(['embedded', 'edge', 'local']);
 
@@ -21,6 +24,14 @@ interface EnvVar<S extends z.ZodType = z.ZodType> {
 function v<S extends z.ZodType>(schema: S, doc: string, derived?: string): EnvVar<S> {
   return derived === undefined ? { schema, doc } : { schema, doc, derived };
 }
+
+/**
+ * The group documenting the sample apps' variables. Every app of `apps.json` has its
+ * `<env>_PORT`, `<env>_URL`, `<env>_CONNECTION_ID` and `<env>_CONNECTION_SECRET`
+ * (`app-list.ts`); this group documents the sample apps' ones, the only variables an app's
+ * may share a name with.
+ */
+export const APPS_GROUP = 'Sample apps ({app_url} is the RBAC app)';
 
 /**
  * Every environment variable Outpost reads, grouped by component, with its default and
@@ -48,7 +59,7 @@ export const ENV_GROUPS = {
     LOGIN_FAILURE_WINDOW: v(seconds.default(300), 'the sign-in failure window (s)'),
     IDP_CORS_ORIGINS: v(text.optional(), 'browser origins allowed at the IdP, comma-separated', 'origins of TODO_URL and RELAY_URL'),
   },
-  'Sample apps ({app_url} is the RBAC app)': {
+  [APPS_GROUP]: {
     RBAC_PORT: v(port.default(3001), 'RBAC app port'),
     APP_URL: v(url.optional(), '{app_url}, the RBAC app as callers reach it', 'http://localhost:<RBAC_PORT>'),
     TODO_PORT: v(port.default(3002), 'todo app port'),

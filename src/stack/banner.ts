@@ -30,11 +30,16 @@ export function banner(config: Config, started: readonly Component[]): string {
     tenant = undefined; // no demo tenant (credentials from the environment): nothing to show
   }
   if (tenant) {
-    const apps = tenant.app_connections;
+    // The sidecar's, then each listed app's the file has (an app listed since the last control-plane start has none yet).
+    const connections = [`sidecar ${tenant.connection_id}`];
+    for (const app of config.apps.list) {
+      const c = tenant.app_connections?.[app.connection];
+      if (c) connections.push(`${app.label} ${c.connection_id}`);
+    }
     lines.push(
       '',
       `Demo tenant     ${tenant.tenant_id}`,
-      `  edge connections: sidecar ${tenant.connection_id}${apps ? `, RBAC app ${apps.rbac.connection_id}, todo app ${apps.todo.connection_id}` : ''}`,
+      `  edge connections: ${connections.join(', ')}`,
       `  its keys (Discovery API key, admin key, connection secrets): ${rel(tenantFile)} (mode 0600)`,
       `  the apps decide with: ${config.apps.authorizer === 'embedded' ? 'an edge embedded in each app' : config.apps.authorizer === 'edge' ? 'the sidecar edge (RBAC app)' : 'policies/ and the seed directory (local)'}`,
     );

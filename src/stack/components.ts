@@ -38,7 +38,8 @@ const bearerChallenge = (path: string) => ({
 /**
  * The stack in start order: each component only talks to those before it (the edge needs
  * the control plane's demo tenant; the apps need the IdP's JWKS, and their embedded edges
- * the control plane, or the sidecar edge under AUTHORIZER=edge).
+ * the control plane, or the sidecar edge under AUTHORIZER=edge). The apps are those of
+ * `apps.json` (`config.apps.list`).
  */
 export function stackComponents(config: Config): Component[] {
   return [
@@ -63,16 +64,12 @@ export function stackComponents(config: Config): Component[] {
       port: config.edge.port, portVar: 'EDGE_PORT', readyPath: '/readyz',
       identity: { path: '/readyz', matches: (a) => typeof field(a.body, 'policy') === 'boolean' },
     },
-    {
-      name: 'rbac-app', label: 'RBAC app', entry: 'apps/rbac/main', url: config.apps.rbacUrl,
-      port: config.apps.rbacPort, portVar: 'RBAC_PORT', readyPath: '/readyz',
-      identity: bearerChallenge('/resource/outpost-probe'),
-    },
-    {
-      name: 'todo-app', label: 'todo app', entry: 'apps/todo/main', url: config.apps.todoUrl,
-      port: config.apps.todoPort, portVar: 'TODO_PORT', readyPath: '/readyz',
-      identity: bearerChallenge('/todos'),
-    },
+    // The apps of apps.json, in its order: `<name>-app`, recognised by the challenge at their probe path.
+    ...config.apps.list.map((app): Component => ({
+      name: `${app.name}-app`, label: app.label, entry: app.entry, url: app.url,
+      port: app.port, portVar: app.vars.port, readyPath: '/readyz',
+      identity: bearerChallenge(app.probe),
+    })),
   ];
 }
 

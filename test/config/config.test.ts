@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { loadConfig, ConfigError } from '../../src/config';
+import { findApp, loadConfig, ConfigError } from '../../src/config';
 
 describe('loadConfig', () => {
   it('applies the documented defaults', () => {
@@ -7,7 +7,7 @@ describe('loadConfig', () => {
     expect(config.idp.port).toBe(5556);
     expect(config.idp.url).toBe('http://localhost:5556');
     expect(config.idp.issuer).toBe('http://localhost:5556');
-    expect(config.apps.rbacPort).toBe(3001);
+    expect(findApp(config, 'rbac').port).toBe(3001);
     expect(config.controlPlane.port).toBe(8585);
     expect(config.edge.port).toBe(8383);
     expect(config.apps.authorizer).toBe('embedded');

@@ -5,7 +5,7 @@
 //   curl -s localhost:3002/todos -H "Authorization: Bearer $TOKEN"
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadConfig } from '../../config';
+import { findApp, loadConfig } from '../../config';
 import { baseUrl, close, listen, shutdownOnSignal } from '../../http';
 import { createLogger } from '../../observability';
 import { accessTokenMiddleware, openAppAuthorizer } from '../app-dependencies';
@@ -27,7 +27,7 @@ async function main(): Promise<void> {
     publicDir: join(config.projectRoot, 'src', 'apps', 'todo', 'public'),
     authUrl: config.idp.url,
   });
-  const server = await listen(app, config.apps.todoPort, config.host);
+  const server = await listen(app, findApp(config, 'todo').port, config.host);
   logger.info({ url: baseUrl(server), authorizer: authorizer.kind }, 'todo app listening');
   shutdownOnSignal(logger, async () => {
     await close(server);
