@@ -1,3 +1,4 @@
+import { refusedKeyAdvice } from './refused-key-advice';
 import { ScriptError } from './script-error';
 import type { TenantCredentials } from './tenant-credentials';
 
@@ -15,12 +16,12 @@ export interface TenantApiResponse<T> {
   readonly body: T;
 }
 
-/** The one-line explanation of an error answer, with a hint where one helps. */
+/** The one-line explanation of an error answer (the admin API's: its key is the admin key), with a hint where one helps. */
 export function explainApiError(status: number, body: { code?: unknown; message?: unknown }, creds: TenantCredentials): string {
   const detail = `${typeof body.code === 'string' ? body.code : 'error'}: ${typeof body.message === 'string' ? body.message : '(no message)'}`;
   switch (status) {
     case 401:
-      return `401 ${detail} — the tenant id or key from ${creds.source} was refused (rotated key? data directory reset?)`;
+      return `401 ${detail} — ${refusedKeyAdvice(creds, 'admin')}`;
     case 413:
       return `413 ${detail} — the request body is over the control plane's limit`;
     default:

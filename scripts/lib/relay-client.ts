@@ -1,5 +1,6 @@
 import { EXEC_PATH, INSTANCE_REGISTRATIONS_PATH, REGISTRATIONS_PAGE } from '../../src/relay';
 import type { CommandName } from '../../src/relay-protocol';
+import { refusedKeyAdvice } from './refused-key-advice';
 import { ScriptError } from './script-error';
 import type { TenantCredentials } from './tenant-credentials';
 
@@ -54,7 +55,7 @@ export function explainRelayError(answer: RelayAnswer, creds: TenantCredentials,
     case 400:
       return `${d} — the relay refused the request body`;
     case 401:
-      return `${d} — tenant ${creds.tenantId} or its Discovery API key from ${creds.source} was refused (rotated key? data directory reset?)`;
+      return `${d} — ${refusedKeyAdvice(creds, 'discovery')}`;
     case 404:
       return `${d} — instance ${instanceId ?? '?'} is not registered for tenant ${creds.tenantId}; find the right id with npm run find-instance -- <connection-id>`;
     case 409:

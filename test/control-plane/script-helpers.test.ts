@@ -40,7 +40,10 @@ describe('script helpers (scripts/lib)', () => {
     );
     const wrong = { ...creds, key: 'ak_wrong', source: 'environment' };
     const refused = callTenantApi(wrong, { method: 'GET', path: '/api/v2/admin/directory' });
-    await expect(refused).rejects.toThrow(/^401 unauthorized: missing or invalid tenant credentials — the tenant id or key from environment/);
+    await expect(refused).rejects.toThrow(
+      `401 unauthorized: missing or invalid tenant credentials — OUTPOST_TENANT_ID and OUTPOST_ADMIN_API_KEY from the environment were refused by the control plane at ${url}: ` +
+        "they must be one tenant's id and its current admin key (a rotation replaces it at once); or unset both to use demo-tenant.json.",
+    );
     await expect(refused).rejects.not.toThrow(/ak_wrong/);
     const down = { ...creds, relayUrl: 'http://127.0.0.1:9' };
     await expect(callTenantApi(down, { method: 'GET', path: '/api/v2/admin/directory' })).rejects.toThrow(/cannot reach the control plane at http:\/\/127\.0\.0\.1:9/);
