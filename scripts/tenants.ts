@@ -23,6 +23,7 @@ import {
   createTenant,
   describeControlPlaneLocation,
   openControlPlaneStore,
+  recordRotatedDemoKey,
   type AccountKind,
   type ControlPlaneStore,
   type MemberRole,
@@ -99,9 +100,15 @@ async function addConnection(tenantId: string, options: { policy: string }): Pro
 }
 
 async function rotateKey(tenantId: string, kind: TenantKeyKind): Promise<void> {
-  return withStore(async (store) => {
-    const key = await store.tenants.rotateKey(tenantId, kind);
+  return withStore(async (store, config) => {
+    const demoTenantFile = { dataDir: config.dataDir, database: describeControlPlaneLocation(controlPlaneLocation(config)) };
+    // One transaction: a demo tenant file that cannot be written keeps the old key working.
+    const { key, file } = await store.transaction(async (tx) => {
+      const rotated = await tx.tenants.rotateKey(tenantId, kind);
+      return { key: rotated, file: recordRotatedDemoKey(demoTenantFile, tenantId, kind, rotated) };
+    });
     console.log(`${kind}_api_key=${key}\nThe old ${kind} key no longer works. ${SECRET_NOTE}`);
+    if (file !== undefined) console.log(`${file} has the new key too: the scripts go on working.`);
   });
 }
 

@@ -5,6 +5,7 @@ import { BadRequestError, ConflictError, HttpError, NotFoundError, parseBody, pa
 import { COMMANDS, INSTANCE_ID_PATTERN } from '../relay-protocol';
 import type { Relay } from '../relay';
 import { recordAudit, type AuditEntry } from './audit-repository';
+import { recordRotatedDemoKey, type DemoTenantFileLocation } from './record-rotated-demo-key';
 import type { ControlPlaneStore } from './control-plane-store';
 import { consoleDirectoryRoutes } from './console-directory-routes';
 import { consoleMemberRoutes } from './console-member-routes';
@@ -34,6 +35,8 @@ export interface ConsoleDeps {
   readonly auth: ConsoleAuthOptions;
   /** The console's web page under `/console/`; the API alone when absent. */
   readonly page?: ConsolePage;
+  /** The demo tenant file this control plane seeded: a rotation of that tenant's key is written into it. */
+  readonly demoTenantFile?: DemoTenantFileLocation;
 }
 
 /** An audit entry as the API shows it. */
@@ -126,6 +129,8 @@ export function createConsoleRouter(deps: ConsoleDeps): Router {
     const key = await store.transaction(async (tx) => {
       const rotated = await tx.tenants.rotateKey(tenantId, 'discovery');
       await recordAudit(tx.audit, tenantId, userId, 'discovery_key.rotate', null);
+      // Last, under the tenant's row lock: the scripts reading demo-tenant.json keep working.
+      if (deps.demoTenantFile) recordRotatedDemoKey(deps.demoTenantFile, tenantId, 'discovery', rotated);
       return rotated;
     });
     res.set('Cache-Control', 'no-store').json({ discovery_api_key: key });

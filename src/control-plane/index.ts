@@ -8,6 +8,8 @@ export { seedControlPlane, ensureDemoAppConnections } from './seed-control-plane
 export { DEMO_CONNECTION_LABELS, ensureDemoConnectionLabels } from './label-demo-connections';
 export { describeForeignDemoTenant, DemoTenantFileConflictError } from './demo-tenant-database';
 export type { DemoTenantDatabase } from './demo-tenant-database';
+export { recordRotatedDemoKey } from './record-rotated-demo-key';
+export type { DemoTenantFileLocation } from './record-rotated-demo-key';
 export { requireTenantKey } from './require-tenant-key';
 export { createControlPlaneApp } from './create-control-plane-app';
 export { createControlPlaneRelay } from './create-control-plane-relay';

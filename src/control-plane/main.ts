@@ -63,6 +63,7 @@ async function main(): Promise<void> {
     relay,
     auth: { issuer: config.idp.issuer, jwksUri: `${config.idp.url}/.well-known/jwks.json` },
     page: { publicDir: consolePublicDir(config.projectRoot), authUrl: config.idp.url },
+    demoTenantFile: { dataDir: config.dataDir, database },
   });
   const app = createControlPlaneApp({ store, logger, routers: [relay.managementRouter, consoleRouter], sampleDecisions: relay.sampleDecisions });
   const server = await listen(app, config.controlPlane.port, config.host);

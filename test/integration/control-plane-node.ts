@@ -14,6 +14,7 @@ import {
   openControlPlaneStore,
   type ConsoleAuthOptions,
   type ControlPlaneLocation,
+  type DemoTenantFileLocation,
   type ControlPlaneStore,
 } from '../../src/control-plane';
 import { baseUrl, close, listen } from '../../src/http';
@@ -54,9 +55,9 @@ interface Running {
 /**
  * Nothing runs until `start()`; the first start picks a free port, later ones reuse it; every
  * start opens the store at `location`. With `consoleAuth` the console API is mounted too,
- * trusting that IdP.
+ * trusting that IdP, and keeping `demoTenantFile` in step with rotations as the real server does.
  */
-export function createControlPlaneNode(location: ControlPlaneLocation, consoleAuth?: ConsoleAuthOptions): ControlPlaneNode {
+export function createControlPlaneNode(location: ControlPlaneLocation, consoleAuth?: ConsoleAuthOptions, demoTenantFile?: DemoTenantFileLocation): ControlPlaneNode {
   let running: Running | undefined;
   let port = 0;
   let url = '';
@@ -89,7 +90,7 @@ export function createControlPlaneNode(location: ControlPlaneLocation, consoleAu
       const store = await openControlPlaneStore(location);
       try {
         const relay = await createControlPlaneRelay({ store, logger: silentLogger(), execTimeoutMs: EXEC_TIMEOUT_MS, heartbeatMs: HEARTBEAT_MS, metricsToken: METRICS_TOKEN });
-        const consoleRouters = consoleAuth ? [createConsoleRouter({ store, relay, auth: consoleAuth })] : [];
+        const consoleRouters = consoleAuth ? [createConsoleRouter({ store, relay, auth: consoleAuth, ...(demoTenantFile ? { demoTenantFile } : {}) })] : [];
         const app = createControlPlaneApp({ store, logger: silentLogger(), routers: [relay.managementRouter, ...consoleRouters], sampleDecisions: relay.sampleDecisions });
         const server = await listen(withHook(app), port, '127.0.0.1');
         const upgrades = new Set<Duplex>();

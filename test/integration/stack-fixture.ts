@@ -15,7 +15,7 @@ import { accessTokenMiddleware } from '../../src/apps/app-dependencies';
 import { createRbacApp } from '../../src/apps/rbac';
 import { createEdgeAuthorizer } from '../../src/authorizer';
 import { loadConfig, type Config } from '../../src/config';
-import { seedControlPlane, type ControlPlaneLocation, type ControlPlaneStore } from '../../src/control-plane';
+import { describeControlPlaneLocation, seedControlPlane, type ControlPlaneLocation, type ControlPlaneStore } from '../../src/control-plane';
 import { loadDirectorySeed } from '../../src/directory';
 import { baseUrl, close, listen } from '../../src/http';
 import { silentLogger } from '../../src/observability';
@@ -50,6 +50,8 @@ export interface Stack {
   readonly store: ControlPlaneStore;
   /** Where the control plane's store lives, for a test that rewinds or inspects it directly (`openLocation`). */
   readonly controlPlaneLocation: ControlPlaneLocation;
+  /** The control plane's data folder: the seed wrote `demo-tenant.json` there, as `OUTPOST_DATA_DIR` of a script would find it. */
+  readonly dataDir: string;
   /** Sees every control-plane HTTP request first (see {@link RequestHook}). */
   hook: RequestHook | undefined;
   startControlPlane(): Promise<void>;
@@ -81,7 +83,9 @@ export async function startStack(engine: SqlEngineUnderTest = SQLITE_ENGINE): Pr
     const cpDir = join(root, 'control-plane');
     mkdirSync(cpDir);
     const location = await engine.location(cpDir);
-    const cp = createControlPlaneNode(location, { issuer: idp.issuer, jwksUri: idp.jwksUri });
+    // As the real control plane: its folder's demo-tenant.json names its database and follows rotations.
+    const database = describeControlPlaneLocation(location);
+    const cp = createControlPlaneNode(location, { issuer: idp.issuer, jwksUri: idp.jwksUri }, { dataDir: cpDir, database });
     cleanup.unshift(() => cp.stop());
     await cp.start();
     const seeded = await seedControlPlane(cp.store, {
@@ -89,6 +93,7 @@ export async function startStack(engine: SqlEngineUnderTest = SQLITE_ENGINE): Pr
       directorySeed: loadDirectorySeed(config.directorySeedFile).directory,
       dataDir: cpDir,
       urls: { auth_url: idp.url, relay_url: cp.url, app_url: 'http://127.0.0.1:0' },
+      database,
     });
     if (!seeded) throw new Error('the fresh control plane was not seeded');
     const demo = tenantFromDemo(seeded);
@@ -138,6 +143,7 @@ export async function startStack(engine: SqlEngineUnderTest = SQLITE_ENGINE): Pr
         return cp.store;
       },
       controlPlaneLocation: location,
+      dataDir: cpDir,
       get hook() {
         return cp.hook;
       },
