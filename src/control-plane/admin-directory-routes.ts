@@ -2,8 +2,10 @@ import { Router, type Response } from 'express';
 import { z } from 'zod';
 import { RELATIONS, type DirectoryData, type Relation } from '../directory';
 import { parseBody, parseParam } from '../http';
+import { recordAdminKeyAudit } from './audit-repository';
 import type { ControlPlaneStore } from './control-plane-store';
 import type { DirectoryChangeInput } from './check-directory-change';
+import { directoryChangeAudit } from './directory-change-audit';
 import { authenticatedTenant } from './require-tenant-key';
 
 /** A user named in a path: an id or an e-mail (shared with the console's directory routes). */
@@ -25,8 +27,10 @@ export function resolveUser(data: DirectoryData, ref: string): string {
 
 /**
  * The central directory's admin API (admin key). Every write is one change: it is
- * checked, applied with the next revision and logged for the edges, and answers
- * `{revision}`. Users may be named by id or e-mail in the role and relation routes.
+ * checked, applied with the next revision and logged for the edges, written to the tenant's
+ * audit log as the admin key's (in the same transaction), and answers `{revision}`. A change
+ * the directory refuses writes neither. Users may be named by id or e-mail in the role and
+ * relation routes.
  *
  *   curl -X PUT {relay_url}/api/v2/admin/directory/users/morty@the-citadel.com/roles/admin \
  *     -H 'service-tenant-id: <TENANT_ID>' -H 'Authorization: basic <ADMIN_API_KEY>'
@@ -40,7 +44,13 @@ export function adminDirectoryRoutes(store: ControlPlaneStore): Router {
     return data;
   };
   const write = async (res: Response, change: DirectoryChangeInput) => {
-    const applied = await store.directory.change(authenticatedTenant(res.locals), change);
+    const tenantId = authenticatedTenant(res.locals);
+    const applied = await store.transaction(async (tx) => {
+      const done = await tx.directory.change(tenantId, change);
+      const { action, target } = directoryChangeAudit(change);
+      await recordAdminKeyAudit(tx.audit, tenantId, action, target);
+      return done;
+    });
     res.json({ revision: applied.rev });
   };
   const userParam = async (res: Response, value: string | string[] | undefined) => {

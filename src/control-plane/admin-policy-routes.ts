@@ -2,6 +2,7 @@ import { Router } from 'express';
 import { ConflictError, HttpError, NotFoundError, parseBody, parseParam } from '../http';
 import { POLICY_NAME_PATTERN } from '../decision-protocol';
 import type { DecisionSampleReply } from '../relay';
+import { recordAdminKeyAudit } from './audit-repository';
 import type { ControlPlaneStore } from './control-plane-store';
 import { dryRunBodySchema, replaySample } from './dry-run';
 import { LATEST_TAG, MAX_IMAGES_PER_TENANT } from './policy-image-repository';
@@ -56,7 +57,10 @@ export type DecisionSampler = (tenantId: string, instanceId: string) => Promise<
 
 /**
  * The policy registry's admin API (admin key), and with a `sampler` (the relay) the dry
- * run of a candidate against one edge's recorded decisions:
+ * run of a candidate against one edge's recorded decisions. Every accepted push (a new image,
+ * or one stored already that `latest` points at again) is written to the tenant's audit log as
+ * the admin key's, with the push (`policy.push`, or `policy.push.signed`; target
+ * `<name>@<digest>`); a refused one writes nothing:
  *
  *   curl -X POST {relay_url}/api/v2/admin/policies/rbac -H 'content-type: application/json' \
  *     -H 'service-tenant-id: <TENANT_ID>' -H 'Authorization: basic <ADMIN_API_KEY>' \
@@ -99,7 +103,14 @@ export function adminPolicyRoutes(store: ControlPlaneStore, sampler?: DecisionSa
     const name = parseParam(req.params.name, POLICY_NAME_PATTERN, 'policy name');
     const keys = (await store.signingKeys.list(tenantId)).map((k) => k.jwk);
     const { image, signature, version } = await validatePushedImage(name, parseBody(pushBodySchema, req.body), keys);
-    const pushed = await store.images.push(tenantId, image, signature, version);
+    const pushed = await store.transaction(async (tx) => {
+      const result = await tx.images.push(tenantId, image, signature, version);
+      // A quota or stale-version refusal stored nothing: nothing to audit.
+      if (!('highestVersion' in result) && !result.quotaExceeded) {
+        await recordAdminKeyAudit(tx.audit, tenantId, signature === undefined ? 'policy.push' : 'policy.push.signed', `${name}@${result.digest}`);
+      }
+      return result;
+    });
     if ('highestVersion' in pushed) throw new StaleSignatureError(name, version!, pushed.highestVersion);
     if (pushed.quotaExceeded) {
       throw new HttpError(409, 'quota_exceeded', `this tenant already stores ${MAX_IMAGES_PER_TENANT} tagged policy images`);

@@ -2,6 +2,7 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { HttpError, NotFoundError, parseBody, parseParam } from '../http';
 import { publicPart, publicSigningKeySchema, signingKeyId, SIGNING_KEY_LIMITS } from '../policy';
+import { recordAdminKeyAudit } from './audit-repository';
 import type { ControlPlaneStore } from './control-plane-store';
 import { authenticatedTenant } from './require-tenant-key';
 
@@ -16,7 +17,9 @@ export const signingKeyShape = z.strictObject({ kid: z.string(), jwk: publicSign
 
 /**
  * The tenant's image-signing keys (admin key). Once a tenant has a key, every push must be
- * signed by one of its keys; removing the last key lifts that requirement.
+ * signed by one of its keys; removing the last key lifts that requirement. Adding a new key
+ * and removing one are written to the tenant's audit log as the admin key's
+ * (`signing_key.add` / `signing_key.remove`, target the key id).
  *
  *   curl -X POST {relay_url}/api/v2/admin/signing-keys -H 'content-type: application/json' \
  *     -H 'service-tenant-id: <TENANT_ID>' -H 'Authorization: basic <ADMIN_API_KEY>' \
@@ -31,7 +34,11 @@ export function adminSigningKeyRoutes(store: ControlPlaneStore): Router {
     // Stored without any `kid` the caller sent: the id is the key's own thumbprint.
     const stored = publicPart(jwk);
     const kid = await signingKeyId(stored);
-    const added = await store.signingKeys.add(tenantId, kid, stored);
+    const added = await store.transaction(async (tx) => {
+      const result = await tx.signingKeys.add(tenantId, kid, stored);
+      if (result.created) await recordAdminKeyAudit(tx.audit, tenantId, 'signing_key.add', kid);
+      return result;
+    });
     if (added.quotaExceeded) {
       throw new HttpError(409, 'quota_exceeded', `this tenant already has ${SIGNING_KEY_LIMITS.maxKeys} signing keys`);
     }
@@ -46,7 +53,10 @@ export function adminSigningKeyRoutes(store: ControlPlaneStore): Router {
   router.delete('/:kid', async (req, res) => {
     const tenantId = authenticatedTenant(res.locals);
     const kid = parseParam(req.params.kid, KID, 'key id');
-    if (!(await store.signingKeys.remove(tenantId, kid))) throw new NotFoundError('no signing key with that id', 'unknown_key');
+    await store.transaction(async (tx) => {
+      if (!(await tx.signingKeys.remove(tenantId, kid))) throw new NotFoundError('no signing key with that id', 'unknown_key');
+      await recordAdminKeyAudit(tx.audit, tenantId, 'signing_key.remove', kid);
+    });
     res.status(204).end();
   });
 

@@ -3,6 +3,7 @@ import { parseParam } from '../http';
 import { DIRECTORY_ROLE_PATTERN, DIRECTORY_USER_REF, resolveUser } from './admin-directory-routes';
 import { recordAudit } from './audit-repository';
 import type { ControlPlaneRepositories, ControlPlaneStore } from './control-plane-store';
+import { directoryChangeAudit } from './directory-change-audit';
 import { memberOf, requireMember } from './require-member';
 
 /** The tenant's directory; every seeded tenant has one, so its absence is a server fault. */
@@ -36,9 +37,11 @@ export function consoleDirectoryRoutes(store: ControlPlaneStore): Router {
       const role = parseParam(req.params.role, DIRECTORY_ROLE_PATTERN, 'role');
       const applied = await store.transaction(async (tx) => {
         const userId = resolveUser(await snapshotOf(tx, tenantId), ref);
-        const change = await tx.directory.change(tenantId, { op, user_id: userId, role });
-        await recordAudit(tx.audit, tenantId, actor, `directory.${op}.${role}`, userId);
-        return change;
+        const change = { op, user_id: userId, role } as const;
+        const applied = await tx.directory.change(tenantId, change);
+        const { action, target } = directoryChangeAudit(change);
+        await recordAudit(tx.audit, tenantId, actor, action, target);
+        return applied;
       });
       res.json({ revision: applied.rev });
     });
