@@ -25,6 +25,7 @@ async function main(): Promise<void> {
     dataDir: config.dataDir,
     urls: { auth_url: config.idp.url, relay_url: config.controlPlane.url, app_url: config.apps.rbacUrl },
     database,
+    apps: config.apps.list,
   });
   if (demo) {
     // Only identifiers go to the log; the keys exist in plain text only in the 0600 file.
@@ -33,13 +34,14 @@ async function main(): Promise<void> {
       'created the DEMO tenant; its keys are in the file (demo only)',
     );
     if (process.stdout.isTTY) console.log(`DEMO tenant credentials (demo only):\n${JSON.stringify(demo, null, 2)}`);
-  } else if (await ensureDemoAppConnections(store, config.dataDir)) {
-    logger.warn({ file: demoTenantPath(config.dataDir) }, "added the sample apps' embedded-edge connections to the DEMO tenant");
+  } else if (await ensureDemoAppConnections(store, config.dataDir, { apps: config.apps.list, policiesDir: config.policiesDir })) {
+    // An app listed in apps.json since the first start: its connection, and its policy's image if the tenant had none.
+    logger.warn({ file: demoTenantPath(config.dataDir) }, "added the embedded-edge connections of apps.json's new apps to the DEMO tenant");
   }
   if (!demo && (await ensureDemoAccounts(store, config.dataDir, directorySeed))) {
     logger.warn('added the DEMO organization members and the demo users\' personal accounts');
   }
-  if (!demo && (await ensureDemoConnectionLabels(store, config.dataDir))) {
+  if (!demo && (await ensureDemoConnectionLabels(store, config.dataDir, config.apps.list))) {
     logger.info('labelled the DEMO connections with what they serve (sidecar, sample apps)');
   }
   // A demo tenant file of another database: served anyway (it holds other tenants), but said at once.

@@ -1,14 +1,15 @@
-import { mkdirSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DirectoryData } from '../directory';
 import { checkPolicyImage } from '../decision';
 import { readPolicyFolder, type PolicyImage } from '../policy';
 import type { ControlPlaneRepositories, ControlPlaneStore } from './control-plane-store';
 import { createTenant } from './create-tenant';
+import { appConnectionLabel, projectApps, type DemoApp } from './demo-apps';
 import { DEMO_CONNECTION_LABELS } from './label-demo-connections';
 import { refuseOtherEnginesDemoTenant, type DemoTenantDatabase } from './demo-tenant-database';
 import { seedDemoAccounts } from './seed-demo-accounts';
-import { readDemoTenantFile, writeDemoTenantFile, type DemoTenant } from '../config';
+import { findProjectRoot, readDemoTenantFile, writeDemoTenantFile, type DemoTenant } from '../config';
 
 /** Name of the tenant created on first start. */
 export const DEMO_TENANT_NAME = 'demo';
@@ -16,19 +17,19 @@ export const DEMO_TENANT_NAME = 'demo';
 /** Policy served by the demo edge connection. */
 export const DEMO_POLICY = 'rbac';
 
-/** The sample apps' embedded edges: one connection each, serving the app's own policy. */
-export const DEMO_APP_POLICIES = { rbac: 'rbac', todo: 'todo' } as const;
-
 type AppConnections = NonNullable<DemoTenant['app_connections']>;
 
-/** Adds one connection per sample app to the tenant, labelled with the app (inside the caller's transaction). */
-async function addAppConnections(store: ControlPlaneRepositories, tenantId: string): Promise<AppConnections> {
+/**
+ * Adds one connection per app to the tenant for its embedded edge, serving the app's own
+ * policy and labelled with the app (inside the caller's transaction).
+ */
+async function addAppConnections(store: ControlPlaneRepositories, tenantId: string, apps: readonly DemoApp[]): Promise<AppConnections> {
   const entries: [string, { connection_id: string; connection_secret: string }][] = [];
-  for (const [app, policy] of Object.entries(DEMO_APP_POLICIES)) {
-    const c = await store.tenants.addConnection(tenantId, policy, DEMO_CONNECTION_LABELS[app as keyof typeof DEMO_APP_POLICIES]);
-    entries.push([app, { connection_id: c.connectionId, connection_secret: c.connectionSecret }]);
+  for (const app of apps) {
+    const c = await store.tenants.addConnection(tenantId, app.policy, appConnectionLabel(app));
+    entries.push([app.connection, { connection_id: c.connectionId, connection_secret: c.connectionSecret }]);
   }
-  return Object.fromEntries(entries) as AppConnections;
+  return Object.fromEntries(entries);
 }
 
 /** Inputs of the first-start seed. */
@@ -46,6 +47,8 @@ export interface SeedOptions {
    * it, a file another engine's control plane wrote there is never overwritten.
    */
   readonly database?: DemoTenantDatabase;
+  /** The apps whose embedded edges get a connection each; default those of the project's `apps.json`. */
+  readonly apps?: readonly DemoApp[];
 }
 
 /**
@@ -67,8 +70,8 @@ function readSeedImages(policiesDir: string): PolicyImage[] {
 /**
  * First start: creates the demo tenant with its keys and members (and each demo user's
  * personal account), one edge connection for the
- * sidecar (policy `rbac`) and one per sample app's embedded edge, each labelled with what it
- * serves ({@link DEMO_CONNECTION_LABELS}), every policy folder as an image and the seeded directory (revision 1), and
+ * sidecar (policy `rbac`) and one per app's embedded edge (`apps.json`), each labelled with what it
+ * serves, every policy folder as an image and the seeded directory (revision 1), and
  * writes `<dataDir>/demo-tenant.json` (mode 0600) with the database it belongs to. All of it
  * happens in one transaction that also covers the file write, so a failure leaves nothing
  * half-made; another engine's file in that folder is refused first (`refuseOtherEnginesDemoTenant`).
@@ -90,7 +93,7 @@ export async function seedControlPlane(store: ControlPlaneStore, options: SeedOp
     const keys = await createTenant(tx, { name: DEMO_TENANT_NAME, directory: { roles, users, resources } });
     await seedDemoAccounts(tx, keys.tenantId, options.directorySeed);
     const connection = await tx.tenants.addConnection(keys.tenantId, DEMO_POLICY, DEMO_CONNECTION_LABELS.sidecar);
-    const appConnections = await addAppConnections(tx, keys.tenantId);
+    const appConnections = await addAppConnections(tx, keys.tenantId, options.apps ?? projectApps());
     for (const image of images) await tx.images.push(keys.tenantId, image);
     const demo: DemoTenant = {
       tenant_id: keys.tenantId,
@@ -110,25 +113,54 @@ export async function seedControlPlane(store: ControlPlaneStore, options: SeedOp
   });
 }
 
+/** What {@link ensureDemoAppConnections} serves. */
+export interface DemoAppsOptions {
+  /** The apps that need a connection; default those of the project's `apps.json`. */
+  readonly apps?: readonly DemoApp[];
+  /** Where an app's policy folder is read from when the tenant has no image of it yet; default the project's `policies/`. */
+  readonly policiesDir?: string;
+}
+
 /**
- * A data directory seeded before the apps embedded an edge has no app connections: adds
- * them to the demo tenant and rewrites `demo-tenant.json`, in one transaction. Does
- * nothing when the file is absent, already has them, or names a tenant the store lacks.
- * Returns true when it added them.
+ * An app added to `apps.json` after the first start (or a data directory seeded before the
+ * apps embedded an edge) has no connection: adds one per listed app the demo tenant file
+ * lacks, and pushes the image of any of their policies the tenant has none of (compiled and
+ * its tests run first, as at the seed), then rewrites `demo-tenant.json`, in one
+ * transaction. Does nothing when the file is absent, lacks nothing, or names a tenant the
+ * store lacks. Returns true when it added anything.
  */
-export async function ensureDemoAppConnections(store: ControlPlaneStore, dataDir: string): Promise<boolean> {
+export async function ensureDemoAppConnections(store: ControlPlaneStore, dataDir: string, options: DemoAppsOptions = {}): Promise<boolean> {
+  const apps = options.apps ?? projectApps();
   let demo: DemoTenant;
   try {
     demo = readDemoTenantFile(dataDir);
   } catch {
     return false;
   }
-  if (demo.app_connections || !(await store.tenants.exists(demo.tenant_id))) return false;
+  const lacking = (file: DemoTenant) => apps.filter((app) => file.app_connections?.[app.connection] === undefined);
+  if (lacking(demo).length === 0 || !(await store.tenants.exists(demo.tenant_id))) return false;
+  const images = await missingImages(store, demo.tenant_id, lacking(demo), options.policiesDir ?? join(findProjectRoot(), 'policies'));
   return store.exclusiveTransaction(async (tx) => {
     // Re-read under the lock: a node sharing this data directory may have added them meanwhile.
     const current = readDemoTenantFile(dataDir);
-    if (current.app_connections) return false;
-    writeDemoTenantFile(dataDir, { ...current, app_connections: await addAppConnections(tx, current.tenant_id) });
+    const missing = lacking(current);
+    if (missing.length === 0) return false;
+    for (const image of images) if ((await tx.images.tagged(current.tenant_id, image.name)) === undefined) await tx.images.push(current.tenant_id, image);
+    const added = await addAppConnections(tx, current.tenant_id, missing);
+    writeDemoTenantFile(dataDir, { ...current, app_connections: { ...current.app_connections, ...added } });
     return true;
   });
+}
+
+/** The checked images of the apps' policies the tenant has no image of, from their folders (a missing folder is skipped: nothing to push). */
+async function missingImages(store: ControlPlaneStore, tenantId: string, apps: readonly DemoApp[], policiesDir: string): Promise<PolicyImage[]> {
+  const images: PolicyImage[] = [];
+  for (const policy of new Set(apps.map((app) => app.policy))) {
+    const folder = join(policiesDir, policy);
+    if ((await store.images.tagged(tenantId, policy)) !== undefined || !existsSync(folder)) continue;
+    const image = readPolicyFolder(folder);
+    checkPolicyImage(image);
+    images.push(image);
+  }
+  return images;
 }
