@@ -25,20 +25,12 @@ import { callTenantApi } from './lib/call-tenant-api';
 import { runScript } from './lib/run-script';
 import { scriptCommand } from './lib/script-command';
 import { fetchToken } from './lib/fetch-token';
+import { letEditorsDelete } from './lib/let-editors-delete';
 import { execRelayCommand, explainRelayError, findInstanceId } from './lib/relay-client';
 import { ScriptError } from './lib/script-error';
 import { loadTenantCredentials } from './lib/tenant-credentials';
 
 const MORTY = 'morty@the-citadel.com';
-
-/** An extra rule for step 4, added to the rbac image as its own file. */
-const EDITORS_MAY_DELETE = `// Added by npm run demo: editors may DELETE too.
-permit (
-  principal in Outpost::Role::"editor",
-  action == Outpost::Action::"DELETE",
-  resource is Outpost::Resource
-);
-`;
 
 function step(n: number, text: string): void {
   console.log(`\n${n}. ${text}`);
@@ -92,7 +84,8 @@ async function main(): Promise<void> {
 
   step(4, 'Push a changed rbac policy: editors may DELETE too.');
   const original = readPolicyFolder(join(config.policiesDir, 'rbac'));
-  const changed = createPolicyImage('rbac', { ...original.files, 'editors-delete.cedar': EDITORS_MAY_DELETE });
+  // The rule as its own file, and the policy's tests that say editors may not DELETE changed to match.
+  const changed = createPolicyImage('rbac', letEditorsDelete(original.files));
   const pushed = await pushRbac(changed.files);
   console.log(`   new image ${pushed.body.digest}; Summer at the app: ${await deleteAs('summer@the-smiths.com')} (old image still active)`);
 

@@ -10,7 +10,8 @@ import { authenticatedTenant } from './require-tenant-key';
 import { pushBodySchema, validatePushedImage } from './validate-pushed-image';
 
 /**
- * A policy's stored images, newest first, and the digest `latest` points at (404
+ * A policy's stored images, newest first (each saying whether it was pushed signed, and the
+ * version its signature signed), and the digest `latest` points at (404
  * `unknown_policy` when the tenant has no image of that name): the admin API's and the
  * console's answer to "which versions of this policy are there".
  */
@@ -20,7 +21,12 @@ export async function policyVersionsView(store: ControlPlaneStore, tenantId: str
   return {
     name,
     latest: (await store.images.taggedDigest(tenantId, name)) ?? null,
-    images: images.map((i) => ({ digest: i.digest, created_at: new Date(i.createdAt).toISOString() })),
+    images: images.map((i) => ({
+      digest: i.digest,
+      created_at: new Date(i.createdAt).toISOString(),
+      signed: i.signed,
+      signed_version: i.signedVersion,
+    })),
   };
 }
 

@@ -5,7 +5,8 @@ import { EXEC_OUTCOMES } from '../relay';
 import { ACCOUNT_KINDS, MEMBER_ROLES } from './account';
 import { consoleMemberSchema } from './console-member-routes';
 import { CONSOLE_PAGE_PATH } from './console-page';
-import { CONSOLE_API_PATH, consoleCommandSchema, consoleConnectionSchema } from './console-routes';
+import { consoleConnectionSchema } from './console-connection-routes';
+import { CONSOLE_API_PATH, consoleCommandSchema } from './console-routes';
 
 const TENANT = `${CONSOLE_API_PATH}/tenants/{tenantId}`;
 const AUTH = { 401: 'no access token, or not one the IdP issued to the console (wrong audience, ID token, expired)' };
@@ -18,8 +19,10 @@ const kind = z.enum(ACCOUNT_KINDS);
 export const policyVersionsSchema = z.strictObject({
   name: z.string(),
   latest: z.string().nullable(),
-  images: z.array(z.strictObject({ digest: z.string(), created_at: z.string() })),
+  images: z.array(z.strictObject({ digest: z.string(), created_at: z.string(), signed: z.boolean(), signed_version: z.number().int().nullable() })),
 });
+/** A name and e-mail from the tenant's own directory beside an id; null when the directory has none for it. */
+const nameOrNull = z.string().nullable();
 const revision = z.strictObject({ revision: z.number().int() });
 const registration = z.object({ id: z.string(), info: z.object({ connection_id: z.string(), connected: z.boolean() }).loose() });
 
@@ -58,7 +61,7 @@ export const CONSOLE_ROUTES: readonly ApiRoute[] = [
           name: z.string(),
           kind,
           role,
-          members: z.array(z.strictObject({ user_id: z.string(), role, since: z.string() })).optional(),
+          members: z.array(z.strictObject({ user_id: z.string(), role, since: z.string(), name: nameOrNull, email: nameOrNull })).optional(),
         }),
       },
       ...apiErrors(MEMBER),
@@ -97,7 +100,7 @@ export const CONSOLE_ROUTES: readonly ApiRoute[] = [
         description: 'the connections',
         schema: z.strictObject({
           tenant_id: z.string(),
-          connections: z.array(z.strictObject({ connection_id: z.string(), policy_name: z.string() })),
+          connections: z.array(z.strictObject({ connection_id: z.string(), policy_name: z.string(), label: z.string().nullable() })),
           discovery_api_key: z.strictObject({ stored: z.literal('sha256_only'), rotate: z.string() }),
         }),
       },
@@ -107,12 +110,15 @@ export const CONSOLE_ROUTES: readonly ApiRoute[] = [
   {
     method: 'post',
     path: `${TENANT}/connections`,
-    summary: 'Create an edge connection for a pushed policy (admin, owner); its secret is shown this once',
+    summary: 'Create an edge connection for a pushed policy, optionally labelled with what it serves (admin, owner); its secret is shown this once',
     requestBody: { content: { 'application/json': consoleConnectionSchema } },
     responses: {
-      201: { description: 'the new connection and its secret', schema: z.strictObject({ connection_id: z.string(), policy_name: z.string(), connection_secret: z.string() }) },
+      201: {
+        description: 'the new connection and its secret',
+        schema: z.strictObject({ connection_id: z.string(), policy_name: z.string(), label: z.string().nullable(), connection_secret: z.string() }),
+      },
       ...apiErrors({
-        400: 'bad body or policy name',
+        400: 'bad body, policy name or label (1-64 characters, no control characters)',
         ...ROLE('admin'),
         404: 'no such tenant among your accounts, or no policy of that name',
         409: 'the tenant already has 100 connections',
@@ -129,13 +135,25 @@ export const CONSOLE_ROUTES: readonly ApiRoute[] = [
   {
     method: 'get',
     path: `${TENANT}/audit`,
-    summary: "The tenant's audit log, newest first, 100 a page (before=<entry id> for older ones)",
+    summary: "The tenant's audit log (console users' changes and the admin key's), newest first, 100 a page (before=<entry id> for older ones)",
     responses: {
       200: {
         description: 'audit entries',
         schema: z.strictObject({
           entries: z.array(
-            z.strictObject({ id: z.number().int(), actor: z.string(), action: z.string(), target: z.string().nullable(), outcome: z.string(), at: z.string() }),
+            z.strictObject({
+              id: z.number().int(),
+              actor: z.string(),
+              actor_kind: z.enum(['user', 'admin_key']),
+              actor_name: nameOrNull,
+              actor_email: nameOrNull,
+              action: z.string(),
+              target: z.string().nullable(),
+              target_name: nameOrNull,
+              target_email: nameOrNull,
+              outcome: z.string(),
+              at: z.string(),
+            }),
           ),
         }),
       },
@@ -181,16 +199,19 @@ export const CONSOLE_ROUTES: readonly ApiRoute[] = [
   {
     method: 'get',
     path: `${TENANT}/policies`,
-    summary: "The tenant's policy names, each with the digest its latest tag points at",
+    summary: "The tenant's policy names, each with the digest its latest tag points at and whether that image is signed",
     responses: {
-      200: { description: 'the policies, by name', schema: z.strictObject({ policies: z.array(z.strictObject({ name: z.string(), digest: z.string() })) }) },
+      200: {
+        description: 'the policies, by name',
+        schema: z.strictObject({ policies: z.array(z.strictObject({ name: z.string(), digest: z.string(), signed: z.boolean() })) }),
+      },
       ...apiErrors(MEMBER),
     },
   },
   {
     method: 'get',
     path: `${TENANT}/policies/{name}`,
-    summary: "A policy's stored images (digest, pushed at), newest first, and its latest digest",
+    summary: "A policy's stored images (digest, pushed at, signed and the signed version), newest first, and its latest digest",
     responses: {
       200: { description: 'the images', schema: policyVersionsSchema },
       ...apiErrors({ 400: 'invalid policy name', ...MEMBER, 404: 'no such tenant among your accounts, or no such policy' }),

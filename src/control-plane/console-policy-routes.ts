@@ -8,8 +8,9 @@ import { memberOf, requireMember } from './require-member';
 
 /**
  * The console's Policies view under `…/tenants/:tenantId/policies` (docs/api.md, Console
- * API), read-only for every member: the policy names with the digest `latest` points at, a
- * name's stored images (the admin API's listing), and one image's files. Images are pushed
+ * API), read-only for every member: the policy names with the digest `latest` points at and
+ * whether that image is signed, a name's stored images (the admin API's listing, which says
+ * which are signed), and one image's files. Images are pushed
  * with the admin API or `npm run policy`, never from the console.
  */
 export function consolePolicyRoutes(store: ControlPlaneStore): Router {
@@ -18,7 +19,8 @@ export function consolePolicyRoutes(store: ControlPlaneStore): Router {
   const nameOf = (value: string | string[] | undefined) => parseParam(value, POLICY_NAME_PATTERN, 'policy name');
 
   router.get('/', viewer, async function policies(_req, res) {
-    res.json({ policies: await store.images.latest(memberOf(res.locals).tenantId) });
+    const latest = await store.images.latest(memberOf(res.locals).tenantId);
+    res.json({ policies: latest.map((p) => ({ name: p.name, digest: p.digest, signed: p.signed })) });
   });
 
   router.get('/:name', viewer, async function versions(req, res) {

@@ -10,6 +10,17 @@ export const LATEST_TAG = 'latest';
 export interface PolicyImageVersion {
   readonly digest: string;
   readonly createdAt: number;
+  /** Whether it was pushed with a signature (kept with the image). */
+  readonly signed: boolean;
+  /** The version its signature signed; null when unsigned or signed in the first format (no version). */
+  readonly signedVersion: number | null;
+}
+
+/** A policy name, the digest its `latest` tag points at, and whether that image is signed. */
+export interface LatestPolicyImage {
+  readonly name: string;
+  readonly digest: string;
+  readonly signed: boolean;
 }
 
 /**
@@ -59,7 +70,7 @@ export interface PolicyImageRepository {
   taggedDigest(tenantId: string, name: string, tag?: string): Promise<string | undefined>;
   versions(tenantId: string, name: string): Promise<PolicyImageVersion[]>;
   /** Every policy name of the tenant with the digest its `latest` tag points at, by name. */
-  latest(tenantId: string): Promise<{ readonly name: string; readonly digest: string }[]>;
+  latest(tenantId: string): Promise<LatestPolicyImage[]>;
   /** A stored image by its digest (tagged or not), or undefined: what an edge reported it runs. */
   stored(tenantId: string, name: string, digest: string): Promise<PolicyImage | undefined>;
 }
@@ -154,14 +165,28 @@ export function createPolicyImageRepository(db: SqlHandle, now: () => number): P
       return row?.digest;
     },
     async versions(tenantId, name) {
-      const rows = await db.all<{ digest: string; created_at: number }>(
-        'SELECT digest, created_at FROM policy_images WHERE tenant_id = ? AND name = ? ORDER BY created_at DESC, seq DESC',
+      const rows = await db.all<{ digest: string; created_at: number; signature: string | null; version: number | null }>(
+        `SELECT i.digest, i.created_at, s.signature, s.version FROM policy_images i
+         LEFT JOIN policy_signatures s ON s.tenant_id = i.tenant_id AND s.name = i.name AND s.digest = i.digest
+         WHERE i.tenant_id = ? AND i.name = ? ORDER BY i.created_at DESC, i.seq DESC`,
         [tenantId, name],
       );
-      return rows.map((r) => ({ digest: r.digest, createdAt: r.created_at }));
+      return rows.map((r) => ({
+        digest: r.digest,
+        createdAt: r.created_at,
+        signed: r.signature !== null,
+        signedVersion: r.version === null ? null : Number(r.version),
+      }));
     },
-    latest: (tenantId) =>
-      db.all<{ name: string; digest: string }>('SELECT name, digest FROM policy_tags WHERE tenant_id = ? AND tag = ? ORDER BY name', [tenantId, LATEST_TAG]),
+    async latest(tenantId) {
+      const rows = await db.all<{ name: string; digest: string; signature: string | null }>(
+        `SELECT t.name, t.digest, s.signature FROM policy_tags t
+         LEFT JOIN policy_signatures s ON s.tenant_id = t.tenant_id AND s.name = t.name AND s.digest = t.digest
+         WHERE t.tenant_id = ? AND t.tag = ? ORDER BY t.name`,
+        [tenantId, LATEST_TAG],
+      );
+      return rows.map((r) => ({ name: r.name, digest: r.digest, signed: r.signature !== null }));
+    },
     async stored(tenantId, name, digest) {
       const row = await db.get<{ body: string }>('SELECT body FROM policy_images WHERE tenant_id = ? AND name = ? AND digest = ?', [tenantId, name, digest]);
       return row === undefined ? undefined : (JSON.parse(row.body) as PolicyImage);

@@ -2,8 +2,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import pino from 'pino';
 import { join } from 'node:path';
 import request from 'supertest';
+import { letEditorsDelete } from '../../scripts/lib/let-editors-delete';
 import type { Edge } from '../../src/edge';
 import { createPolicyImage, preparsedCount } from '../../src/policy';
+import { VIEWERS_WRITE_REFUSAL } from '../helpers/policy-tests';
 import { HOUR, makeEdge, removeDir, tempDir } from './edge-kit';
 import { rbacImage, startFakeControlPlane, userId, type FakeControlPlane } from './fake-control-plane';
 
@@ -78,7 +80,7 @@ describe('policy discovery', () => {
     await edge.runCommand('discovery');
     await edge.runCommand('sync_edge_directory');
     const compiled = preparsedCount();
-    // A valid policy that breaks the shipped case "a viewer may not PUT".
+    // A valid policy that breaks the shipped cases saying viewers may not PUT or POST.
     const viewersWrite = image.files['rbac.cedar']!.replace('principal in Outpost::Role::"editor"', 'principal in Outpost::Role::"viewer"');
     expect(viewersWrite).not.toBe(image.files['rbac.cedar']);
     cp.image = createPolicyImage('rbac', { ...image.files, 'rbac.cedar': viewersWrite });
@@ -88,7 +90,7 @@ describe('policy discovery', () => {
       error: {
         code: 'policy_tests_failed',
         message:
-          'policy image refused, last good image kept: 1 of 8 tests of policy image "rbac" failed: tests/rbac.json "a viewer may not PUT": expected deny, got allow',
+          `policy image refused, last good image kept: ${VIEWERS_WRITE_REFUSAL}`,
       },
     });
     expect(edge.status().policy_digest).toBe(image.digest);
@@ -102,10 +104,7 @@ describe('policy discovery', () => {
     await edge.runCommand('sync_edge_directory');
     const morty = userId(cp.directory, 'morty');
     await expect(allowed(edge, morty, 'DELETE')).resolves.toBe(false);
-    const changed = createPolicyImage('rbac', {
-      ...image.files,
-      'editors-delete.cedar': 'permit (principal in Outpost::Role::"editor", action == Outpost::Action::"DELETE", resource);',
-    });
+    const changed = createPolicyImage('rbac', letEditorsDelete(image.files));
     cp.image = changed;
     await expect(edge.runCommand('discovery')).resolves.toMatchObject({ ok: true, status: { policy_digest: changed.digest } });
     await expect(allowed(edge, morty, 'DELETE')).resolves.toBe(true);
@@ -227,7 +226,7 @@ describe('readiness, persistence and restart', () => {
   it('runs the persisted image\'s own tests again at start: one failing them is ignored and logged, like a damaged one', async () => {
     await edge.runCommand('discovery');
     await edge.close();
-    // A valid image with a correct digest that breaks the shipped case "a viewer may not PUT".
+    // A valid image with a correct digest that breaks the shipped cases saying viewers may not PUT or POST.
     const viewersWrite = image.files['rbac.cedar']!.replace('principal in Outpost::Role::"editor"', 'principal in Outpost::Role::"viewer"');
     const failing = createPolicyImage('rbac', { ...image.files, 'rbac.cedar': viewersWrite });
     writeFileSync(join(dir, 'policy-image.json'), JSON.stringify(failing));
@@ -239,7 +238,7 @@ describe('readiness, persistence and restart', () => {
     expect(edge.status().policy_digest).toBeNull();
     expect(preparsedCount()).toBe(compiled);
     const warning = lines.map((l) => JSON.parse(l) as { msg: string; err?: string }).find((l) => l.msg === 'ignoring the persisted policy image');
-    expect(warning?.err).toBe('1 of 8 tests of policy image "rbac" failed: tests/rbac.json "a viewer may not PUT": expected deny, got allow');
+    expect(warning?.err).toBe(VIEWERS_WRITE_REFUSAL);
     await edge.close();
     // The same file with the image that passes its tests is loaded.
     writeFileSync(join(dir, 'policy-image.json'), JSON.stringify(image));

@@ -23,3 +23,19 @@ export function rbacCase(name: string, principal: string, action: string, decisi
 export function testFile(...cases: PolicyTestCase[]): string {
   return JSON.stringify(cases);
 }
+
+/**
+ * The failing cases that refuse policies/rbac with viewers in the editors' rule
+ * (`principal in Outpost::Role::"viewer"` may PUT and POST), as a refusal lists them: the
+ * shipped tests' viewers may not PUT or POST.
+ */
+export const VIEWERS_WRITE_FAILURES = [
+  'tests/citadel-directory.json "Beth Smith (viewer) may not PUT": expected deny, got allow',
+  'tests/citadel-directory.json "Beth Smith (viewer) may not POST": expected deny, got allow',
+  'tests/citadel-directory.json "Jerry Smith (viewer) may not PUT": expected deny, got allow',
+  'tests/citadel-directory.json "Jerry Smith (viewer) may not POST": expected deny, got allow',
+  'tests/rbac.json "a viewer may not PUT": expected deny, got allow',
+];
+
+/** The message of that refusal (`PolicyTestsFailedError`). */
+export const VIEWERS_WRITE_REFUSAL = `5 of 32 tests of policy image "rbac" failed: ${VIEWERS_WRITE_FAILURES.join('; ')}`;

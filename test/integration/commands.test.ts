@@ -4,8 +4,10 @@
  * and sets up what it needs itself, so each passes alone and in any order.
  */
 import { join } from 'node:path';
+import { letEditorsDelete } from '../../scripts/lib/let-editors-delete';
 import { createPolicyImage, readPolicyFolder, type PolicyImage } from '../../src/policy';
 import { USERS } from '../apps/app-fixture';
+import { VIEWERS_WRITE_REFUSAL } from '../helpers/policy-tests';
 import { admin, callResource, exec, registrations, type LogLine } from './stack-client';
 import { startStack, type Stack } from './stack-fixture';
 
@@ -51,12 +53,9 @@ const execOk = { status: 200, body: { result: {} } };
 const run = (command: 'discovery' | 'sync_edge_directory') => exec(stack.relayUrl, stack.demo, stack.edge.instanceId, command);
 const replyOf = (r: { status: number; body: unknown }) => ({ status: r.status, body: r.body });
 
-/** The rbac policy with DELETE added to what editors may do. */
+/** The rbac policy letting editors DELETE too, with its tests changed to match. */
 function editorsMayDelete(): Record<string, string> {
-  const before = rbac.files['rbac.cedar']!;
-  const after = before.replace('[Outpost::Action::"PUT", Outpost::Action::"POST"]', '[Outpost::Action::"PUT", Outpost::Action::"POST", Outpost::Action::"DELETE"]');
-  if (after === before) throw new Error('policies/rbac/rbac.cedar changed: update editorsMayDelete()');
-  return { ...rbac.files, 'rbac.cedar': after };
+  return letEditorsDelete(rbac.files);
 }
 
 /** Grants Morty `admin` centrally and syncs the edge: the state several tests start from. */
@@ -164,7 +163,7 @@ describe('relay commands end to end (IdP → RBAC app → edge ← relay)', () =
   it('an image that fails its own tests (stored past the push check): exec 502 policy_tests_failed names the failing case, last good image kept', async () => {
     expect(stack.edge.edge.status().policy_digest).toBe(rbac.digest);
     // Straight into the registry, skipping the admin API's test run: viewers may now PUT,
-    // which the shipped case "a viewer may not PUT" catches at the edge.
+    // which the shipped cases saying viewers may not PUT or POST catch at the edge.
     const viewersWrite = rbac.files['rbac.cedar']!.replace('principal in Outpost::Role::"editor"', 'principal in Outpost::Role::"viewer"');
     await stack.store.images.push(stack.demo.tenantId, createPolicyImage('rbac', { ...rbac.files, 'rbac.cedar': viewersWrite }));
     const refused = await run('discovery');
@@ -173,7 +172,7 @@ describe('relay commands end to end (IdP → RBAC app → edge ← relay)', () =
       body: {
         code: 'policy_tests_failed',
         message:
-          'policy image refused, last good image kept: 1 of 8 tests of policy image "rbac" failed: tests/rbac.json "a viewer may not PUT": expected deny, got allow',
+          `policy image refused, last good image kept: ${VIEWERS_WRITE_REFUSAL}`,
       },
     });
     expect(stack.edge.edge.status().policy_digest).toBe(rbac.digest);

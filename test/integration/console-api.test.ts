@@ -8,7 +8,8 @@ import { decodeJwt } from 'jose';
 import { CONSOLE_CLIENT_ID, CONTROL_PLANE_AUDIENCE } from '../../src/config';
 import { createTenant } from '../../src/control-plane';
 import { CONTROL_PLANE_ROUTES } from '../../src/control-plane/control-plane-openapi';
-import { createPolicyImage, readPolicyFolder } from '../../src/policy';
+import { createPolicyImage, readPolicyFolder, signPolicyImage, signingKeyId } from '../../src/policy';
+import { newSigningKey } from '../helpers/signing';
 import { authorizeUrl, exchangeCode, pkcePair, signInThroughPage } from '../idp/oauth-fixture';
 import { SQL_ENGINES } from '../helpers/sql-engines';
 import { expectConforms } from '../openapi/conformance';
@@ -52,6 +53,20 @@ const personalOf = async (user: { email: string }) => {
   const me = (await call('GET', '/me', user)).body as { accounts: { tenant_id: string; kind: string }[] };
   return me.accounts.find((a) => a.kind === 'personal')!.tenant_id;
 };
+/** What every audit entry by a console user carries, named from the demo directory. */
+const byUser = (user: { id: string; email: string }, name: string | null) => ({
+  id: expect.any(Number),
+  actor: user.id,
+  actor_kind: 'user',
+  actor_name: name,
+  actor_email: name === null ? null : user.email,
+  at: expect.any(String),
+});
+const byRick = byUser(RICK, 'Rick Sanchez');
+const byMorty = byUser(MORTY, 'Morty Smith');
+/** Morty in his personal account, whose directory has no users. */
+const byMortyUnnamed = byUser(MORTY, null);
+const SUMMER_TARGET = { target: SUMMER.id, target_name: 'Summer Smith', target_email: SUMMER.email, outcome: 'ok' };
 const forbidden = (least: string, yours: string) => ({ status: 403, body: { code: 'forbidden', message: `this needs the ${least} role; yours is ${yours}` } });
 const notFound = { status: 404, body: { code: 'tenant_not_found', message: 'no such tenant among your accounts' } };
 
@@ -123,9 +138,9 @@ describe.each(SQL_ENGINES)('on $name', (engine) => {
           kind: 'organization',
           role: 'admin',
           members: [
-            { user_id: RICK.id, role: 'owner', since: expect.any(String) },
-            { user_id: MORTY.id, role: 'admin', since: expect.any(String) },
-            { user_id: BETH.id, role: 'viewer', since: expect.any(String) },
+            { user_id: RICK.id, role: 'owner', since: expect.any(String), name: 'Rick Sanchez', email: RICK.email },
+            { user_id: MORTY.id, role: 'admin', since: expect.any(String), name: 'Morty Smith', email: MORTY.email },
+            { user_id: BETH.id, role: 'viewer', since: expect.any(String), name: 'Beth Smith', email: BETH.email },
           ],
         },
       });
@@ -144,6 +159,26 @@ describe.each(SQL_ENGINES)('on $name', (engine) => {
       expect(await call('GET', '/tenants/00000000-0000-0000-0000-000000000000', RICK)).toEqual(notFound);
       // Summer is not a member of the demo organization: it is not hers to see.
       expect(await call('GET', `${demo()}/authorizers`, SUMMER)).toEqual(notFound);
+    });
+
+    it("names members from the tenant's own directory only: another tenant's names never show", async () => {
+      // Summer owns it and Morty is its admin; its directory knows Morty by another name, and not Summer at all.
+      const otherMorty = { id: MORTY.id, email: 'morty@acme.test', name: 'Acme Morty', roles: [] };
+      const acme = (await createTenant(stack.store, { name: 'acme-names', directory: { roles: [], users: [otherMorty], resources: [] }, owner: SUMMER.id })).tenantId;
+      await stack.store.members.setMember(acme, MORTY.id, 'admin');
+      const members = ((await call('GET', `/tenants/${acme}`, SUMMER)).body as { members: unknown[] }).members;
+      expect(members).toHaveLength(2);
+      expect(members).toEqual(
+        expect.arrayContaining([
+          { user_id: SUMMER.id, role: 'owner', since: expect.any(String), name: null, email: null },
+          { user_id: MORTY.id, role: 'admin', since: expect.any(String), name: 'Acme Morty', email: 'morty@acme.test' },
+        ]),
+      );
+      // The same goes for the audit log: Summer's own change, in a tenant whose directory lacks her.
+      await call('PUT', `/tenants/${acme}/members/${BETH.id}`, SUMMER, { role: 'viewer' });
+      const [entry] = ((await call('GET', `/tenants/${acme}/audit`, SUMMER)).body as { entries: unknown[] }).entries;
+      expect(entry).toMatchObject({ actor: SUMMER.id, actor_name: null, actor_email: null, target: BETH.id, target_name: null, target_email: null });
+      expect(JSON.stringify(members)).not.toContain('summer@the-smiths.com');
     });
   });
 
@@ -200,6 +235,8 @@ describe.each(SQL_ENGINES)('on $name', (engine) => {
       expect(listed.status).toBe(200);
       const body = listed.body as { connections: { connection_id: string }[]; discovery_api_key: unknown };
       expect(body.connections.map((c) => c.connection_id)).toContain(stack.demo.connectionId);
+      // Each says what it serves: the seed labelled the demo's connections.
+      expect(body.connections).toContainEqual({ connection_id: stack.demo.connectionId, policy_name: 'rbac', label: 'sidecar' });
       expect(JSON.stringify(body)).not.toContain(stack.demo.discoveryApiKey);
       expect(await call('POST', `${demo()}/discovery-key/rotate`, BETH)).toEqual(forbidden('admin', 'viewer'));
       expect((await listRegistrations(stack.relayUrl, stack.demo)).status).toBe(200); // the key still works
@@ -249,8 +286,8 @@ describe.each(SQL_ENGINES)('on $name', (engine) => {
       // Both changes are in the log, newest first; the refused ones are not.
       const log = (await call('GET', `${demo()}/audit`, BETH)).body as { entries: unknown[] };
       expect(log.entries.slice(0, 2)).toEqual([
-        { id: expect.any(Number), actor: RICK.id, action: 'member.remove', target: SUMMER.id, outcome: 'ok', at: expect.any(String) },
-        { id: expect.any(Number), actor: RICK.id, action: 'member.set.viewer', target: SUMMER.id, outcome: 'ok', at: expect.any(String) },
+        { ...byRick, action: 'member.remove', ...SUMMER_TARGET },
+        { ...byRick, action: 'member.set.viewer', ...SUMMER_TARGET },
       ]);
       const mine = await personalOf(BETH);
       expect(await call('PUT', `/tenants/${mine}/members/${RICK.id}`, BETH, { role: 'viewer' })).toEqual({
@@ -269,8 +306,8 @@ describe.each(SQL_ENGINES)('on $name', (engine) => {
         status: 200,
         body: {
           entries: [
-            { id: expect.any(Number), actor: MORTY.id, action: 'command.discovery', target: 'gone', outcome: 'instance_not_found', at: expect.any(String) },
-            { id: expect.any(Number), actor: MORTY.id, action: 'discovery_key.rotate', target: null, outcome: 'ok', at: expect.any(String) },
+            { ...byMortyUnnamed, action: 'command.discovery', target: 'gone', target_name: null, target_email: null, outcome: 'instance_not_found' },
+            { ...byMortyUnnamed, action: 'discovery_key.rotate', target: null, target_name: null, target_email: null, outcome: 'ok' },
           ],
         },
       });
@@ -281,10 +318,24 @@ describe.each(SQL_ENGINES)('on $name', (engine) => {
       expect(await call('GET', `/tenants/${mine}/audit`, RICK)).toEqual(notFound);
     });
 
+    it("shows the admin API's changes (and so the CLI's) in the log as the admin key's, naming the user", async () => {
+      expect((await admin(stack.relayUrl, stack.demo, 'PUT', `/api/v2/admin/directory/users/${SUMMER.email}/roles/editor`)).status).toBe(200);
+      expect((await admin(stack.relayUrl, stack.demo, 'DELETE', `/api/v2/admin/directory/users/${SUMMER.id}/roles/editor`)).status).toBe(200);
+      const log = (await call('GET', `${demo()}/audit`, BETH)).body as { entries: unknown[] };
+      const byAdminKey = { id: expect.any(Number), actor: 'admin_key', actor_kind: 'admin_key', actor_name: null, actor_email: null, at: expect.any(String) };
+      expect(log.entries.slice(0, 2)).toEqual([
+        { ...byAdminKey, action: 'directory.role.revoke.editor', ...SUMMER_TARGET },
+        { ...byAdminKey, action: 'directory.role.grant.editor', ...SUMMER_TARGET },
+      ]);
+      // The key's own tenant only: Summer's personal account saw nothing of it.
+      const mine = await personalOf(SUMMER);
+      expect(((await call('GET', `/tenants/${mine}/audit`, SUMMER)).body as { entries: unknown[] }).entries).toEqual([]);
+    });
+
     it('records commands sent through the console in the organization log', async () => {
       await call('POST', `${demo()}/authorizers/${stack.edge.instanceId}/commands`, RICK, { command: 'discovery' });
       const log = (await call('GET', `${demo()}/audit`, BETH)).body as { entries: { actor: string; action: string; target: string; outcome: string }[] };
-      expect(log.entries[0]).toMatchObject({ actor: RICK.id, action: 'command.discovery', target: stack.edge.instanceId, outcome: 'ok' });
+      expect(log.entries[0]).toMatchObject({ actor: RICK.id, actor_name: 'Rick Sanchez', action: 'command.discovery', target: stack.edge.instanceId, target_name: null, outcome: 'ok' });
     });
   });
 
@@ -324,8 +375,8 @@ describe.each(SQL_ENGINES)('on $name', (engine) => {
 
       const log = (await call('GET', `${demo()}/audit`, BETH)).body as { entries: unknown[] };
       expect(log.entries.slice(0, 2)).toEqual([
-        { id: expect.any(Number), actor: RICK.id, action: 'directory.role.revoke.editor', target: BETH.id, outcome: 'ok', at: expect.any(String) },
-        { id: expect.any(Number), actor: MORTY.id, action: 'directory.role.grant.editor', target: BETH.id, outcome: 'ok', at: expect.any(String) },
+        { ...byRick, action: 'directory.role.revoke.editor', target: BETH.id, target_name: 'Beth Smith', target_email: BETH.email, outcome: 'ok' },
+        { ...byMorty, action: 'directory.role.grant.editor', target: BETH.id, target_name: 'Beth Smith', target_email: BETH.email, outcome: 'ok' },
       ]);
     });
 
@@ -353,7 +404,7 @@ describe.each(SQL_ENGINES)('on $name', (engine) => {
     it('lists every policy with its latest digest, the images of one, and the files of each image (read-only, for every member)', async () => {
       const seeded = (await stack.store.images.taggedDigest(stack.demo.tenantId, 'rbac'))!;
       const listed = await call('GET', `${demo()}/policies`, BETH);
-      expect(listed).toEqual({ status: 200, body: { policies: expect.arrayContaining([{ name: 'rbac', digest: seeded }]) } });
+      expect(listed).toEqual({ status: 200, body: { policies: expect.arrayContaining([{ name: 'rbac', digest: seeded, signed: false }]) } });
 
       const rbac = readPolicyFolder(join(stack.config.policiesDir, 'rbac'));
       const files = { ...rbac.files, 'rbac.cedar': `${rbac.files['rbac.cedar']}\n// console test: a new version\n` };
@@ -364,11 +415,34 @@ describe.each(SQL_ENGINES)('on $name', (engine) => {
       expect(versions.status).toBe(200);
       // The admin API's listing, newest first.
       expect(versions.body).toEqual((await admin(stack.relayUrl, stack.demo, 'GET', '/api/v2/admin/policies/rbac')).body);
-      expect(versions.body).toMatchObject({ name: 'rbac', latest: pushed, images: [{ digest: pushed }, { digest: seeded }] });
-      expect((await call('GET', `${demo()}/policies`, BETH)).body).toMatchObject({ policies: expect.arrayContaining([{ name: 'rbac', digest: pushed }]) });
+      expect(versions.body).toMatchObject({
+        name: 'rbac',
+        latest: pushed,
+        images: [
+          { digest: pushed, signed: false, signed_version: null },
+          { digest: seeded, signed: false, signed_version: null },
+        ],
+      });
+      expect((await call('GET', `${demo()}/policies`, BETH)).body).toMatchObject({ policies: expect.arrayContaining([{ name: 'rbac', digest: pushed, signed: false }]) });
 
       expect(await call('GET', `${demo()}/policies/rbac/images/${seeded}`, BETH)).toEqual({ status: 200, body: { name: 'rbac', digest: seeded, files: rbac.files } });
       expect((await call('GET', `${demo()}/policies/rbac/images/${pushed}`, BETH)).body).toMatchObject({ files: { 'rbac.cedar': files['rbac.cedar'] } });
+    });
+
+    it('says which images are signed, and which version the signature signed', async () => {
+      const { privateJwk, publicJwk } = await newSigningKey();
+      expect((await admin(stack.relayUrl, stack.demo, 'POST', '/api/v2/admin/signing-keys', { jwk: publicJwk })).status).toBe(201);
+      const rbac = readPolicyFolder(join(stack.config.policiesDir, 'rbac'));
+      const signed = createPolicyImage('rbac', { ...rbac.files, 'rbac.cedar': `${rbac.files['rbac.cedar']}\n// console test: signed\n` });
+      const signature = await signPolicyImage({ name: 'rbac', digest: signed.digest, version: 3 }, privateJwk);
+      expect((await admin(stack.relayUrl, stack.demo, 'POST', '/api/v2/admin/policies/rbac', { files: signed.files, signature })).status).toBe(201);
+      // Later pushes of the other tests stay unsigned: the key goes again.
+      expect((await admin(stack.relayUrl, stack.demo, 'DELETE', `/api/v2/admin/signing-keys/${await signingKeyId(publicJwk)}`)).status).toBe(204);
+
+      expect((await call('GET', `${demo()}/policies`, BETH)).body).toMatchObject({ policies: expect.arrayContaining([{ name: 'rbac', digest: signed.digest, signed: true }]) });
+      const images = ((await call('GET', `${demo()}/policies/rbac`, BETH)).body as { images: { digest: string }[] }).images;
+      expect(images[0]).toEqual({ digest: signed.digest, created_at: expect.any(String), signed: true, signed_version: 3 });
+      expect(images.slice(1).every((i) => !(i as { signed: boolean }).signed)).toBe(true);
     });
 
     it('answers 404 for an unknown policy or image and for another tenant, 400 for a malformed name or digest', async () => {
@@ -392,11 +466,15 @@ describe.each(SQL_ENGINES)('on $name', (engine) => {
 
   describe('console API connections: create', () => {
     it('creates a connection for an admin: the secret is shown once, connects a real edge, and only its id is audited', async () => {
-      const created = await call('POST', `${demo()}/connections`, MORTY, { policy_name: 'rbac' });
-      expect(created).toEqual({ status: 201, body: { connection_id: expect.any(String), policy_name: 'rbac', connection_secret: expect.stringMatching(/^cs_/) } });
+      const created = await call('POST', `${demo()}/connections`, MORTY, { policy_name: 'rbac', label: '  billing sidecar ' });
+      expect(created).toEqual({ status: 201, body: { connection_id: expect.any(String), policy_name: 'rbac', label: 'billing sidecar', connection_secret: expect.stringMatching(/^cs_/) } });
       const { connection_id: connectionId, connection_secret: connectionSecret } = created.body as { connection_id: string; connection_secret: string };
       const listed = (await call('GET', `${demo()}/connections`, BETH)).body as { connections: { connection_id: string }[] };
-      expect(listed.connections).toContainEqual({ connection_id: connectionId, policy_name: 'rbac' });
+      expect(listed.connections).toContainEqual({ connection_id: connectionId, policy_name: 'rbac', label: 'billing sidecar' });
+      const unlabelled = (await call('POST', `${demo()}/connections`, MORTY, { policy_name: 'rbac' })).body as { connection_id: string; label: unknown };
+      expect(unlabelled.label).toBeNull();
+      const longest = await call('POST', `${demo()}/connections`, MORTY, { policy_name: 'rbac', label: 'x'.repeat(64) }); // the bound itself
+      expect(longest).toMatchObject({ status: 201, body: { label: 'x'.repeat(64) } });
       expect(JSON.stringify(listed)).not.toContain(connectionSecret);
 
       const edge = await stack.startEdge({ connectionId, connectionSecret });
@@ -404,11 +482,12 @@ describe.each(SQL_ENGINES)('on $name', (engine) => {
       expect(registered.result.find((r) => r.id === edge.instanceId)?.info).toMatchObject({ connection_id: connectionId, connected: true, policy_name: 'rbac' });
 
       const log = (await call('GET', `${demo()}/audit`, BETH)).body as { entries: unknown[] };
-      expect(log.entries[0]).toEqual({ id: expect.any(Number), actor: MORTY.id, action: 'connection.create', target: connectionId, outcome: 'ok', at: expect.any(String) });
+      expect(log.entries[2]).toEqual({ ...byMorty, action: 'connection.create', target: connectionId, target_name: 'billing sidecar', target_email: null, outcome: 'ok' });
+      expect(log.entries[1]).toMatchObject({ action: 'connection.create', target: unlabelled.connection_id, target_name: null });
       expect(JSON.stringify(await stack.store.audit.list(stack.demo.tenantId))).not.toContain(connectionSecret);
     });
 
-    it('refuses a viewer (403), another tenant (404), an unknown or malformed policy, writing nothing', async () => {
+    it('refuses a viewer (403), another tenant (404), an unknown or malformed policy, a bad label, writing nothing', async () => {
       const count = async () => (await stack.store.tenants.get(stack.demo.tenantId))!.connections.length;
       const before = await count();
       expect(await call('POST', `${demo()}/connections`, BETH, { policy_name: 'rbac' })).toEqual(forbidden('admin', 'viewer'));
@@ -419,6 +498,10 @@ describe.each(SQL_ENGINES)('on $name', (engine) => {
       });
       expect((await call('POST', `${demo()}/connections`, RICK, { policy_name: 'Bad Name' })).status).toBe(400);
       expect((await call('POST', `${demo()}/connections`, RICK, {})).status).toBe(400);
+      for (const label of ['x'.repeat(65), '   ', 'tab\there']) {
+        const refused = await call('POST', `${demo()}/connections`, RICK, { policy_name: 'rbac', label });
+        expect(refused).toEqual({ status: 400, body: { code: 'bad_request', message: expect.stringMatching(/^invalid request body: label: /) } });
+      }
       expect(await count()).toBe(before);
     });
 

@@ -8,6 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { letEditorsDelete } from '../../scripts/lib/let-editors-delete';
 import { openAppAuthorizer } from '../../src/apps/app-dependencies';
 import { accessTokenMiddleware } from '../../src/apps/app-dependencies';
 import { createRbacApp } from '../../src/apps/rbac';
@@ -109,8 +110,7 @@ describe('the embedded edge inside the RBAC app', () => {
     const id = await appInstanceId();
     expect(await statusOf(app.url, 'summer')).toBe(403);
     expect(await statusOf(app.url, 'rick')).toBe(200);
-    const rbac = readPolicyFolder(join(stack.config.policiesDir, 'rbac'));
-    const files = { ...rbac.files, 'editors-delete.cedar': 'permit (principal in Outpost::Role::"editor", action == Outpost::Action::"DELETE", resource is Outpost::Resource);\n' };
+    const files = letEditorsDelete(readPolicyFolder(join(stack.config.policiesDir, 'rbac')).files);
     const dryRun = await admin(stack.relayUrl, stack.demo, 'POST', '/api/v2/admin/policies/rbac/dry-run', { files, instance_id: id });
     expect(dryRun.status).toBe(200);
     expect(dryRun.body).toMatchObject({ sampled: 2, flips: { allow_to_deny: 0, deny_to_allow: 1 }, changes: [{ principal: USERS.summer.id, action: 'DELETE', recorded: 'deny', candidate: 'allow' }] });
@@ -125,8 +125,7 @@ describe('the embedded edge inside the RBAC app', () => {
     expect((await exec(stack.relayUrl, stack.demo, id, 'sync_edge_directory')).status).toBe(200);
     expect(await statusOf(app.url, 'morty')).toBe(200);
 
-    const rbac = readPolicyFolder(join(stack.config.policiesDir, 'rbac'));
-    const files = { ...rbac.files, 'editors-delete.cedar': 'permit (principal in Outpost::Role::"editor", action == Outpost::Action::"DELETE", resource is Outpost::Resource);\n' };
+    const files = letEditorsDelete(readPolicyFolder(join(stack.config.policiesDir, 'rbac')).files);
     expect((await admin(stack.relayUrl, stack.demo, 'POST', '/api/v2/admin/policies/rbac', { files })).status).toBe(201);
     expect(await statusOf(app.url, 'summer')).toBe(403);
     expect((await exec(stack.relayUrl, stack.demo, id, 'discovery')).status).toBe(200);

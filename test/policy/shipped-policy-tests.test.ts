@@ -1,12 +1,14 @@
 /**
  * CI runs the tests every shipped policy carries: each folder of `policies/` must have
- * tests, with at least one allow and one deny case, and all of them must pass.
+ * tests, with at least one allow and one deny case, and all of them must pass. Each shipped
+ * policy's tests/citadel-directory.json pins what the demo's users may do: every user of
+ * data/citadel-directory.json, every action, over that directory.
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { runPolicyTests } from '../../src/decision';
-import { compilePolicyImage, readPolicyFolder } from '../../src/policy';
-import { policiesDir } from '../authorizer/citadel';
+import { compilePolicyImage, parsePolicyTests, readPolicyFolder } from '../../src/policy';
+import { citadel, policiesDir } from '../authorizer/citadel';
 
 const folders = readdirSync(policiesDir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
 
@@ -25,6 +27,33 @@ describe('the tests inside every shipped policy', () => {
       expect(results.some((r) => r.expected === 'deny')).toBe(true);
     } finally {
       compiled.release();
+    }
+  });
+});
+
+/** Every action of each shipped policy's schema: the requests its demo matrix must ask about. */
+const ACTIONS: Record<string, string[]> = {
+  rbac: ['GET', 'PUT', 'POST', 'DELETE'],
+  rebac: ['GET', 'PUT', 'POST', 'DELETE'],
+  todo: ['list', 'read_user', 'create', 'update', 'delete'],
+};
+
+describe("the demo directory's matrix in every shipped policy (tests/citadel-directory.json)", () => {
+  it('names every shipped policy', () => {
+    expect(Object.keys(ACTIONS).sort()).toEqual([...folders].sort());
+  });
+
+  it.each(folders)("policies/%s: every demo user asks every action, over the demo's roles, users and resources", (folder) => {
+    const demo = citadel();
+    const suite = parsePolicyTests(readPolicyFolder(join(policiesDir, folder)).files).find((s) => s.file === 'tests/citadel-directory.json');
+    expect(suite).toBeDefined();
+    for (const { directory } of suite!.cases) {
+      expect({ roles: directory.roles, users: directory.users }).toEqual({ roles: demo.roles, users: demo.users });
+      for (const resource of directory.resources) expect(demo.resources).toContainEqual(resource);
+    }
+    for (const user of demo.users) {
+      const actions = new Set(suite!.cases.filter((c) => c.request.principal === user.id).map((c) => c.request.action));
+      expect({ user: user.name, actions: [...actions].sort() }).toEqual({ user: user.name, actions: [...ACTIONS[folder]!].sort() });
     }
   });
 });

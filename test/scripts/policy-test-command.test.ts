@@ -1,9 +1,11 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { letEditorsDelete } from '../../scripts/lib/let-editors-delete';
 import { runScript } from '../../scripts/lib/run-script';
 import { ScriptError } from '../../scripts/lib/script-error';
 import { testPolicyFolder } from '../../scripts/lib/test-policy-folder';
+import { readPolicyFolder } from '../../src/policy';
 import { policiesDir } from '../authorizer/citadel';
 
 describe('npm run policy -- test <folder>', () => {
@@ -22,17 +24,39 @@ describe('npm run policy -- test <folder>', () => {
     const [table, summary] = printed;
     expect(table!.split('\n').slice(0, 3)).toEqual([
       'result  expected  actual  case',
-      'pass    allow     allow   tests/rbac.json: a viewer may GET',
-      'pass    deny      deny    tests/rbac.json: a viewer may not PUT',
+      'pass    allow     allow   tests/citadel-directory.json: Rick Sanchez (admin, evil_genius) may GET',
+      'pass    allow     allow   tests/citadel-directory.json: Rick Sanchez (admin, evil_genius) may PUT',
     ]);
-    expect(table!.split('\n')).toHaveLength(9);
-    expect(summary).toBe('rbac: 8 passed, 0 failed');
+    expect(table!.split('\n')).toHaveLength(33);
+    expect(table).toContain('\npass    deny      deny    tests/citadel-directory.json: Morty Smith (editor) may not DELETE\n');
+    expect(summary).toBe('rbac: 32 passed, 0 failed');
+  });
+
+  it("fails the folder once editors may DELETE, until the policy's tests say so too", async () => {
+    const policy = join(dir, 'rbac', 'rbac.cedar');
+    const text = readFileSync(policy, 'utf8');
+    const editorsDelete = text.replace('[Outpost::Action::"PUT", Outpost::Action::"POST"]', '[Outpost::Action::"PUT", Outpost::Action::"POST", Outpost::Action::"DELETE"]');
+    expect(editorsDelete).not.toBe(text);
+    writeFileSync(policy, editorsDelete);
+    await expect(testPolicyFolder(join(dir, 'rbac'), print)).rejects.toThrow(new ScriptError('rbac: 30 passed, 2 failed'));
+    expect(printed[0]!.split('\n').filter((line) => line.startsWith('FAIL'))).toEqual([
+      'FAIL    deny      allow   tests/citadel-directory.json: Morty Smith (editor) may not DELETE',
+      'FAIL    deny      allow   tests/citadel-directory.json: Summer Smith (editor) may not DELETE',
+    ]);
+
+    // letEditorsDelete (npm run demo's change) changes the tests with the policy.
+    writeFileSync(policy, text);
+    for (const [path, changed] of Object.entries(letEditorsDelete(readPolicyFolder(join(dir, 'rbac')).files))) writeFileSync(join(dir, 'rbac', path), changed);
+    printed = [];
+    await testPolicyFolder(join(dir, 'rbac'), print);
+    expect(printed[1]).toBe('rbac: 32 passed, 0 failed');
+    expect(printed[0]).toContain('\npass    allow     allow   tests/citadel-directory.json: Morty Smith (editor) may DELETE\n');
   });
 
   it('marks a failing case FAIL and exits non-zero with the counts', async () => {
     const policy = join(dir, 'rbac', 'rbac.cedar');
     writeFileSync(policy, readFileSync(policy, 'utf8').replace('principal in Outpost::Role::"editor"', 'principal in Outpost::Role::"viewer"'));
-    await expect(testPolicyFolder(join(dir, 'rbac'), print)).rejects.toThrow(new ScriptError('rbac: 7 passed, 1 failed'));
+    await expect(testPolicyFolder(join(dir, 'rbac'), print)).rejects.toThrow(new ScriptError('rbac: 27 passed, 5 failed'));
     expect(printed[0]).toContain('\nFAIL    deny      allow   tests/rbac.json: a viewer may not PUT\n');
 
     const exitCode = process.exitCode;
@@ -41,7 +65,7 @@ describe('npm run policy -- test <folder>', () => {
     try {
       await runScript('policy test', () => testPolicyFolder(join(dir, 'rbac')));
       expect(process.exitCode).toBe(1);
-      expect(errors).toHaveBeenCalledWith('policy test: rbac: 7 passed, 1 failed');
+      expect(errors).toHaveBeenCalledWith('policy test: rbac: 27 passed, 5 failed');
     } finally {
       process.exitCode = exitCode;
       errors.mockRestore();

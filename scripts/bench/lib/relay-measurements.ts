@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { readPolicyFolder } from '../../../src/policy';
+import { letEditorsDelete } from '../../lib/let-editors-delete';
 import { askEdge, execCommand, pushPolicy, setRole } from './control-plane-calls';
 import type { ControlPlaneInfo } from './control-plane-server';
 import { msSince, summarize, timeEach, type LatencySummary } from './stats';
@@ -14,24 +15,15 @@ export interface RelayBenchSetup {
   readonly mortyId: string;
 }
 
-/** A grant that changes Morty's DELETE decision under the stock rbac policy. */
-const EDITOR_DELETE = `
-// Bench variant: editors may DELETE too.
-permit (
-  principal in Outpost::Role::"editor",
-  action == Outpost::Action::"DELETE",
-  resource is Outpost::Resource
-);
-`;
-
 /**
  * A new image of `rbac` for every call: the stock files (or the variant letting editors
- * DELETE) plus a comment naming the iteration, so every push has a fresh digest.
+ * DELETE, which changes Morty's DELETE decision, with its tests changed to match) plus a
+ * comment naming the iteration, so every push has a fresh digest.
  */
 export function policyVariant(policiesDir: string, iteration: number, editorsMayDelete: boolean): Record<string, string> {
   const stock = readPolicyFolder(join(policiesDir, 'rbac')).files;
-  const rbac = `${stock['rbac.cedar'] ?? ''}\n// bench iteration ${iteration}\n${editorsMayDelete ? EDITOR_DELETE : ''}`;
-  return { ...stock, 'rbac.cedar': rbac };
+  const files = editorsMayDelete ? letEditorsDelete(stock) : stock;
+  return { ...files, 'rbac.cedar': `${stock['rbac.cedar'] ?? ''}\n// bench iteration ${iteration}\n` };
 }
 
 /** Round trip of `POST …/exec` as the operator sees it, per command case. */
