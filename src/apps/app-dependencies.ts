@@ -1,7 +1,7 @@
 import { hostname as osHostname } from 'node:os';
 import { join } from 'node:path';
 import type { RequestHandler } from 'express';
-import { APP_LIST_FILE, findApp, packageVersion, readDemoTenantFile, type Config } from '../config';
+import { appConnection as appEdgeConnection, findApp, packageVersion, type Config } from '../config';
 import { loadDirectorySeed, type DirectoryData } from '../directory';
 import { createEdgeAuthorizer, openEmbeddedAuthorizer, openLocalAuthorizer, type Authorizer } from '../authorizer';
 import { loadPinnedSigningKeys } from '../edge';
@@ -30,21 +30,12 @@ export function accessTokenMiddleware(config: Config): RequestHandler {
 
 /**
  * The embedded-edge connection of the app `name` of `apps.json`: its `<env>_CONNECTION_ID`
- * and `_SECRET`, else its entry in the demo tenant file the control plane writes.
+ * and `_SECRET`, else its entry in the demo tenant file (`appConnection` of src/config, which
+ * the launcher's registration check reads too).
  */
 export function appConnection(config: Config, name: string): { connectionId: string; connectionSecret: string } {
-  const app = findApp(config, name);
-  const { connectionId, connectionSecret } = app;
-  if (connectionId && connectionSecret) return { connectionId, connectionSecret };
-  const missing = `no connection for the ${app.name} app's embedded edge: set ${app.vars.connectionId} and ${app.vars.connectionSecret}, or start the control plane first`;
-  let entry;
-  try {
-    entry = readDemoTenantFile(config.dataDir).app_connections?.[app.connection];
-  } catch (err) {
-    throw new Error(`${missing} (${(err as Error).message})`);
-  }
-  if (!entry) throw new Error(`${missing} (the demo tenant file has no connection "${app.connection}" yet; restart the control plane to add the ${APP_LIST_FILE} apps' connections)`);
-  return { connectionId: entry.connection_id, connectionSecret: entry.connection_secret };
+  const { connectionId, connectionSecret } = appEdgeConnection(config, name);
+  return { connectionId, connectionSecret };
 }
 
 /** The authorizer an app opened, and the directory it reads users from. */

@@ -11,3 +11,7 @@ export {
   writeDemoTenantFile,
 } from './demo-tenant-file';
 export type { DemoTenant } from './demo-tenant-file';
+export { appConnection, sidecarConnection } from './edge-connections';
+export type { EdgeConnectionCredentials } from './edge-connections';
+export { foreignDemoTenantWayOut, nameDatabase } from './demo-tenant-words';
+export type { DemoTenantDatabase } from './demo-tenant-words';

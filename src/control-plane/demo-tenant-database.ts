@@ -1,17 +1,9 @@
 import { existsSync } from 'node:fs';
-import { demoTenantPath, readDemoTenantFile, type DemoTenant } from '../config';
+import { demoTenantPath, foreignDemoTenantWayOut, nameDatabase, readDemoTenantFile, type DemoTenant, type DemoTenantDatabase } from '../config';
 import { controlPlaneDbPath } from './control-plane-db-path';
 import type { ControlPlaneRepositories } from './control-plane-store';
 
-/** The control-plane database a demo tenant file belongs to: `describeControlPlaneLocation`'s words for it. */
-export type DemoTenantDatabase = NonNullable<DemoTenant['control_plane']>;
-
-const ENGINE_NAMES = { sqlite: 'SQLite', postgres: 'PostgreSQL' } as const;
-
-/** "the SQLite control plane (/…/control-plane.db)": how messages name a database. */
-export function nameDatabase(database: DemoTenantDatabase): string {
-  return `the ${ENGINE_NAMES[database.engine]} control plane (${database.database})`;
-}
+export type { DemoTenantDatabase };
 
 /**
  * The database `demo` belongs to: its record, or for a file written before files recorded
@@ -72,13 +64,8 @@ export async function describeForeignDemoTenant(
   if (await store.tenants.exists(demo.tenant_id)) return undefined;
   const owner = demoTenantDatabase(dataDir, demo);
   const other = owner === undefined || (owner.engine === database.engine && owner.database === database.database) ? '' : ` of ${nameDatabase(owner)}`;
-  // Only a SQLite control plane seeds again once its folder is moved: its database moves with it.
-  const fresh =
-    database.engine === 'sqlite'
-      ? `or move ${dataDir} aside (mv ${dataDir} ${dataDir}.old) and start again: the control plane then seeds a new demo tenant`
-      : 'or point DATABASE_URL at an empty database: the control plane then seeds a new demo tenant and rewrites the file';
   return (
     `${demoTenantPath(dataDir)} names tenant ${demo.tenant_id}${other}, which ${nameDatabase(database)} does not have: ` +
-    `every edge reading that file is refused (401), and so are the scripts. Start with the database that file belongs to, ${fresh}`
+    `every edge reading that file is refused (401), and so are the scripts. ${foreignDemoTenantWayOut(dataDir, database.engine)}`
   );
 }

@@ -1,25 +1,15 @@
 import type { Server } from 'node:http';
 import { join } from 'node:path';
-import { readDemoTenantFile, type Config, type DemoTenant } from '../config';
+import { sidecarConnection, type Config } from '../config';
 import { close, listen } from '../http';
 import type { Logger } from '../observability';
 import { createEdge, type Edge } from './create-edge';
 import { loadPinnedSigningKeys } from './pinned-signing-keys';
 
-/**
- * The edge's connection credentials: `EDGE_CONNECTION_ID`/`EDGE_CONNECTION_SECRET`, or
- * else the demo tenant file the control plane writes on first start.
- */
+/** The edge's connection credentials: `EDGE_CONNECTION_ID`/`_SECRET`, or the demo tenant file (`sidecarConnection`). */
 export function edgeCredentials(config: Config): { connectionId: string; connectionSecret: string } {
-  const { connectionId, connectionSecret } = config.edge;
-  if (connectionId && connectionSecret) return { connectionId, connectionSecret };
-  let demo: DemoTenant;
-  try {
-    demo = readDemoTenantFile(config.dataDir);
-  } catch (err) {
-    throw new Error(`no edge connection credentials: set EDGE_CONNECTION_ID and EDGE_CONNECTION_SECRET, or start the control plane first (${(err as Error).message})`);
-  }
-  return { connectionId: demo.connection_id, connectionSecret: demo.connection_secret };
+  const { connectionId, connectionSecret } = sidecarConnection(config);
+  return { connectionId, connectionSecret };
 }
 
 /**
