@@ -10,8 +10,16 @@ export interface StackOptions {
   readonly logDir: string;
   /** How long a component may take to answer its ready path, at start and after a restart. */
   readonly readyTimeoutMs: number;
-  /** Called once every component answers, with their first runs; prints the banner. */
-  readonly onReady: (started: readonly RunningComponent[]) => void;
+  /**
+   * Runs once every component answers its ready path, before `onReady`: a ready path says a
+   * component can serve, not that it is connected (an edge serving its last good state
+   * answers while the relay refuses it). Resolves with lines for `onReady`; a rejection means
+   * the stack is not up: its message is printed, every component stopped, and the launcher
+   * exits 1 instead of printing the banner.
+   */
+  readonly verify?: { readonly label: string; readonly run: (started: readonly RunningComponent[]) => Promise<readonly string[]> };
+  /** Called once every component answers (and `verify` passed), with their first runs and what `verify` found; prints the banner. */
+  readonly onReady: (started: readonly RunningComponent[], verified: readonly string[]) => void;
   /** Restarts of a component that dies after start-up, over the defaults of {@link restartPolicy}. */
   readonly restart?: Partial<RestartPolicy>;
   /** Runs after every component has stopped, before the launcher exits (servers it started itself). */
@@ -21,12 +29,12 @@ export interface StackOptions {
 const STOP_GRACE_MS = 8000;
 
 /**
- * Starts the components in order, each awaited until ready, and owns them until the
- * launcher ends: a component that fails at start stops the start; one that dies later is
- * restarted within a budget (`superviseComponent`) while the others go on serving; SIGINT,
- * SIGTERM and SIGHUP stop every child, a restarted one included, and wait for them; a
- * launcher that exits any other way still signals its children (and they watch their parent
- * too, see `watch-parent`).
+ * Starts the components in order, each awaited until ready, then runs `verify`, and owns them
+ * until the launcher ends: a component that fails at start, or a failed `verify`, stops the
+ * start; one that dies later is restarted within a budget (`superviseComponent`) while the
+ * others go on serving; SIGINT, SIGTERM and SIGHUP stop every child, a restarted one
+ * included, and wait for them; a launcher that exits any other way still signals its
+ * children (and they watch their parent too, see `watch-parent`).
  */
 export async function runStack(options: StackOptions): Promise<void> {
   const policy = restartPolicy(options.restart);
@@ -91,5 +99,19 @@ export async function runStack(options: StackOptions): Promise<void> {
       }
     });
   }
-  options.onReady(started);
+  let verified: readonly string[] = [];
+  if (options.verify !== undefined) {
+    process.stdout.write(`${options.verify.label} … `);
+    try {
+      verified = await options.verify.run(started);
+    } catch (err) {
+      if (stopping) return;
+      console.error(`failed\n${(err as Error).message}`);
+      await stopAll(1);
+      return;
+    }
+    console.log('done');
+  }
+  if (stopping) return;
+  options.onReady(started, verified);
 }

@@ -169,6 +169,26 @@ describe('stack launcher process', () => {
     expect(log(dir, 'idp')).toContain('stub stopped by SIGTERM');
   });
 
+  it('runs verify once every component is ready and passes what it found to onReady', async () => {
+    const stack = launch(dir, [String(await freePort())]);
+    launched.push(stack.child);
+    await stack.ready;
+    expect(stack.output()).toMatch(/starting IdP … ready\nstub check … done\nstack ready \[\d+\] verified \["stub edge"\]/);
+    stack.child.kill('SIGTERM');
+    expect(await stack.exited).toBe(0);
+  });
+
+  it('is not up when verify fails: says why, stops every component and exits 1 without onReady', async () => {
+    const stack = launch(dir, ['--failVerify=1', String(await freePort()), String(await freePort())]);
+    launched.push(stack.child);
+    expect(await stack.exited).toBe(1);
+    expect(stack.output()).toContain('stub check … failed\nstub: not every edge is registered');
+    expect(stack.output()).not.toContain('stack ready');
+    expect(log(dir, 'idp')).toContain('stub stopped by SIGTERM');
+    expect(log(dir, 'control-plane')).toContain('stub stopped by SIGTERM');
+    expect(stoppedMarker(dir)).toEqual({ exited: [true, true] }); // stopped and waited for, as on Ctrl+C
+  });
+
   it('names the taken port every time a component meets EADDRINUSE', async () => {
     const squatter = createServer((socket) => socket.destroy());
     await new Promise<void>((resolve) => squatter.listen(0, '127.0.0.1', resolve));
