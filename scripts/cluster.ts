@@ -19,6 +19,7 @@ import { InvalidArgumentError } from 'commander';
 import { loadConfig, type Config } from '../src/config';
 import { redactDatabaseUrl } from '../src/sql';
 import { banner } from '../src/stack/banner';
+import { registrationCheck } from '../src/stack/check-registrations';
 import { findPortConflicts } from '../src/stack/check-ports';
 import { stackComponents, type Component } from '../src/stack/components';
 import { entryFile } from '../src/stack/run-component';
@@ -160,9 +161,11 @@ async function main(): Promise<void> {
       logDir,
       readyTimeoutMs: 30_000,
       onStopped: stopOwned,
-      onReady: (started) => {
+      // Through the front, as the scripts reach it: every edge registered on some node.
+      verify: registrationCheck(config, 30_000, 'postgres'),
+      onReady: (started, edges) => {
         const dataDir = relative(process.cwd(), config.dataDir) || '.';
-        console.log(banner(config, started.map((r) => r.component)));
+        console.log(banner(config, started.map((r) => r.component), edges));
         console.log(
           [
             'Cluster mode:',

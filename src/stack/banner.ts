@@ -4,8 +4,8 @@ import { loadDirectorySeed } from '../directory';
 import type { Component } from './components';
 import { DEFAULT_RESTART_POLICY, windowText } from './restart-policy';
 
-/** What a newcomer needs once the stack is up: URLs, demo users, next commands. */
-export function banner(config: Config, started: readonly Component[]): string {
+/** What a newcomer needs once the stack is up: URLs, demo users, next commands, and the edges found registered with the relay. */
+export function banner(config: Config, started: readonly Component[], registeredEdges: readonly string[] = []): string {
   const seed = loadDirectorySeed(config.directorySeedFile);
   // Paths under the working directory are shown relative to it, others in full.
   const rel = (p: string) => {
@@ -44,6 +44,8 @@ export function banner(config: Config, started: readonly Component[]): string {
       `  the apps decide with: ${config.apps.authorizer === 'embedded' ? 'an edge embedded in each app' : config.apps.authorizer === 'edge' ? 'the sidecar edge (RBAC app)' : 'policies/ and the seed directory (local)'}`,
     );
   }
+  // Checked by the launcher before this banner: each is connected at the relay, so commands reach it.
+  if (registeredEdges.length > 0) lines.push(`Registered with the relay: ${registeredEdges.join(', ')}`);
   const { maxRestarts } = DEFAULT_RESTART_POLICY;
   lines.push(
     `State folder: ${rel(config.dataDir)}  ${dataDirNote(config, rel(config.dataDir))}`,

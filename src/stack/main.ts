@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { loadConfig } from '../config';
 import { banner } from './banner';
+import { registrationCheck } from './check-registrations';
 import { findPortConflicts } from './check-ports';
 import { stackComponents } from './components';
 import { entryFile } from './run-component';
@@ -35,7 +36,8 @@ async function main(): Promise<void> {
     host: config.host,
     logDir,
     readyTimeoutMs: 30_000,
-    onReady: (started) => console.log(banner(config, started.map((r) => r.component))),
+    verify: registrationCheck(config, 30_000),
+    onReady: (started, edges) => console.log(banner(config, started.map((r) => r.component), edges)),
   });
 }
 

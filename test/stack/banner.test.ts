@@ -37,6 +37,9 @@ describe('stack launcher', () => {
     expect(text).toContain('password for all: V@erySecre#t123!');
     expect(text).toMatch(/Demo tenant\s+tenant-123\n\s+edge connections: sidecar conn-456, RBAC app conn-rbac, todo app conn-todo/);
     expect(text).toContain('the apps decide with: an edge embedded in each app');
+    expect(text).not.toContain('Registered with the relay');
+    const checked = banner(config, stackComponents(config), ['the edge authorizer (sidecar)', "the RBAC app's embedded edge"]);
+    expect(checked).toContain("\nRegistered with the relay: the edge authorizer (sidecar), the RBAC app's embedded edge\n");
     expect(text).not.toMatch(/\bdk\b|\bak\b|\bs1\b/); // ids only, never a key or secret
     expect(text).toContain(join(dataDir, 'demo-tenant.json'));
     expect(text).toContain('curl -i -X DELETE http://localhost:4001/resource/mega-seed');
