@@ -26,6 +26,8 @@ export interface DryRunAnswer {
 
 interface SampledRequest {
   readonly principal: string;
+  /** The principal's e-mail in the tenant's directory; null when it has none for the id. */
+  readonly principal_email?: string | null;
   readonly action: string;
   readonly resource: { readonly type: string; readonly id: string; readonly attributes?: Record<string, unknown> };
 }
@@ -63,13 +65,14 @@ function describePolicyOnly(policyOnly: DryRunAnswer['policy_only']): string {
 
 /**
  * The flips as an aligned table (allow → deny first, then deny → allow, each sorted by
- * principal, action and resource) with each flip's cause, then a line with the counts and
+ * principal, action and resource) with each flip's cause and its principal by e-mail (the id
+ * when the directory has none), then a line with the counts and
  * one with the policy-only counts (the candidate against the edge's current image).
  */
 export function formatDiff(answer: DryRunAnswer): string {
   const cause = causes(answer);
   const rows = answer.changes
-    .map((c) => [`${c.recorded} -> ${c.candidate}`, cause(c), c.principal, c.action, describeResource(c.resource)])
+    .map((c) => [`${c.recorded} -> ${c.candidate}`, cause(c), c.principal_email ?? c.principal, c.action, describeResource(c.resource)])
     .sort((a, b) => a.join('\u0000').localeCompare(b.join('\u0000')));
   const { allow_to_deny: toDeny, deny_to_allow: toAllow } = answer.flips;
   const summary =

@@ -4,7 +4,8 @@ import { POLICY_NAME_PATTERN } from '../decision-protocol';
 import type { DecisionSampleReply } from '../relay';
 import { recordAdminKeyAudit } from './audit-repository';
 import type { ControlPlaneStore } from './control-plane-store';
-import { dryRunBodySchema, replaySample } from './dry-run';
+import { directoryNames, type NameOf } from './directory-names';
+import { dryRunBodySchema, replaySample, type SampleReplay } from './dry-run';
 import { LATEST_TAG, MAX_IMAGES_PER_TENANT } from './policy-image-repository';
 import { authenticatedTenant } from './require-tenant-key';
 import { pushBodySchema, validatePushedImage } from './validate-pushed-image';
@@ -58,6 +59,16 @@ class StaleSignatureError extends HttpError {
   }
 }
 
+/** A replay's flips with each principal's name and e-mail from the tenant's directory (null where it has none). */
+function namePrincipals(replay: SampleReplay, nameOf: NameOf) {
+  const named = <T extends { readonly principal: string }>(flip: T) => {
+    const known = nameOf(flip.principal);
+    return { ...flip, principal_name: known?.name ?? null, principal_email: known?.email ?? null };
+  };
+  const policyOnly = replay.policy_only;
+  return { ...replay, changes: replay.changes.map(named), policy_only: policyOnly && { ...policyOnly, changes: policyOnly.changes.map(named) } };
+}
+
 /** Asks a tenant's edge for its decision sample over the relay (exec's errors: 404, 409, 502, 504). */
 export type DecisionSampler = (tenantId: string, instanceId: string) => Promise<DecisionSampleReply>;
 
@@ -92,7 +103,7 @@ export function adminPolicyRoutes(store: ControlPlaneStore, sampler?: DecisionSa
       // The edge's current image, to tell the candidate's own flips from what changed since recording.
       const digest = sample.status.policy_digest;
       const current = digest === null ? undefined : await store.images.stored(tenantId, name, digest);
-      const replay = replaySample(image, directory, sample.entries, current);
+      const replay = namePrincipals(replaySample(image, directory, sample.entries, current), directoryNames(directory));
       res.set('Cache-Control', 'no-store').json({
         name,
         instance_id: instanceId,

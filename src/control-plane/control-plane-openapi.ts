@@ -15,6 +15,8 @@ const EDGE_ERRORS = { 401: 'missing or wrong edge connection credentials' };
 const revision = z.strictObject({ revision: z.number().int() });
 const directoryWithRevision = directoryDataSchema.extend({ revision: z.number().int().min(0) });
 const outcome = z.enum(['allow', 'deny']);
+/** A flip's principal by name and e-mail, from the tenant's directory now; null when it has none for the id. */
+const principalNames = { principal_name: z.string().nullable(), principal_email: z.string().nullable() };
 const dryRunAnswer = z.strictObject({
   name: z.string(),
   instance_id: z.string(),
@@ -28,6 +30,7 @@ const dryRunAnswer = z.strictObject({
   changes: z.array(
     z.strictObject({
       principal: z.string(),
+      ...principalNames,
       action: z.string(),
       resource: sampledDecisionSchema.shape.resource,
       recorded: outcome,
@@ -41,7 +44,7 @@ const dryRunAnswer = z.strictObject({
       failed: z.number().int(),
       flips: z.strictObject({ allow_to_deny: z.number().int(), deny_to_allow: z.number().int() }),
       changes: z.array(
-        z.strictObject({ principal: z.string(), action: z.string(), resource: sampledDecisionSchema.shape.resource, current: outcome, candidate: outcome }),
+        z.strictObject({ principal: z.string(), ...principalNames, action: z.string(), resource: sampledDecisionSchema.shape.resource, current: outcome, candidate: outcome }),
       ),
     })
     .nullable()

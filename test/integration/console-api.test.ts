@@ -440,9 +440,9 @@ describe.each(SQL_ENGINES)('on $name', (engine) => {
       expect((await admin(stack.relayUrl, stack.demo, 'DELETE', `/api/v2/admin/signing-keys/${await signingKeyId(publicJwk)}`)).status).toBe(204);
 
       expect((await call('GET', `${demo()}/policies`, BETH)).body).toMatchObject({ policies: expect.arrayContaining([{ name: 'rbac', digest: signed.digest, signed: true }]) });
-      const images = ((await call('GET', `${demo()}/policies/rbac`, BETH)).body as { images: { digest: string }[] }).images;
+      const images = ((await call('GET', `${demo()}/policies/rbac`, BETH)).body as { images: { digest: string; signed: boolean }[] }).images;
       expect(images[0]).toEqual({ digest: signed.digest, created_at: expect.any(String), signed: true, signed_version: 3 });
-      expect(images.slice(1).every((i) => !(i as { signed: boolean }).signed)).toBe(true);
+      expect(images.slice(1).every((i) => !i.signed)).toBe(true);
     });
 
     it('answers 404 for an unknown policy or image and for another tenant, 400 for a malformed name or digest', async () => {

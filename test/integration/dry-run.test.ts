@@ -22,6 +22,8 @@ import { admin, edgeAllows, waitFor, type TenantCredentials } from './stack-clie
 import { startStack, type Stack } from './stack-fixture';
 
 type User = keyof typeof USERS;
+/** The seeded directory's names: the dry run names each flip's principal. */
+const NAMES: Record<User, string> = { rick: 'Rick Sanchez', morty: 'Morty Smith', summer: 'Summer Smith', beth: 'Beth Smith', jerry: 'Jerry Smith' };
 
 let stack: Stack;
 let rbac: PolicyImage;
@@ -81,6 +83,8 @@ describe.each(SQL_ENGINES)('dry run with the store on $name', (engine) => {
 
   const policyFlip = (user: User, action: string, current: 'allow' | 'deny', candidate: 'allow' | 'deny') => ({
     principal: USERS[user].id,
+    principal_name: NAMES[user],
+    principal_email: USERS[user].email,
     action,
     resource: { type: 'Resource', id: 'mega-seed', attributes: {} },
     current,
@@ -92,6 +96,8 @@ describe.each(SQL_ENGINES)('dry run with the store on $name', (engine) => {
 
   const flip = (user: User, action: string, recorded: 'allow' | 'deny', candidate: 'allow' | 'deny', digest: string) => ({
     principal: USERS[user].id,
+    principal_name: NAMES[user],
+    principal_email: USERS[user].email,
     action,
     resource: { type: 'Resource', id: 'mega-seed', attributes: {} },
     recorded,
@@ -194,7 +200,7 @@ describe.each(SQL_ENGINES)('dry run with the store on $name', (engine) => {
     const reply = await dryRun({ files: editorsMayDelete(), instance_id: stack.edge.instanceId });
     expect(reply).toMatchObject({ status: 200, body: { edge_policy_digest: seeded, flips: { allow_to_deny: 0, deny_to_allow: 2 }, policy_only: null } });
     const lines = await diffEditorsMayDelete();
-    expect(lines[1]).toBe(`deny -> allow  ?      ${USERS.morty.id}  DELETE  Resource:mega-seed`);
+    expect(lines[1]).toBe(`deny -> allow  ?      ${USERS.morty.email}  DELETE  Resource:mega-seed`);
     expect(lines.at(-1)).toBe("the edge's current image is not in the registry: flips caused by the policy alone are not separated");
   });
 
@@ -202,9 +208,9 @@ describe.each(SQL_ENGINES)('dry run with the store on $name', (engine) => {
     await recordTraffic();
     const digest = createPolicyImage('rbac', editorsMayDelete()).digest;
     expect(await diffEditorsMayDelete()).toEqual([
-      'flip           cause   principal                             action  resource',
-      `deny -> allow  policy  ${USERS.morty.id}  DELETE  Resource:mega-seed`,
-      `deny -> allow  policy  ${USERS.summer.id}  DELETE  Resource:mega-seed`,
+      'flip           cause   principal              action  resource',
+      `deny -> allow  policy  ${USERS.morty.email}  DELETE  Resource:mega-seed`,
+      `deny -> allow  policy  ${USERS.summer.email}  DELETE  Resource:mega-seed`,
       `rbac ${digest} against ${stack.edge.instanceId}'s 8 recorded decisions (central directory revision 1): 0 allow -> deny, 2 deny -> allow, 6 unchanged`,
       "the policy alone (against the edge's current image, same directory): 0 allow -> deny, 2 deny -> allow",
     ]);
@@ -212,16 +218,28 @@ describe.each(SQL_ENGINES)('dry run with the store on $name', (engine) => {
     // A directory change since recording: Beth's DELETE flips too, but not because of the policy.
     expect((await admin(stack.relayUrl, stack.demo, 'PUT', '/api/v2/admin/directory/users/beth@the-smiths.com/roles/admin')).status).toBe(200);
     expect((await diffEditorsMayDelete()).slice(0, 4)).toEqual([
-      'flip           cause           principal                             action  resource',
-      `deny -> allow  policy          ${USERS.morty.id}  DELETE  Resource:mega-seed`,
-      `deny -> allow  policy          ${USERS.summer.id}  DELETE  Resource:mega-seed`,
-      `deny -> allow  since recorded  ${USERS.beth.id}  DELETE  Resource:mega-seed`,
+      'flip           cause           principal              action  resource',
+      `deny -> allow  policy          ${USERS.morty.email}  DELETE  Resource:mega-seed`,
+      `deny -> allow  policy          ${USERS.summer.email}  DELETE  Resource:mega-seed`,
+      `deny -> allow  since recorded  ${USERS.beth.email}    DELETE  Resource:mega-seed`,
     ]);
 
     // An unknown instance: the control plane's answer, as a script error.
     await expect(diffEditorsMayDelete('nobody')).rejects.toThrow(
       new ScriptError('404 instance_not_found: no instance with this id is registered for the tenant'),
     );
+  });
+
+  it('leaves a principal the directory no longer holds unnamed', async () => {
+    await recordTraffic();
+    // After recording, Summer leaves the directory: her GET, allowed then, is denied now.
+    expect((await admin(stack.relayUrl, stack.demo, 'DELETE', `/api/v2/admin/directory/users/${USERS.summer.email}`)).status).toBe(200);
+    const reply = await dryRun({ files: rbac.files, instance_id: stack.edge.instanceId });
+    expect(reply.body).toMatchObject({
+      flips: { allow_to_deny: 1, deny_to_allow: 0 },
+      changes: [{ principal: USERS.summer.id, principal_name: null, principal_email: null, action: 'GET', recorded: 'allow', candidate: 'deny' }],
+    });
+    expect(await diffEditorsMayDelete()).toContain(`allow -> deny  since recorded  ${USERS.summer.id}  GET     Resource:mega-seed`);
   });
 
   it('an edge that never decided has an empty sample; a central change since is replayed at the central revision', async () => {
