@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { Server } from 'node:http';
 import { baseUrl, close, listen } from '../../src/http';
 import { callTenantApi } from '../../scripts/lib/call-tenant-api';
@@ -29,6 +30,19 @@ describe('script helpers (scripts/lib)', () => {
     expect(load({ OUTPOST_TENANT_ID: 't', OUTPOST_ADMIN_API_KEY: 'k' })).toEqual({ relayUrl: url, tenantId: 't', key: 'k', source: 'environment' });
     expect(() => load({ OUTPOST_TENANT_ID: 't' })).toThrow(/set both OUTPOST_TENANT_ID and OUTPOST_ADMIN_API_KEY/);
     expect(() => load({}, 'admin', `${fx.dir}/none`)).toThrow(ScriptError);
+  });
+
+  it("looks for a PostgreSQL stack's demo tenant where that stack keeps it: the same DATABASE_URL finds the same file", () => {
+    const withUrl = loadConfig({ DATABASE_URL: 'postgres://outpost@127.0.0.1:5432/outpost', RELAY_URL: url });
+    expect(withUrl.dataDir).toBe(join(loadConfig({}).dataDir, 'postgres'));
+    // The repository's own folder: read when a PostgreSQL stack ran here, else named in the error.
+    let where: string;
+    try {
+      where = loadTenantCredentials(withUrl, 'discovery').source;
+    } catch (err) {
+      where = (err as Error).message;
+    }
+    expect(where).toContain(join(withUrl.dataDir, 'demo-tenant.json'));
   });
 
   it('calls the admin API and explains each failure in one line', async () => {
