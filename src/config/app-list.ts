@@ -98,12 +98,25 @@ function clashes(apps: readonly AppListEntry[]): string[] {
   return problems;
 }
 
+/** A list as checked: its apps, and what is wrong with it (none when it can be used). */
+export interface CheckedAppList {
+  readonly apps: readonly AppListEntry[];
+  readonly problems: readonly string[];
+}
+
+/** Checks the content of an apps list (`file` names it in each problem): its shape, then what its apps share. */
+export function checkAppList(raw: unknown, file: string): CheckedAppList {
+  const parsed = listSchema.safeParse(raw);
+  if (!parsed.success) return { apps: [], problems: parsed.error.issues.map((i) => `${file}: ${i.path.join('.')}: ${i.message}`) };
+  return { apps: parsed.data.apps, problems: clashes(parsed.data.apps).map((p) => `${file}: ${p}`) };
+}
+
 /**
  * Reads `<projectRoot>/apps.json`. Never throws for the file's content: it answers the
  * problems found (each starting with the file's path), so `loadConfig` reports them with
  * the environment's, all at once.
  */
-export function readAppList(projectRoot: string): { readonly apps: readonly AppListEntry[]; readonly problems: readonly string[] } {
+export function readAppList(projectRoot: string): CheckedAppList {
   const file = join(projectRoot, APP_LIST_FILE);
   let raw: unknown;
   try {
@@ -113,9 +126,19 @@ export function readAppList(projectRoot: string): { readonly apps: readonly AppL
     throw err;
   }
   if (raw === undefined) return { apps: [], problems: [`${file}: does not exist (it lists the apps the stack runs)`] };
-  const parsed = listSchema.safeParse(raw);
-  if (!parsed.success) return { apps: [], problems: parsed.error.issues.map((i) => `${file}: ${i.path.join('.')}: ${i.message}`) };
-  return { apps: parsed.data.apps, problems: clashes(parsed.data.apps).map((p) => `${file}: ${p}`) };
+  return checkAppList(raw, file);
+}
+
+/**
+ * The file's text for `apps`: one app a line, so adding an app adds a line (and a comma to
+ * the line before). `apps.json` is kept in this form (a test checks it), which is what lets
+ * `npm run new-app` rewrite it without touching the other lines.
+ */
+export function formatAppList(comment: string | undefined, apps: readonly AppListEntry[]): string {
+  const line = (app: AppListEntry) => `{${Object.entries(app).map(([key, value]) => `${JSON.stringify(key)}: ${JSON.stringify(value)}`).join(', ')}}`;
+  const head = comment === undefined ? [] : [`  "$comment": ${JSON.stringify(comment)},`];
+  const body = apps.length === 0 ? ['  "apps": []'] : ['  "apps": [', apps.map((app) => `    ${line(app)}`).join(',\n'), '  ]'];
+  return `${['{', ...head, ...body, '}'].join('\n')}\n`;
 }
 
 /**

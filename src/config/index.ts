@@ -1,8 +1,8 @@
 export { loadConfig, ConfigError, TODO_CLIENT_ID, CONSOLE_CLIENT_ID, CONTROL_PLANE_AUDIENCE, POSTGRES_DATA_DIR } from './config';
 export type { Config, DataDirSource, OAuthClient } from './config';
 export { findProjectRoot, packageVersion } from './project-root';
-export { APP_LIST_FILE, APP_NAME_PATTERN, appVariables, envPrefixOf, findApp, readAppList } from './app-list';
-export type { AppListEntry, AppSettings, AppVariables } from './app-list';
+export { APP_LIST_FILE, APP_NAME_PATTERN, appVariables, checkAppList, envPrefixOf, findApp, formatAppList, readAppList } from './app-list';
+export type { AppListEntry, AppSettings, AppVariables, CheckedAppList } from './app-list';
 export { renderConfigTable, renderEnvExample, CONFIG_TABLE_MARKERS } from './describe-env';
 export {
   DEMO_TENANT_FILE,

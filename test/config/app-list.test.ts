@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, findApp, findProjectRoot, loadConfig, readAppList, type AppListEntry } from '../../src/config';
+import { ConfigError, findApp, findProjectRoot, formatAppList, loadConfig, readAppList, type AppListEntry } from '../../src/config';
 import { APPS_GROUP, ENV_GROUPS } from '../../src/config/env-schema';
 
 const billing: AppListEntry = {
@@ -14,6 +14,7 @@ const billing: AppListEntry = {
   connection: 'billing',
   probe: '/invoices/outpost-probe',
 };
+// (These tests write their own lists, so an app `npm run new-app` added to the repository's changes nothing here.)
 
 describe('apps.json', () => {
   let root: string;
@@ -22,10 +23,11 @@ describe('apps.json', () => {
   });
   afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-  /** A project root whose apps.json is the repository's with `extra` appended. */
+  /** A project root whose apps.json lists the repository's two sample apps, then `extra`. */
   const withApps = (...extra: unknown[]): string => {
-    const list = JSON.parse(readFileSync(join(findProjectRoot(), 'apps.json'), 'utf8')) as { apps: unknown[] };
-    writeFileSync(join(root, 'apps.json'), JSON.stringify({ apps: [...list.apps, ...extra] }));
+    const list = JSON.parse(readFileSync(join(findProjectRoot(), 'apps.json'), 'utf8')) as { apps: { name: string }[] };
+    const samples = list.apps.filter((app) => app.name === 'rbac' || app.name === 'todo');
+    writeFileSync(join(root, 'apps.json'), JSON.stringify({ apps: [...samples, ...extra] }));
     return root;
   };
 
@@ -40,9 +42,9 @@ describe('apps.json', () => {
     return [];
   };
 
-  it('lists the two sample apps, whose documented variables keep working', () => {
+  it('lists the two sample apps first (npm run new-app adds after them), whose documented variables keep working', () => {
     const config = loadConfig({});
-    expect(config.apps.list.map((a) => [a.name, a.label, a.port, a.url, a.entry, a.policy, a.connection])).toEqual([
+    expect(config.apps.list.slice(0, 2).map((a) => [a.name, a.label, a.port, a.url, a.entry, a.policy, a.connection])).toEqual([
       ['rbac', 'RBAC app', 3001, 'http://localhost:3001', 'apps/rbac/main', 'rbac', 'rbac'],
       ['todo', 'todo app', 3002, 'http://localhost:3002', 'apps/todo/main', 'todo', 'todo'],
     ]);
@@ -54,7 +56,7 @@ describe('apps.json', () => {
 
   it('has the defaults the README documents for the sample apps (the table is generated from env-schema.ts)', () => {
     const documented = ENV_GROUPS[APPS_GROUP];
-    for (const app of loadConfig({}).apps.list) {
+    for (const app of loadConfig({}).apps.list.filter((a) => a.name === 'rbac' || a.name === 'todo')) {
       const portVar = documented[app.vars.port as keyof typeof documented];
       expect(portVar.schema.parse(undefined)).toBe(app.port);
       for (const name of [app.vars.url, app.vars.connectionId, app.vars.connectionSecret]) expect(Object.keys(documented)).toContain(name);
@@ -97,6 +99,19 @@ describe('apps.json', () => {
     expect(problems.length).toBeGreaterThan(0);
     expect(problems.every((p) => p.startsWith(`${join(projectRoot, 'apps.json')}: `))).toBe(true);
     expect(problems.join('\n')).toMatch(problem);
+  });
+
+  it('is kept one app a line, as npm run new-app rewrites it (so adding an app changes no other line)', () => {
+    const file = join(findProjectRoot(), 'apps.json');
+    const text = readFileSync(file, 'utf8');
+    const { $comment } = JSON.parse(text) as { $comment?: string };
+    expect(text).toBe(formatAppList($comment, readAppList(findProjectRoot()).apps));
+    const added = formatAppList($comment, [...readAppList(findProjectRoot()).apps, billing]).split('\n');
+    const before = text.split('\n');
+    const lastApp = before.filter((line) => line.startsWith('    {')).at(-1)!;
+    // The line before gains its comma; the new app is one line.
+    expect(added.filter((line) => !before.includes(line))).toEqual([`${lastApp},`, expect.stringMatching(/^ {4}\{"name": "billing", "label": "billing app", /)]);
+    expect(added).toHaveLength(before.length + 1);
   });
 
   it('says when the list is missing or not JSON, with the environment\'s problems', () => {

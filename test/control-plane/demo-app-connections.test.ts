@@ -13,18 +13,18 @@ import { SQL_ENGINES } from '../helpers/sql-engines';
 import { URLS, policiesDir, seedDirectory } from './fixture';
 
 const listed = loadConfig({}).apps.list;
-const billing = { connection: 'billing', policy: 'billing', label: 'billing app' };
+const addedLater = { connection: 'added-later', policy: 'added-later', label: 'added-later app' };
 
-/** A policy folder `billing` under `root`: admins may read invoices; its one test expects `decision`. */
-function writeBillingPolicy(root: string, decision: 'allow' | 'deny' = 'allow'): string {
-  const dir = join(root, 'billing');
+/** A policy folder `added-later` under `root` (a name no sample and no scaffolded app has): admins may read invoices; its one test expects `decision`. */
+function writeAddedLaterPolicy(root: string, decision: 'allow' | 'deny' = 'allow'): string {
+  const dir = join(root, 'added-later');
   mkdirSync(join(dir, 'tests'), { recursive: true });
-  writeFileSync(join(dir, 'manifest.json'), '{"name": "billing", "description": "test"}\n');
+  writeFileSync(join(dir, 'manifest.json'), '{"name": "added-later", "description": "test"}\n');
   writeFileSync(join(dir, 'schema.cedarschema'), 'namespace Outpost {\n  entity Role in [Role];\n  entity User in [Role];\n  entity Invoice;\n  action read appliesTo { principal: User, resource: Invoice };\n}\n');
-  writeFileSync(join(dir, 'billing.cedar'), 'permit (principal in Outpost::Role::"admin", action == Outpost::Action::"read", resource is Outpost::Invoice);\n');
+  writeFileSync(join(dir, 'added-later.cedar'), 'permit (principal in Outpost::Role::"admin", action == Outpost::Action::"read", resource is Outpost::Invoice);\n');
   const directory = { roles: [{ id: 'admin', includes: [] }], users: [{ id: 'ada', email: 'ada@example.com', name: 'Ada', roles: ['admin'] }], resources: [] };
   const test = { name: 'an admin may read', request: { principal: 'ada', action: 'read', resource: { type: 'Invoice', id: 'i-1' } }, directory, decision };
-  writeFileSync(join(dir, 'tests', 'billing.json'), JSON.stringify([test]));
+  writeFileSync(join(dir, 'tests', 'added-later.json'), JSON.stringify([test]));
   return root;
 }
 
@@ -43,19 +43,19 @@ describe.each(SQL_ENGINES)('ensureDemoAppConnections on $name', (engine) => {
 
   it("adds a newly listed app's connection and its policy's image, keeping the others, once", async () => {
     const before = readDemoTenantFile(dir);
-    const policies = writeBillingPolicy(join(dir, 'policies'));
-    expect(await store.images.tagged(before.tenant_id, 'billing')).toBeUndefined();
+    const policies = writeAddedLaterPolicy(join(dir, 'policies'));
+    expect(await store.images.tagged(before.tenant_id, 'added-later')).toBeUndefined();
 
-    expect(await ensureDemoAppConnections(store, dir, { apps: [...listed, billing], policiesDir: policies })).toBe(true);
+    expect(await ensureDemoAppConnections(store, dir, { apps: [...listed, addedLater], policiesDir: policies })).toBe(true);
     const after = readDemoTenantFile(dir);
-    expect(after).toEqual({ ...before, app_connections: { ...before.app_connections, billing: expect.anything() } });
-    const added = after.app_connections!.billing!;
-    expect((await store.verifyConnection(added.connection_id, added.connection_secret))?.policyName).toBe('billing');
+    expect(after).toEqual({ ...before, app_connections: { ...before.app_connections, 'added-later': expect.anything() } });
+    const added = after.app_connections!['added-later']!;
+    expect((await store.verifyConnection(added.connection_id, added.connection_secret))?.policyName).toBe('added-later');
     const tenant = (await store.tenants.get(before.tenant_id))!;
-    expect(tenant.connections.find((c) => c.connectionId === added.connection_id)?.label).toBe('billing app (embedded edge)');
-    expect((await store.images.tagged(before.tenant_id, 'billing'))?.image.digest).toBe(readPolicyFolder(join(policies, 'billing')).digest);
+    expect(tenant.connections.find((c) => c.connectionId === added.connection_id)?.label).toBe('added-later app (embedded edge)');
+    expect((await store.images.tagged(before.tenant_id, 'added-later'))?.image.digest).toBe(readPolicyFolder(join(policies, 'added-later')).digest);
 
-    expect(await ensureDemoAppConnections(store, dir, { apps: [...listed, billing], policiesDir: policies })).toBe(false);
+    expect(await ensureDemoAppConnections(store, dir, { apps: [...listed, addedLater], policiesDir: policies })).toBe(false);
     expect(readDemoTenantFile(dir)).toEqual(after);
     expect((await store.tenants.get(before.tenant_id))!.connections).toHaveLength(tenant.connections.length);
   });
@@ -71,10 +71,10 @@ describe.each(SQL_ENGINES)('ensureDemoAppConnections on $name', (engine) => {
 
   it("refuses a new app's policy that fails its own tests, and adds nothing", async () => {
     const before = readDemoTenantFile(dir);
-    const policies = writeBillingPolicy(join(dir, 'policies'), 'deny');
-    await expect(ensureDemoAppConnections(store, dir, { apps: [...listed, billing], policiesDir: policies })).rejects.toThrow(PolicyTestsFailedError);
+    const policies = writeAddedLaterPolicy(join(dir, 'policies'), 'deny');
+    await expect(ensureDemoAppConnections(store, dir, { apps: [...listed, addedLater], policiesDir: policies })).rejects.toThrow(PolicyTestsFailedError);
     expect(readDemoTenantFile(dir)).toEqual(before);
-    expect(await store.images.tagged(before.tenant_id, 'billing')).toBeUndefined();
+    expect(await store.images.tagged(before.tenant_id, 'added-later')).toBeUndefined();
   });
 
   it('adds what an older file lacks, to a file without app connections at all', async () => {

@@ -14,8 +14,11 @@ describe('stack launcher', () => {
   afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it('starts the components in dependency order, each with an entry file that exists', () => {
-    const components = stackComponents(loadConfig({}));
-    expect(components.map((c) => c.name)).toEqual(['idp', 'control-plane', 'edge', 'rbac-app', 'todo-app']);
+    const config = loadConfig({});
+    const components = stackComponents(config);
+    // The apps of apps.json after the edge, the two samples first (npm run new-app adds after them).
+    expect(components.map((c) => c.name)).toEqual(['idp', 'control-plane', 'edge', ...config.apps.list.map((app) => `${app.name}-app`)]);
+    expect(components.slice(3, 5).map((c) => c.name)).toEqual(['rbac-app', 'todo-app']);
     for (const c of components) expect(entryFile(c)).toMatch(new RegExp(`${c.entry}\\.ts$`));
     expect(components.find((c) => c.name === 'edge')?.readyPath).toBe('/readyz');
   });

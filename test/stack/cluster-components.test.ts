@@ -12,7 +12,7 @@ describe('clusterComponents', () => {
 
   it('replaces the control plane with N nodes on the ports after its own, in place', () => {
     const names = clusterComponents(config, 3, engines).map((c) => c.name);
-    expect(names).toEqual(['idp', 'control-plane-1', 'control-plane-2', 'control-plane-3', 'edge', 'rbac-app', 'todo-app']);
+    expect(names).toEqual(['idp', 'control-plane-1', 'control-plane-2', 'control-plane-3', 'edge', ...config.apps.list.map((app) => `${app.name}-app`)]);
   });
 
   it('keeps every other component exactly as the one-process stack has it, the IdP on the same PostgreSQL', () => {
