@@ -64,13 +64,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot: st
   const problems = [...list.problems, ...(parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`))];
   if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
   // The static part of the schema types Env; the apps' variables are read by name (`toAppSettings`).
-  return deepFreeze(toConfig(parsed.data as Env, projectRoot, relevant.OUTPOST_DATA_DIR !== undefined, list.apps));
+  // The default written out (as .env.example has it) is still the default: a PostgreSQL stack moves beside it.
+  const data = parsed.data as Env;
+  const dataDirSet = relevant.OUTPOST_DATA_DIR !== undefined && resolve(projectRoot, data.OUTPOST_DATA_DIR) !== resolve(projectRoot, DEFAULT_DATA_DIR);
+  return deepFreeze(toConfig(data, projectRoot, dataDirSet, list.apps));
 }
 
+/** `OUTPOST_DATA_DIR`'s default, from the schema. */
+const DEFAULT_DATA_DIR: string = envSchema.shape.OUTPOST_DATA_DIR.parse(undefined);
+
 /**
- * The folder a PostgreSQL stack (`DATABASE_URL` set, `OUTPOST_DATA_DIR` not) keeps its files
- * in, under the default data directory: its demo tenant belongs to the PostgreSQL database,
- * and writing it next to the SQLite stack's would overwrite the only copy of that one's keys.
+ * The folder a PostgreSQL stack (`DATABASE_URL` set, `OUTPOST_DATA_DIR` unset or its default)
+ * keeps its files in, under the default data directory: its demo tenant belongs to the
+ * PostgreSQL database, and writing it next to the SQLite stack's would overwrite the only
+ * copy of that one's keys.
  */
 export const POSTGRES_DATA_DIR = 'postgres';
 

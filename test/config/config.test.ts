@@ -25,6 +25,10 @@ describe('loadConfig', () => {
     expect(chosen.dataDir).toBe('/tmp/outpost-pg');
     expect(chosen.dataDirSource).toBe('OUTPOST_DATA_DIR');
     expect(loadConfig({ OUTPOST_DATA_DIR: 'state' }).dataDir).toBe(join(sqlite.projectRoot, 'state'));
+    // The default written out, as a copied .env.example has it, is still the default.
+    const copied = loadConfig({ DATABASE_URL: 'postgres://outpost@127.0.0.1:5432/outpost', OUTPOST_DATA_DIR: '.data' });
+    expect([copied.dataDir, copied.dataDirSource]).toEqual([postgres.dataDir, 'DATABASE_URL']);
+    expect(loadConfig({ OUTPOST_DATA_DIR: './.data/' }).dataDirSource).toBe('default');
   });
 
   it('returns a deeply frozen object', () => {
