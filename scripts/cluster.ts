@@ -162,7 +162,7 @@ async function main(): Promise<void> {
       readyTimeoutMs: 30_000,
       onStopped: stopOwned,
       // Through the front, as the scripts reach it: every edge registered on some node.
-      verify: registrationCheck(config, 30_000, 'postgres'),
+      verify: registrationCheck(config, undefined, 'postgres'),
       onReady: (started, edges) => {
         const dataDir = relative(process.cwd(), config.dataDir) || '.';
         console.log(banner(config, started.map((r) => r.component), edges));

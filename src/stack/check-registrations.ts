@@ -6,6 +6,12 @@ import { fetchWithin, refusedStatus, stackEdges, type StackEdge } from './stack-
 /** Between two looks at the registration list while edges are still dialling. */
 const POLL_MS = 250;
 
+/**
+ * How long the launcher waits, once every component is ready, for each edge to be registered
+ * with the relay (README, Limits); past it the missing edges are named with their logs, exit 1.
+ */
+export const REGISTRATION_TIMEOUT_MS = 30_000;
+
 /** The stack started, but not every edge is registered with the relay: the lines say which, why and the way out. */
 export class EdgesNotRegisteredError extends Error {
   constructor(readonly lines: readonly string[]) {
@@ -135,7 +141,7 @@ export async function checkRegistrations(check: RegistrationCheck): Promise<stri
  * The launcher's `verify` step: the started components' edges ({@link stackEdges}) checked
  * at the control plane's own address (`npm run cluster`'s front, there), within `timeoutMs`.
  */
-export function registrationCheck(config: Config, timeoutMs: number, engine?: 'sqlite' | 'postgres') {
+export function registrationCheck(config: Config, timeoutMs: number = REGISTRATION_TIMEOUT_MS, engine?: 'sqlite' | 'postgres') {
   return {
     label: 'waiting for every edge to register with the relay',
     run: async (started: readonly { readonly component: Component; readonly logFile: string }[]) => {

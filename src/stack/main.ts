@@ -36,7 +36,7 @@ async function main(): Promise<void> {
     host: config.host,
     logDir,
     readyTimeoutMs: 30_000,
-    verify: registrationCheck(config, 30_000),
+    verify: registrationCheck(config),
     onReady: (started, edges) => console.log(banner(config, started.map((r) => r.component), edges)),
   });
 }
