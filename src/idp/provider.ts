@@ -204,8 +204,8 @@ async function logoutSource(ctx: KoaContextWithOIDC, form: string): Promise<void
   // The form's post ends in a redirect to the client (already checked against its registered
   // post-logout URIs); browsers apply form-action to that redirect too.
   const back = ctx.oidc.params?.post_logout_redirect_uri;
-  const origin = typeof back === 'string' ? new URL(back).origin : '';
-  ctx.set('Content-Security-Policy', `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${origin}; frame-ancestors 'none'`.replace('  ', ' '));
+  const formAction = typeof back === 'string' ? `'self' ${new URL(back).origin}` : "'self'";
+  ctx.set('Content-Security-Policy', `default-src 'none'; style-src 'unsafe-inline'; form-action ${formAction}; frame-ancestors 'none'`);
   ctx.type = 'html';
   ctx.body = renderPage('Sign out', `${form}<p>Sign out of the Outpost IdP?</p><button type="submit" form="op.logoutForm" name="logout" value="yes">Sign out</button>`);
 }
