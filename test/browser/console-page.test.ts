@@ -2,7 +2,9 @@
 // Rick signs in through the IdP's real login page with the code flow + PKCE as the console
 // client, finds his edge's instance id by its connection id in the Authorizers view, sees a
 // central directory grant show up as drift without a reload (polling), and sends both relay
-// commands; Beth (a viewer) sees no action buttons and the server refuses her forged command.
+// commands, after which the card shows the edge's new state at once (the page's clock is
+// stopped then, so no poll can do it); Beth (a viewer) sees no action buttons and the server
+// refuses her forged command.
 // Screenshots: console-authorizers*.png, in .data/screenshots/ (docs/screenshots/ with
 // UPDATE_SCREENSHOTS=1, see console-browser.ts). Run with `npm run test:browser`.
 import { join } from 'node:path';
@@ -34,6 +36,8 @@ describe('control-plane console in Chromium', () => {
   });
 
   it('signs Rick in, switches to the demo organization, and lists the edge by connection id with its instance id', async () => {
+    // The page's own clock, running as usual until a test stops it.
+    await ctx.page.clock.install();
     await signIn(RICK, 'Rick Sanchez');
     const options = await ctx.page.locator('#tenant option').allTextContents();
     expect(options).toEqual(['demo · organization · owner', 'Rick Sanchez (personal) · personal · owner']);
@@ -59,10 +63,14 @@ describe('control-plane console in Chromium', () => {
     expect(await card.getAttribute('data-drift')).toBe('true');
     await ctx.page.screenshot({ path: join(SCREENSHOTS, 'console-authorizers.png') });
 
+    // From here no timer of the page fires: only the refresh that follows a confirmed command can update the card.
+    await ctx.page.clock.pauseAt((await ctx.page.evaluate<number>('Date.now()')) + 1);
     await card.getByRole('button', { name: 'Sync edge directory' }).click();
     await card.locator('.result', { hasText: 'Sync edge directory: confirmed by the edge' }).waitFor();
-    await card.locator('[data-field="revision"]', { hasText: String(revision + 1) }).waitFor({ timeout: 15_000 });
+    await card.locator('[data-field="revision"]', { hasText: String(revision + 1) }).waitFor({ timeout: 5_000 });
     expect(await card.locator('[data-field="drift"]').textContent()).toBe('policy up to date; directory up to date');
+    expect(await card.getAttribute('data-drift')).toBe('false');
+    await ctx.page.clock.resume();
 
     await card.getByRole('button', { name: 'Sync policy instance' }).click();
     await card.locator('.result', { hasText: 'Sync policy instance: confirmed by the edge' }).waitFor();

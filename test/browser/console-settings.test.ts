@@ -15,6 +15,8 @@ import { SCREENSHOTS, useConsoleInChromium } from './console-browser';
 const RICK = { email: 'rick@the-citadel.com', id: 'c8c8a5d4-3f1e-4b7a-9d1e-0a1b2c3d4e01' };
 const MORTY_ID = 'c8c8a5d4-3f1e-4b7a-9d1e-0a1b2c3d4e02';
 const SUMMER_ID = 'c8c8a5d4-3f1e-4b7a-9d1e-0a1b2c3d4e03';
+/** Summer as the page names her once she is a member: from the demo directory. */
+const SUMMER = 'Summer Smith (summer@the-smiths.com)';
 const BETH = { email: 'beth@the-smiths.com', id: 'c8c8a5d4-3f1e-4b7a-9d1e-0a1b2c3d4e04' };
 
 describe('console settings views in Chromium', () => {
@@ -86,7 +88,7 @@ describe('console settings views in Chromium', () => {
     const summer = view.locator(`tr[data-member="${SUMMER_ID}"]`);
     await summer.getByRole('combobox').selectOption('admin');
     await summer.getByRole('button', { name: 'Change role' }).click();
-    await view.locator('.result', { hasText: `${SUMMER_ID} is now admin` }).waitFor();
+    await view.locator('.result', { hasText: `${SUMMER} is now admin` }).waitFor();
     expect((await roles())[SUMMER_ID]).toBe('admin');
 
     // The server keeps an owner: demoting the only one is refused, and the refusal is shown.
@@ -96,8 +98,8 @@ describe('console settings views in Chromium', () => {
     await view.locator('.result.error', { hasText: '409' }).waitFor();
     expect((await roles())[RICK.id]).toBe('owner');
 
-    await view.getByRole('button', { name: `Remove ${SUMMER_ID}` }).click();
-    await view.locator('.result', { hasText: `${SUMMER_ID} removed` }).waitFor();
+    await view.getByRole('button', { name: `Remove ${SUMMER}` }).click();
+    await view.locator('.result', { hasText: `${SUMMER} removed` }).waitFor();
     expect(Object.keys(await roles())).not.toContain(SUMMER_ID);
   });
 
@@ -114,16 +116,25 @@ describe('console settings views in Chromium', () => {
     await ctx.page.selectOption('#tenant', ctx.stack.demo.tenantId);
   });
 
-  it('lists every change in the audit log: who, what, target, outcome', async () => {
+  it('lists every change in the audit log: who, what, target (by name, the id to copy), outcome', async () => {
     await tab('Audit log').click();
     const view = ctx.page.locator('#view-audit');
     await view.locator('tbody tr').first().waitFor();
-    const entries = await view.locator('tbody tr').evaluateAll((rows) => rows.map((r) => [...r.children].slice(1).map((c) => c.textContent)));
+    // Who and target by name (the user id in the title), action, outcome.
+    const entries = await view.locator('tbody tr').evaluateAll((rows) =>
+      rows.map((r) => ['who', 'action', 'target', 'outcome'].map((col) => {
+        const cell = r.querySelector(`[data-col="${col}"]`)!;
+        const named = cell.querySelector('.named');
+        return named ? `${named.querySelector('.name')?.textContent} [${named.getAttribute('data-id')}]` : cell.textContent;
+      })),
+    );
+    const rick = `Rick Sanchez [${RICK.id}]`;
+    const summer = `Summer Smith [${SUMMER_ID}]`;
     expect(entries).toEqual([
-      [RICK.id, 'member.remove', SUMMER_ID, 'ok'],
-      [RICK.id, 'member.set.admin', SUMMER_ID, 'ok'],
-      [RICK.id, 'member.set.viewer', SUMMER_ID, 'ok'],
-      [RICK.id, 'discovery_key.rotate', '—', 'ok'],
+      [rick, 'member.remove', summer, 'ok'],
+      [rick, 'member.set.admin', summer, 'ok'],
+      [rick, 'member.set.viewer', summer, 'ok'],
+      [rick, 'discovery_key.rotate', '—', 'ok'],
     ]);
     await ctx.page.screenshot({ path: join(SCREENSHOTS, 'console-audit.png') });
     await ctx.browser.signOut();

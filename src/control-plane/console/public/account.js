@@ -1,10 +1,11 @@
 // The Account settings view (personal account) or Organization management view
-// (organization): the tenant id, name and kind, your role, and an organization's members.
+// (organization): the tenant id, name and kind, your role, and an organization's members (by
+// name and e-mail from the tenant's directory, the user id on hover and behind a copy button).
 // Owners and admins change roles, add and remove members (PUT/DELETE …/members/:userId; only
 // owners touch the owner role); the server checks every change (it keeps at least one owner),
 // and refusals are shown as they came.
 import { api, tenantPath } from './api.js';
-import { canAct as canManage, copyButton, el, loadInto, reportChange, when } from './dom.js';
+import { canAct as canManage, copyButton, el, labelCells, loadInto, named, reportChange, when } from './dom.js';
 
 const ROLES = ['owner', 'admin', 'viewer'];
 
@@ -12,6 +13,9 @@ const ROLES = ['owner', 'admin', 'viewer'];
 export function accountTitle(kind) {
   return kind === 'organization' ? 'Organization management' : 'Account settings';
 }
+
+/** A member as messages and labels name them: name and e-mail when the directory has them, else the user id. */
+const who = (m) => (m.name ? `${m.name} (${m.email})` : m.user_id);
 
 /** The roles `callerRole` may give: owners any, admins admin or viewer (the server checks the same). */
 function grantable(callerRole) {
@@ -41,22 +45,23 @@ export function accountView(section) {
   function membersTable(tenant) {
     const manager = canManage(tenant.role);
     const rows = tenant.members.map((m, i) => {
-      const cells = [el('td', {}, el('code', { text: m.user_id })), el('td', { text: m.role }), el('td', { text: when(m.since) })];
+      const cells = [el('td', {}, named(m.user_id, m.name, m.email, 'user id')), el('td', { text: m.role }), el('td', { text: when(m.since) })];
       // Admins manage admins and viewers; only owners touch an owner.
       if (manager && (tenant.role === 'owner' || m.role !== 'owner')) {
-        const select = roleSelect(`member-role-${i}`, `role of ${m.user_id}`, m.role, grantable(tenant.role));
+        const select = roleSelect(`member-role-${i}`, `role of ${who(m)}`, m.role, grantable(tenant.role));
         const save = el('button', { type: 'button', text: 'Change role' });
-        save.onclick = () => change(() => api('PUT', tenantPath(account, `/members/${encodeURIComponent(m.user_id)}`), { role: select.value }), `${m.user_id} is now ${select.value}`);
-        const remove = el('button', { type: 'button', text: 'Remove', 'aria-label': `Remove ${m.user_id}` });
-        remove.onclick = () => change(() => api('DELETE', tenantPath(account, `/members/${encodeURIComponent(m.user_id)}`)), `${m.user_id} removed`);
+        save.onclick = () => change(() => api('PUT', tenantPath(account, `/members/${encodeURIComponent(m.user_id)}`), { role: select.value }), `${who(m)} is now ${select.value}`);
+        const remove = el('button', { type: 'button', text: 'Remove', 'aria-label': `Remove ${who(m)}` });
+        remove.onclick = () => change(() => api('DELETE', tenantPath(account, `/members/${encodeURIComponent(m.user_id)}`)), `${who(m)} removed`);
         cells.push(el('td', { class: 'actions' }, select, save, remove));
       } else if (manager) {
         cells.push(el('td', { class: 'hint', text: 'owners only' }));
       }
       return el('tr', { 'data-member': m.user_id }, ...cells);
     });
-    const head = ['User id', 'Role', 'Member since', ...(manager ? ['Manage'] : [])].map((h) => el('th', { scope: 'col', text: h }));
-    return el('div', { class: 'scroll' }, el('table', {}, el('caption', { text: `${tenant.members.length} members` }), el('thead', {}, el('tr', {}, ...head)), el('tbody', {}, ...rows)));
+    const head = ['Member', 'Role', 'Member since', ...(manager ? ['Manage'] : [])].map((h) => el('th', { scope: 'col', text: h }));
+    const table = el('table', {}, el('caption', { text: `${tenant.members.length} members` }), el('thead', {}, el('tr', {}, ...head)), el('tbody', {}, ...rows));
+    return el('div', { class: 'scroll' }, labelCells(table));
   }
 
   function addForm(callerRole) {

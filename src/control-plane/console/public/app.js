@@ -8,7 +8,7 @@ import { authorizersView } from './authorizers.js';
 import { connectionsView } from './connections.js';
 import { directoryView } from './directory.js';
 import { policiesView } from './policies.js';
-import { announce } from './dom.js';
+import { announce, setSignedInUser } from './dom.js';
 import { completeSignIn, signIn, signOut } from './sign-in.js';
 
 const $ = (id) => document.getElementById(id);
@@ -77,6 +77,7 @@ try {
   const claims = await completeSignIn();
   if (claims) {
     const me = await api('GET', '/me');
+    setSignedInUser({ id: me.user.id, name: claims.name, email: claims.email });
     fillSwitcher(me.accounts);
     showSignedIn(claims);
     if (accounts.length === 0) announce('you belong to no account yet');

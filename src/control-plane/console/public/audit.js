@@ -1,11 +1,30 @@
-// The Audit log view: every change made through the console (commands, key rotations,
-// member changes), newest first, 100 a page; "Load older" asks for the page before the
-// oldest entry shown.
+// The Audit log view: every change made through the console (commands, key rotations, member,
+// connection and directory changes) or with the tenant's admin key (the admin API, and so
+// `npm run policy` and `npm run directory`), newest first, 100 a page; "Load older" asks for
+// the page before the oldest entry shown. Who and what are shown by name where the API gives
+// one (a directory user's name and e-mail, a connection's label), the id on hover and behind
+// a copy button.
 import { api, tenantPath } from './api.js';
-import { el, when } from './dom.js';
+import { el, labelCells, named, when } from './dom.js';
+
+/** Who made the change: a console user by name, or the tenant's admin key. */
+function actorOf(e) {
+  if (e.actor_kind === 'admin_key') {
+    return el('span', { class: 'named', title: "the tenant's admin key: the admin API, npm run policy or npm run directory" }, el('span', { class: 'name', text: 'admin key' }), el('span', { class: 'detail', text: 'admin API or CLI' }));
+  }
+  return named(e.actor, e.actor_name, e.actor_email, 'user id');
+}
+
+/** What the change was made to: a user or connection by name, else its id (an instance, a key, an image). */
+function targetOf(e) {
+  if (e.target === null) return '—';
+  if (e.target_name !== null) return named(e.target, e.target_name, e.target_email, e.action.startsWith('connection.') ? 'connection id' : 'user id');
+  return el('code', { text: e.target });
+}
 
 /** The view in `section`: `show(account)` loads the newest entries, `hide()` stops showing them. */
 export function auditView(section) {
+  const table = section.querySelector('table');
   const rows = section.querySelector('tbody');
   const older = section.querySelector('.older');
   const meta = section.querySelector('.meta');
@@ -22,13 +41,14 @@ export function auditView(section) {
             'tr',
             { 'data-entry': e.id },
             el('td', { text: when(e.at) }),
-            el('td', {}, el('code', { text: e.actor })),
-            el('td', { text: e.action }),
-            el('td', {}, el('code', { text: e.target ?? '—' })),
-            el('td', { class: e.outcome === 'ok' ? 'ok' : 'error', text: e.outcome }),
+            el('td', { 'data-col': 'who' }, actorOf(e)),
+            el('td', { 'data-col': 'action', text: e.action }),
+            el('td', { 'data-col': 'target' }, targetOf(e)),
+            el('td', { 'data-col': 'outcome', class: e.outcome === 'ok' ? 'ok' : 'error', text: e.outcome }),
           ),
         );
       }
+      labelCells(table);
       older.hidden = entries.length < 100;
       older.onclick = () => load(entries.at(-1).id);
       meta.textContent = `${rows.children.length} entries shown`;

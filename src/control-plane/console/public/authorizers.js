@@ -1,7 +1,10 @@
 // The Authorizers view: every registered edge of the tenant as the relay lists it, with its
 // drift spelled out, and the two relay commands (docs/service-interface.md §1 item 3) for
-// admins and owners. Polls the list every POLL_SECONDS while shown; cards are kept per
-// instance id and updated in place, so a poll never steals focus or a command's result.
+// admins and owners. Each card names the connection by its label (what it serves: the
+// sidecar, an app's embedded edge). Polls the list every POLL_SECONDS while shown, and at once
+// after a command the edge confirmed (its card shows the state it confirmed, not the last
+// poll's); cards are kept per instance id and updated in place, so a poll never steals focus
+// or a command's result.
 import { api, tenantPath } from './api.js';
 import { canAct, copyButton, el, when } from './dom.js';
 
@@ -29,8 +32,12 @@ function directoryDrift(info) {
   return `directory ${n} revision${n === 1 ? '' : 's'} behind (central revision ${info.central_directory_revision})`;
 }
 
-/** The card's fields: label, value, whether it gets a copy button, and whether it is prose rather than an identifier. */
+/**
+ * The card's fields: label, value (of the registration and the tenant's connection labels by
+ * id), whether it gets a copy button, and whether it is prose rather than an identifier.
+ */
 const FIELDS = [
+  { key: 'serves', label: 'Serves', value: (r, labels) => labels.get(r.info.connection_id) ?? 'a connection without a label', prose: true },
   { key: 'instance', label: 'Instance id', value: (r) => r.id, copy: true },
   { key: 'connection', label: 'Connection id', value: (r) => r.info.connection_id, copy: true },
   { key: 'version', label: 'Version', value: (r) => r.info.version },
@@ -55,8 +62,17 @@ async function allRegistrations(account) {
   return { result, truncated: true };
 }
 
-/** Sends one command and shows the edge's confirmation or the documented refusal in the card. */
-async function send(account, card, command, label, button) {
+/** The tenant's connection labels by connection id (a connection without one is absent). */
+async function connectionLabels(account) {
+  const { connections } = await api('GET', tenantPath(account, '/connections'));
+  return new Map(connections.filter((c) => c.label).map((c) => [c.connection_id, c.label]));
+}
+
+/**
+ * Sends one command and shows the edge's confirmation or the documented refusal in the card;
+ * once confirmed, `refresh()` fetches the list again so the card shows what the edge now runs.
+ */
+async function send(account, card, command, label, button, refresh) {
   const out = card.querySelector('.result');
   button.disabled = true;
   button.setAttribute('aria-busy', 'true');
@@ -66,6 +82,7 @@ async function send(account, card, command, label, button) {
     await api('POST', tenantPath(account, `/authorizers/${encodeURIComponent(card.dataset.instance)}/commands`), { command });
     out.textContent = `${label}: confirmed by the edge at ${new Date().toLocaleTimeString()}`;
     out.classList.add('ok');
+    refresh();
   } catch (err) {
     out.textContent = `${label} failed: ${err.message}`;
     out.classList.add('error');
@@ -75,7 +92,7 @@ async function send(account, card, command, label, button) {
   }
 }
 
-function newCard(account, registration) {
+function newCard(account, registration, labels, refresh) {
   const id = registration.id;
   const heading = el('h3', { id: `edge-${id}` });
   const state = el('span', { class: 'badge' });
@@ -83,7 +100,7 @@ function newCard(account, registration) {
   for (const field of FIELDS) {
     const value = el(field.prose ? 'span' : 'code', { 'data-field': field.key });
     const dd = el('dd', {}, value);
-    if (field.copy) dd.append(copyButton(() => value.textContent, `${field.label.toLowerCase()} ${field.value(registration)}`));
+    if (field.copy) dd.append(copyButton(() => value.textContent, `${field.label.toLowerCase()} ${field.value(registration, labels)}`));
     list.append(el('dt', { text: field.label }), dd);
   }
   const card = el('article', { class: 'card', 'data-instance': id, 'aria-labelledby': `edge-${id}` }, el('header', {}, heading, state), list);
@@ -91,7 +108,7 @@ function newCard(account, registration) {
     const actions = el('div', { class: 'actions' });
     for (const { command, label } of COMMANDS) {
       const button = el('button', { type: 'button', 'data-command': command, text: label });
-      button.onclick = () => send(account, card, command, label, button);
+      button.onclick = () => send(account, card, command, label, button, refresh);
       actions.append(button);
     }
     card.append(actions);
@@ -100,14 +117,14 @@ function newCard(account, registration) {
   return card;
 }
 
-function fill(card, registration) {
+function fill(card, registration, labels) {
   const { info } = registration;
   card.querySelector('h3').textContent = info.hostname;
   const badge = card.querySelector('.badge');
   badge.textContent = info.connected ? 'connected' : 'disconnected';
   badge.dataset.state = info.connected ? 'up' : 'down';
   card.dataset.drift = String(info.policy_drift || info.directory_lag > 0);
-  for (const field of FIELDS) card.querySelector(`[data-field="${field.key}"]`).textContent = field.value(registration);
+  for (const field of FIELDS) card.querySelector(`[data-field="${field.key}"]`).textContent = field.value(registration, labels);
 }
 
 /** The view in `section`: `show(account)` starts polling that tenant's edges, `hide()` stops. */
@@ -116,17 +133,21 @@ export function authorizersView(section) {
   const meta = section.querySelector('.meta');
   let timer = null;
   let account = null;
+  // One fetch at a time: asked for while one runs (a confirmed command), it runs once more after.
+  let running = null;
+  let again = false;
 
+  /** Fetches the list once and updates the cards (unless another account is shown by then). */
   async function poll() {
     const shown = account;
     try {
-      const { result, truncated } = await allRegistrations(shown);
+      const [{ result, truncated }, labels] = await Promise.all([allRegistrations(shown), connectionLabels(shown)]);
       if (shown !== account) return;
       const cards = new Map([...list.children].map((c) => [c.dataset.instance, c]));
       const ordered = result.map((r) => {
-        const card = cards.get(r.id) ?? newCard(shown, r);
+        const card = cards.get(r.id) ?? newCard(shown, r, labels, refresh);
         cards.delete(r.id);
-        fill(card, r);
+        fill(card, r, labels);
         return card;
       });
       for (const gone of cards.values()) gone.remove();
@@ -136,7 +157,24 @@ export function authorizersView(section) {
     } catch (err) {
       if (shown === account) meta.textContent = `could not load the edges: ${err.message} · retrying every ${POLL_SECONDS} s`;
     }
-    if (shown === account) timer = setTimeout(poll, POLL_SECONDS * 1000);
+  }
+
+  /** Polls now (after the running poll, if one is), then again every POLL_SECONDS while shown. */
+  async function refresh() {
+    if (running) {
+      again = true;
+      return;
+    }
+    clearTimeout(timer);
+    running = poll();
+    await running;
+    running = null;
+    if (again) {
+      again = false;
+      refresh();
+    } else if (account) {
+      timer = setTimeout(refresh, POLL_SECONDS * 1000);
+    }
   }
 
   return {
@@ -146,7 +184,7 @@ export function authorizersView(section) {
       list.replaceChildren();
       meta.textContent = 'loading…';
       section.querySelector('.viewer-note').hidden = canAct(next.role);
-      poll();
+      refresh();
     },
     hide() {
       clearTimeout(timer);

@@ -3,8 +3,10 @@
 // §4.2, §4.3). The key is stored only as a SHA-256 hash, so the view can say that it exists;
 // "Rotate" (admins, owners; after a confirmation) shows the new key this once, kept in this
 // view's memory until the view is left, and fills it into the curl commands. "Create
-// connection" (admins, owners) adds an edge connection for a pushed policy and shows its
-// secret this once, with a copy button: the store keeps only its hash.
+// connection" (admins, owners) adds an edge connection for a pushed policy, with an optional
+// label saying what it serves, and shows its secret this once, with a copy button: the store
+// keeps only its hash. Each connection is listed by its label (the sidecar, an app's embedded
+// edge), with the policy it serves and its id.
 import { api, tenantPath } from './api.js';
 import { canAct, copyButton, el, loadInto } from './dom.js';
 
@@ -22,9 +24,16 @@ function curls(tenantId, key, instanceId) {
   ];
 }
 
-/** One edge connection in the list: its id (copyable) and the policy it serves. */
+/** One edge connection in the list: its label, the policy it serves, and its id (copyable). */
 function connectionItem(c) {
-  return el('li', {}, el('code', { text: c.connection_id }), ` serves policy ${c.policy_name} `, copyButton(() => c.connection_id, `connection id ${c.connection_id}`));
+  return el(
+    'li',
+    { 'data-connection': c.connection_id },
+    c.label ? el('strong', { class: 'label', text: c.label }) : el('span', { class: 'label hint', text: 'unlabelled' }),
+    el('span', { text: `serves policy ${c.policy_name}` }),
+    el('code', { text: c.connection_id, title: 'connection id' }),
+    copyButton(() => c.connection_id, `connection id ${c.connection_id}`),
+  );
 }
 
 /** A labelled value (code) with a copy button, as a dt/dd pair. */
@@ -83,17 +92,27 @@ export function connectionsView(section) {
   /** The form that creates a connection for one of the tenant's policies, and where its secret is shown once. */
   function createForm(policies, list) {
     const policy = el('select', { id: 'new-connection-policy' }, ...policies.map((p) => el('option', { value: p.name, text: p.name })));
+    const label = el('input', { id: 'new-connection-label', maxlength: 64, autocomplete: 'off', placeholder: 'e.g. billing sidecar' });
     const out = el('div', { class: 'new-connection', role: 'status' });
-    const form = el('form', { class: 'inline' }, el('label', { for: 'new-connection-policy', text: 'Policy' }), policy, el('button', { type: 'submit', text: 'Create connection' }));
+    const form = el(
+      'form',
+      { class: 'inline' },
+      el('label', { for: 'new-connection-policy', text: 'Policy' }),
+      policy,
+      el('label', { for: 'new-connection-label', text: 'Label (what it serves, optional)' }),
+      label,
+      el('button', { type: 'submit', text: 'Create connection' }),
+    );
     form.onsubmit = async (event) => {
       event.preventDefault();
       const shown = account;
+      const given = label.value.trim();
       try {
-        const c = await api('POST', tenantPath(shown, '/connections'), { policy_name: policy.value });
+        const c = await api('POST', tenantPath(shown, '/connections'), { policy_name: policy.value, ...(given ? { label: given } : {}) });
         if (shown !== account) return;
         list.append(connectionItem(c));
         out.replaceChildren(
-          el('p', { class: 'ok', text: `Connection ${c.connection_id} created. Its secret, shown this once (set EDGE_CONNECTION_ID and EDGE_CONNECTION_SECRET on the edge):` }),
+          el('p', { class: 'ok', text: `Connection ${c.label ? `"${c.label}" ` : ''}${c.connection_id} created. Its secret, shown this once (set EDGE_CONNECTION_ID and EDGE_CONNECTION_SECRET on the edge):` }),
           el('p', {}, el('code', { id: 'new-connection-secret', text: c.connection_secret }), copyButton(() => c.connection_secret, 'connection secret')),
         );
       } catch (err) {

@@ -4,14 +4,14 @@
 // the directory CLI make, so the edges lag one revision until they sync. Viewers get no
 // controls, and the server refuses them anyway.
 import { api, tenantPath } from './api.js';
-import { canAct, el, loadInto, reportChange } from './dom.js';
+import { canAct, el, labelCells, loadInto, reportChange } from './dom.js';
 
 /** A table with a caption, header cells and rows (each an array of cells). */
 function table(caption, head, rows) {
   return el(
     'div',
     { class: 'scroll' },
-    el('table', {}, el('caption', { text: caption }), el('thead', {}, el('tr', {}, ...head.map((h) => el('th', { scope: 'col', text: h })))), el('tbody', {}, ...rows)),
+    labelCells(el('table', {}, el('caption', { text: caption }), el('thead', {}, el('tr', {}, ...head.map((h) => el('th', { scope: 'col', text: h })))), el('tbody', {}, ...rows))),
   );
 }
 

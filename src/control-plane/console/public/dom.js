@@ -30,6 +30,48 @@ export function copyButton(text, label) {
   return button;
 }
 
+/** The signed-in user (`sub`, name, e-mail from the ID token), set once signed in. */
+let signedIn = null;
+
+/** Remembers who is signed in: where a tenant's directory has no name for them, they are "you". */
+export function setSignedInUser(user) {
+  signedIn = user;
+}
+
+/**
+ * An id shown by what it names: `name` and `detail` (an e-mail, say), with the id in the title
+ * and behind a copy button (`what` says what kind of id, for both). Without a name the id
+ * itself is shown; the signed-in user's own id is still "you".
+ */
+export function named(id, name, detail, what) {
+  const copy = copyButton(() => id, `${what} ${id}`);
+  const label = name ?? (signedIn && id === signedIn.id ? `${signedIn.name ?? signedIn.email ?? 'you'} (you)` : null);
+  if (!label) return el('span', { class: 'named', 'data-id': id }, el('code', { text: id }), copy);
+  return el(
+    'span',
+    { class: 'named', title: `${what}: ${id}`, 'data-id': id },
+    el('span', { class: 'name', text: label }),
+    detail ? el('span', { class: 'detail', text: detail }) : '',
+    copy,
+  );
+}
+
+/**
+ * Marks each body cell of `table` with its column's heading (`data-label`), which a narrow
+ * screen shows beside the value when the table stacks its rows (style.css). Call it again
+ * after adding rows.
+ */
+export function labelCells(table) {
+  table.classList.add('stack');
+  const headings = [...table.querySelectorAll('thead th')].map((th) => th.textContent);
+  for (const row of table.querySelectorAll('tbody tr')) {
+    [...row.children].forEach((cell, i) => {
+      if (headings[i]) cell.dataset.label = headings[i];
+    });
+  }
+  return table;
+}
+
 /** Shows a message in the page's status line (role=status, read out by screen readers). */
 export function announce(message, ok = false) {
   const status = document.getElementById('status');

@@ -1,12 +1,20 @@
 // The Policies view (read-only for every member): the tenant's policy names with the digest
-// `latest` points at; for the opened name its stored images (digest, tag, pushed at), the
-// files of an image, and the line diff (diff.js) between two images of that name. Images
-// are pushed with the admin API or `npm run policy`, never from here.
+// `latest` points at; for the opened name its stored images (digest, tag, signature, pushed
+// at), the files of an image, and the line diff (diff.js) between two images of that name.
+// Signed images (pushed with `npm run policy -- push --sign`) are marked "signed" with the
+// version their signature signed. Images are pushed with the admin API or `npm run policy`,
+// never from here.
 import { api, tenantPath } from './api.js';
 import { imageDiff } from './diff.js';
-import { el, loadInto, when } from './dom.js';
+import { el, labelCells, loadInto, when } from './dom.js';
 
 const short = (digest) => digest.slice(0, 19);
+
+/** The mark of a signed image ("signed", "signed v3"), or of an unsigned one. */
+function signature(signed, version) {
+  if (!signed) return el('span', { class: 'hint', 'data-signed': 'false', text: 'unsigned' });
+  return el('span', { class: 'badge signed', 'data-signed': 'true', title: 'pushed with a signature the control plane verified', text: version ? `signed v${version}` : 'signed' });
+}
 
 /** The view in `section`: `show(account)` lists that tenant's policies, `hide()` stops showing them. */
 export function policiesView(section) {
@@ -59,6 +67,7 @@ export function policiesView(section) {
         { 'data-digest': i.digest },
         el('td', {}, el('code', { text: i.digest })),
         el('td', {}, i.digest === versions.latest ? el('span', { class: 'badge', text: 'latest' }) : ''),
+        el('td', {}, signature(i.signed, i.signed_version)),
         el('td', { text: when(i.created_at) }),
         el('td', {}, el('button', { type: 'button', text: 'View files', 'aria-label': `View files of ${i.digest}`, onclick: () => into(() => showFiles(name, i.digest)) })),
       ),
@@ -78,7 +87,19 @@ export function policiesView(section) {
     };
     section.querySelector('.images').replaceChildren(
       el('h3', {}, 'Images of ', el('code', { id: 'policy-name', text: name })),
-      el('div', { class: 'scroll' }, el('table', {}, el('caption', { text: `${rows.length} stored images, newest first` }), el('thead', {}, el('tr', {}, ...['Digest', 'Tag', 'Pushed at', ''].map((h) => el('th', { scope: 'col', text: h })))), el('tbody', {}, ...rows))),
+      el(
+        'div',
+        { class: 'scroll' },
+        labelCells(
+          el(
+            'table',
+            {},
+            el('caption', { text: `${rows.length} stored images, newest first` }),
+            el('thead', {}, el('tr', {}, ...['Digest', 'Tag', 'Signature', 'Pushed at', ''].map((h) => el('th', { scope: 'col', text: h })))),
+            el('tbody', {}, ...rows),
+          ),
+        ),
+      ),
       ...(versions.images.length > 1 ? [diff] : []),
     );
     detail();
@@ -88,7 +109,14 @@ export function policiesView(section) {
     const { policies } = await api('GET', tenantPath(next, '/policies'));
     if (next !== account) return;
     const items = policies.map((p) =>
-      el('li', {}, el('button', { type: 'button', text: `Open ${p.name}`, onclick: () => into(() => open(p.name)) }), 'latest ', el('code', { text: p.digest })),
+      el(
+        'li',
+        { 'data-policy': p.name },
+        el('button', { type: 'button', text: `Open ${p.name}`, onclick: () => into(() => open(p.name)) }),
+        'latest ',
+        el('code', { text: p.digest }),
+        p.signed ? signature(true) : '',
+      ),
     );
     body.replaceChildren(
       policies.length === 0 ? el('p', { class: 'meta', text: 'No policy pushed yet.' }) : el('ul', { class: 'plain' }, ...items),

@@ -1,0 +1,109 @@
+// Every view of the console on a 390-px-wide screen (a phone) in Chromium: nothing scrolls the
+// page sideways. Rick (an owner, so every control is there) opens each view with its widest
+// content — the edge's card, the connections and curl commands, an opened policy with its
+// images, a file and a diff, the directory's tables, the organization's members and the
+// audit log — and the document is never wider than the screen, nor does any box of it scroll
+// sideways: tables stack their rows, code wraps.
+// Writes docs/screenshots/console-narrow-*.png. Run with `npm run test:browser`.
+import { join } from 'node:path';
+import { loadConfig } from '../../src/config';
+import { createPolicyImage, readPolicyFolder } from '../../src/policy';
+import { admin } from '../integration/stack-client';
+import { SCREENSHOTS, useConsoleInChromium } from './console-browser';
+
+const WIDTH = 390;
+
+describe('console on a 390-px screen in Chromium', () => {
+  const ctx = useConsoleInChromium();
+
+  const tab = (name: string) => ctx.page.locator('#views button', { hasText: name });
+
+  /**
+   * The document's width, and what is wider than the screen: an element sticking out past it,
+   * or a box that would scroll sideways itself (a table that does not stack). Named, to say
+   * where when it fails.
+   */
+  async function overflow(): Promise<{ scrollWidth: number; wide: string[] }> {
+    return ctx.page.evaluate(`(() => {
+      const name = (e) => e.tagName + (e.id ? '#' + e.id : '') + (e.className ? '.' + e.className : '');
+      const shown = [...document.querySelectorAll('body *')].filter((e) => e.getClientRects().length > 0);
+      return {
+        scrollWidth: document.documentElement.scrollWidth,
+        wide: [
+          ...shown.filter((e) => e.getBoundingClientRect().right > ${WIDTH} + 0.5).map(name),
+          ...shown.filter((e) => e.scrollWidth > e.clientWidth + 1 && ['auto', 'scroll'].includes(getComputedStyle(e).overflowX)).map((e) => 'scrolls: ' + name(e)),
+        ],
+      };
+    })()`);
+  }
+
+  /** Checks the shown view fits and keeps a screenshot of it. */
+  async function expectFits(view: string): Promise<void> {
+    await ctx.page.screenshot({ path: join(SCREENSHOTS, `console-narrow-${view}.png`), fullPage: true });
+    const measured = await overflow();
+    expect({ view, ...measured }).toEqual({ view, scrollWidth: expect.any(Number), wide: [] });
+    expect(measured.scrollWidth).toBeLessThanOrEqual(WIDTH);
+  }
+
+  beforeAll(async () => {
+    // A second rbac image, so the Policies view has a diff to show; and a grant, for the audit log.
+    const rbac = readPolicyFolder(join(loadConfig({}).policiesDir, 'rbac'));
+    const files = { ...rbac.files, 'rbac.cedar': `${rbac.files['rbac.cedar']}\n// a longer line, to see that a diff wraps on a phone instead of widening the page\n` };
+    expect((await admin(ctx.stack.url, ctx.stack.demo, 'POST', '/api/v2/admin/policies/rbac', { files })).status).toBe(201);
+    expect(createPolicyImage('rbac', files).digest).toMatch(/^sha256:/);
+    expect((await admin(ctx.stack.url, ctx.stack.demo, 'PUT', '/api/v2/admin/directory/users/morty@the-citadel.com/roles/admin')).status).toBe(200);
+    await ctx.page.setViewportSize({ width: WIDTH, height: 844 });
+    await ctx.browser.signIn('rick@the-citadel.com', 'Rick Sanchez');
+  });
+
+  it('Authorizers: the edge card', async () => {
+    await ctx.page.locator('#view-authorizers article.card').waitFor();
+    await expectFits('authorizers');
+  });
+
+  it('Connections: the connections, the create form and the curl commands', async () => {
+    await tab('Connections').click();
+    await ctx.page.locator('#view-connections .curls pre').first().waitFor();
+    await expectFits('connections');
+  });
+
+  it('Policies: an opened policy with its images, a file and a diff', async () => {
+    await tab('Policies').click();
+    await ctx.page.getByRole('button', { name: 'Open rbac' }).click();
+    await ctx.page.locator('#view-policies tbody tr').nth(1).waitFor();
+    await ctx.page.locator('#view-policies tbody tr').first().getByRole('button', { name: /^View files of / }).click();
+    await ctx.page.getByRole('button', { name: 'rbac.cedar', exact: true }).click();
+    await expectFits('policies-files');
+    await ctx.page.getByRole('button', { name: 'Show diff' }).click();
+    await ctx.page.locator('#view-policies pre.diff').waitFor();
+    await expectFits('policies-diff');
+  });
+
+  it('Directory: users with their grant controls, roles and resource relations', async () => {
+    await tab('Directory').click();
+    await ctx.page.locator('#view-directory tbody tr').first().waitFor();
+    await expectFits('directory');
+  });
+
+  it('Organization management: the members with their controls', async () => {
+    await tab('Organization management').click();
+    await ctx.page.locator('#view-account tbody tr').first().waitFor();
+    await expectFits('organization');
+  });
+
+  it('Audit log: names, actions and targets', async () => {
+    await tab('Audit log').click();
+    await ctx.page.locator('#view-audit tbody tr').first().waitFor();
+    await expectFits('audit');
+  });
+
+  it('Account settings: a personal account', async () => {
+    const personal = await ctx.page.locator('#tenant option', { hasText: 'personal' }).getAttribute('value');
+    await ctx.page.selectOption('#tenant', personal!);
+    await tab('Account settings').click();
+    await ctx.page.locator('#view-account #tenant-id', { hasText: personal! }).waitFor();
+    await expectFits('account');
+    await ctx.browser.signOut();
+    expect(ctx.browser.consoleErrors).toEqual([]);
+  });
+});
