@@ -14,12 +14,15 @@ import {
   type ControlPlaneLocation,
   type ControlPlaneStore,
 } from '../../src/control-plane';
-import { DEMO_TENANT_FILE, readDemoTenantFile, writeDemoTenantFile } from '../../src/config';
+import { DEMO_TENANT_FILE, loadConfig, readDemoTenantFile, writeDemoTenantFile } from '../../src/config';
 import { PolicyTestsFailedError } from '../../src/decision';
 import { PolicyValidationError, readPolicyFolder } from '../../src/policy';
 import { VIEWERS_WRITE_REFUSAL } from '../helpers/policy-tests';
 import { openLocation, SQL_ENGINES } from '../helpers/sql-engines';
 import { URLS, policiesDir, seedDirectory } from './fixture';
+
+/** The apps of apps.json (the two samples, plus any `npm run new-app` added). */
+const APPS = loadConfig({}).apps.list;
 
 describe.each(SQL_ENGINES)('seedControlPlane on $name', (engine) => {
   let dir: string;
@@ -52,7 +55,7 @@ describe.each(SQL_ENGINES)('seedControlPlane on $name', (engine) => {
 
     const tenant = (await store.tenants.list()).find((t) => t.id === demo!.tenant_id);
     const apps = demo!.app_connections!;
-    expect(tenant!.connections).toHaveLength(3);
+    expect(tenant!.connections).toHaveLength(1 + APPS.length); // the sidecar's and one per app of apps.json
     expect(tenant!.connections).toEqual(
       expect.arrayContaining([
         { connectionId: demo!.connection_id, policyName: 'rbac', label: 'sidecar' },
@@ -97,7 +100,7 @@ describe.each(SQL_ENGINES)('seedControlPlane on $name', (engine) => {
     expect((await store.verifyConnection(rbac.connection_id, rbac.connection_secret))?.policyName).toBe('rbac');
     expect(await ensureDemoAppConnections(store, dir)).toBe(false);
     expect(readDemoTenantFile(dir)).toEqual(upgraded);
-    expect((await store.tenants.list()).find((t) => t.id === upgraded.tenant_id)!.connections).toHaveLength(5); // the 3 the seed made, and 2 more
+    expect((await store.tenants.list()).find((t) => t.id === upgraded.tenant_id)!.connections).toHaveLength(1 + 2 * APPS.length); // the seed's, and one more per app
     expect((await store.tenants.get(upgraded.tenant_id))!.connections.find((c) => c.connectionId === rbac.connection_id)?.label).toBe('RBAC app (embedded edge)');
   });
 
