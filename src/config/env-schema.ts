@@ -43,7 +43,7 @@ export const APPS_GROUP = 'Sample apps ({app_url} is the RBAC app)';
 export const ENV_GROUPS = {
   'Where the stack runs': {
     OUTPOST_HOST: v(text.default('127.0.0.1'), 'address every component binds to'),
-    OUTPOST_DATA_DIR: v(text.default('.data'), 'SQLite files, keys, demo tenant, logs'),
+    OUTPOST_DATA_DIR: v(text.default('.data'), 'SQLite files, keys, demo tenant, logs; with DATABASE_URL set the default is .data/postgres'),
     LOG_LEVEL: v(logLevel.default('info'), 'pino level: fatal, error, warn, info, debug, trace or silent'),
   },
   'Demo identity provider ({auth_url})': {
