@@ -1,10 +1,11 @@
 // Manages tenants directly in the control plane's database (<data dir>/control-plane.db, or
 // the PostgreSQL database of DATABASE_URL); run it on the control-plane host. New secrets are printed once and never stored in
-// plain text: copy them now.
+// plain text: copy them now. Every change is written to the tenant's audit log as the CLI's
+// (actor tenants_cli), in the change's own transaction.
 //
 //   npm run tenants -- list
 //   npm run tenants -- create acme
-//   npm run tenants -- add-connection <tenant-id> --policy rbac
+//   npm run tenants -- add-connection <tenant-id> --policy rbac --label 'billing sidecar'
 //   npm run tenants -- rotate-key <tenant-id> discovery|admin
 //   npm run tenants -- set-kind <tenant-id> personal|organization
 //   npm run tenants -- members <tenant-id>
@@ -19,10 +20,12 @@ import {
   MembershipError,
   USER_ID_PATTERN,
   UnknownTenantError,
+  connectionLabelSchema,
   controlPlaneLocation,
   createTenant,
   describeControlPlaneLocation,
   openControlPlaneStore,
+  recordCliAudit,
   recordRotatedDemoKey,
   type AccountKind,
   type ControlPlaneStore,
@@ -64,7 +67,7 @@ async function list(): Promise<void> {
     if (tenants.length === 0) console.log('no tenants');
     for (const t of tenants) {
       console.log(`${t.id}  ${t.name}  ${t.kind}  (created ${new Date(t.createdAt).toISOString()})`);
-      for (const c of t.connections) console.log(`  connection ${c.connectionId}  policy ${c.policyName}`);
+      for (const c of t.connections) console.log(`  connection ${c.connectionId}  policy ${c.policyName}${c.label === null ? '' : `  ${c.label}`}`);
     }
   });
 }
@@ -79,21 +82,31 @@ async function create(name: string, options: { kind: AccountKind; owner?: string
   return withStore(async (store, config) => {
     // A new tenant gets the seed's roles (so grants work) but no users or resources.
     const { roles } = loadDirectorySeed(config.directorySeedFile).directory;
-    const keys = await createTenant(store, {
-      name,
-      directory: { roles, users: [], resources: [] },
-      kind: options.kind,
-      ...(options.owner === undefined ? {} : { owner: options.owner }),
+    const keys = await store.transaction(async (tx) => {
+      const created = await createTenant(tx, {
+        name,
+        directory: { roles, users: [], resources: [] },
+        kind: options.kind,
+        ...(options.owner === undefined ? {} : { owner: options.owner }),
+      });
+      await recordCliAudit(tx.audit, created.tenantId, 'tenant.create', null);
+      return created;
     });
     console.log(`tenant_id=${keys.tenantId}\ndiscovery_api_key=${keys.discoveryApiKey}\nadmin_api_key=${keys.adminApiKey}\n${SECRET_NOTE}`);
     console.log('Next: push a policy (OUTPOST_TENANT_ID/OUTPOST_ADMIN_API_KEY npm run policy -- push policies/rbac) and add a connection.');
   });
 }
 
-async function addConnection(tenantId: string, options: { policy: string }): Promise<void> {
+async function addConnection(tenantId: string, options: { policy: string; label?: string }): Promise<void> {
   if (!POLICY_NAME_PATTERN.test(options.policy)) throw new ScriptError(`invalid policy name ${options.policy}`);
+  const label = options.label === undefined ? undefined : connectionLabelSchema.safeParse(options.label);
+  if (label?.success === false) throw new ScriptError(`invalid --label: ${label.error.issues[0]!.message}`);
   return withStore(async (store) => {
-    const conn = await store.tenants.addConnection(tenantId, options.policy);
+    const conn = await store.transaction(async (tx) => {
+      const added = await tx.tenants.addConnection(tenantId, options.policy, label?.data);
+      await recordCliAudit(tx.audit, tenantId, 'connection.create', added.connectionId);
+      return added;
+    });
     console.log(`connection_id=${conn.connectionId}\nconnection_secret=${conn.connectionSecret}\n${SECRET_NOTE}`);
     console.log('Start an edge with EDGE_CONNECTION_ID and EDGE_CONNECTION_SECRET set to these.');
   });
@@ -105,6 +118,7 @@ async function rotateKey(tenantId: string, kind: TenantKeyKind): Promise<void> {
     // One transaction: a demo tenant file that cannot be written keeps the old key working.
     const { key, file } = await store.transaction(async (tx) => {
       const rotated = await tx.tenants.rotateKey(tenantId, kind);
+      await recordCliAudit(tx.audit, tenantId, `${kind}_key.rotate`, null);
       return { key: rotated, file: recordRotatedDemoKey(demoTenantFile, tenantId, kind, rotated) };
     });
     console.log(`${kind}_api_key=${key}\nThe old ${kind} key no longer works. ${SECRET_NOTE}`);
@@ -114,7 +128,10 @@ async function rotateKey(tenantId: string, kind: TenantKeyKind): Promise<void> {
 
 async function setKind(tenantId: string, kind: AccountKind): Promise<void> {
   return withStore(async (store) => {
-    await store.members.setKind(tenantId, kind);
+    await store.transaction(async (tx) => {
+      await tx.members.setKind(tenantId, kind);
+      await recordCliAudit(tx.audit, tenantId, `tenant.kind.${kind}`, null);
+    });
     console.log(`${tenantId} is now ${kind === 'personal' ? 'a personal account' : 'an organization'}`);
   });
 }
@@ -132,14 +149,21 @@ async function listMembers(tenantId: string): Promise<void> {
 async function addMember(tenantId: string, userId: string, options: { role: MemberRole }): Promise<void> {
   checkUserId(userId);
   return withStore(async (store) => {
-    const changed = await store.members.setMember(tenantId, userId, options.role);
+    const changed = await store.transaction(async (tx) => {
+      const done = await tx.members.setMember(tenantId, userId, options.role);
+      if (done) await recordCliAudit(tx.audit, tenantId, `member.set.${options.role}`, userId);
+      return done;
+    });
     console.log(changed ? `${userId} is now ${options.role} of ${tenantId}` : `${userId} already is ${options.role} of ${tenantId}`);
   });
 }
 
 async function removeMember(tenantId: string, userId: string): Promise<void> {
   return withStore(async (store) => {
-    if (!(await store.members.removeMember(tenantId, userId))) throw new ScriptError(`${userId} is not a member of ${tenantId}`);
+    await store.transaction(async (tx) => {
+      if (!(await tx.members.removeMember(tenantId, userId))) throw new ScriptError(`${userId} is not a member of ${tenantId}`);
+      await recordCliAudit(tx.audit, tenantId, 'member.remove', userId);
+    });
     console.log(`${userId} is no longer a member of ${tenantId}`);
   });
 }
@@ -161,8 +185,9 @@ program
   .command('add-connection')
   .argument('<tenant-id>', 'tenant id')
   .option('--policy <name>', 'policy the edge serves', 'rbac')
+  .option('--label <label>', 'what the connection serves, shown in the console (1-64 characters)')
   .description('create an edge connection (id + secret)')
-  .action((tenantId: string, options: { policy: string }) => runScript('tenants add-connection', () => addConnection(tenantId, options)));
+  .action((tenantId: string, options: { policy: string; label?: string }) => runScript('tenants add-connection', () => addConnection(tenantId, options)));
 program
   .command('rotate-key')
   .argument('<tenant-id>', 'tenant id')

@@ -6,13 +6,17 @@ export const MAX_AUDIT_ENTRIES_PER_TENANT = 10_000;
 export const AUDIT_PAGE_SIZE = 100;
 
 /**
- * Who made a change: a console user (`actor` is their IdP user id) or the tenant's admin key
- * (the admin API, and so the CLIs that call it; `actor` is {@link ADMIN_KEY_ACTOR}).
+ * Who made a change: a console user (`actor` is their IdP user id), the tenant's admin key
+ * (the admin API, and so the CLIs that call it; `actor` is {@link ADMIN_KEY_ACTOR}), or the
+ * tenants CLI on the control-plane host, which writes the database itself (`actor` is
+ * {@link CLI_ACTOR}).
  */
-export type AuditActorKind = 'user' | 'admin_key';
+export type AuditActorKind = 'user' | 'admin_key' | 'cli';
 
 /** The `actor` of an admin-key entry: the key has no user behind it. */
 export const ADMIN_KEY_ACTOR = 'admin_key';
+/** The `actor` of an entry the tenants CLI wrote (`npm run tenants`): whoever runs it on the host. */
+export const CLI_ACTOR = 'tenants_cli';
 
 /** What happened: who, what, to what, how it ended, when (ms since the epoch). */
 export interface AuditEntry {
@@ -84,4 +88,9 @@ export function recordAudit(
 /** Writes the audit entry of a change made with the tenant's admin key, like {@link recordAudit}. */
 export function recordAdminKeyAudit(audit: AuditRepository, tenantId: string, action: string, target: string | null): Promise<void> {
   return audit.record(tenantId, { actor: ADMIN_KEY_ACTOR, actorKind: 'admin_key', action, target, outcome: 'ok' });
+}
+
+/** Writes the audit entry of a change the tenants CLI made, like {@link recordAudit}. */
+export function recordCliAudit(audit: AuditRepository, tenantId: string, action: string, target: string | null): Promise<void> {
+  return audit.record(tenantId, { actor: CLI_ACTOR, actorKind: 'cli', action, target, outcome: 'ok' });
 }

@@ -144,7 +144,7 @@ export const CONSOLE_ROUTES: readonly ApiRoute[] = [
             z.strictObject({
               id: z.number().int(),
               actor: z.string(),
-              actor_kind: z.enum(['user', 'admin_key']),
+              actor_kind: z.enum(['user', 'admin_key', 'cli']),
               actor_name: nameOrNull,
               actor_email: nameOrNull,
               action: z.string(),

@@ -4,6 +4,8 @@ export { controlPlaneLocation, describeControlPlaneLocation } from './control-pl
 export { UnknownTenantError } from './tenant-repository';
 export type { EdgeConnection, TenantKeyKind } from './tenant-repository';
 export { createTenant } from './create-tenant';
+export { recordCliAudit } from './audit-repository';
+export { connectionLabelSchema } from './connection-label';
 export { seedControlPlane, ensureDemoAppConnections } from './seed-control-plane';
 export { DEMO_CONNECTION_LABELS, ensureDemoConnectionLabels } from './label-demo-connections';
 export { describeForeignDemoTenant, DemoTenantFileConflictError } from './demo-tenant-database';

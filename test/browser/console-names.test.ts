@@ -2,9 +2,11 @@
 // e-mail (the user id on hover and behind a copy button), the demo connections by what they
 // serve (the sidecar, the sample apps' embedded edges) in the Connections view and on the edge's
 // card, creates a connection with a label, and reads an audit log whose entries name who did
-// what to whom — himself, and the admin key for a change made through the admin API.
+// what to whom — himself, the admin key for a change made through the admin API, and the CLI
+// for one made with `npm run tenants`.
 // Writes docs/screenshots/console-names-*.png. Run with `npm run test:browser`.
 import { join } from 'node:path';
+import { recordCliAudit } from '../../src/control-plane';
 import { admin } from '../integration/stack-client';
 import { SCREENSHOTS, useConsoleInChromium } from './console-browser';
 
@@ -62,24 +64,30 @@ describe('console names in Chromium', () => {
     await ctx.page.screenshot({ path: join(SCREENSHOTS, 'console-names-connections.png'), fullPage: true });
   });
 
-  it("names who did what to whom in the audit log: Rick, and the admin key for the admin API's change", async () => {
+  it("names who did what to whom in the audit log: Rick, the admin key for the admin API's change, the CLI for its own", async () => {
     expect((await admin(ctx.stack.url, ctx.stack.demo, 'PUT', `/api/v2/admin/directory/users/${MORTY.email}/roles/admin`)).status).toBe(200);
+    // As `npm run tenants -- add-member` writes it.
+    await recordCliAudit(ctx.stack.store.audit, ctx.stack.demo.tenantId, 'member.set.admin', MORTY.id);
     await tab('Audit log').click();
     const rows = ctx.page.locator('#view-audit tbody tr');
-    await rows.nth(1).waitFor();
+    await rows.nth(2).waitFor();
     const cell = (row: number, col: string) => rows.nth(row).locator(`[data-col="${col}"]`);
-    // Newest first: the admin key's grant, then Rick's new connection.
-    expect(await cell(0, 'who').locator('.name').textContent()).toBe('admin key');
-    expect(await cell(0, 'who').locator('.detail').textContent()).toBe('admin API or CLI');
-    expect(await cell(0, 'action').textContent()).toBe('directory.role.grant.admin');
+    // Newest first: the CLI's change, the admin key's grant, then Rick's new connection.
+    expect(await cell(0, 'who').locator('.name').textContent()).toBe('CLI');
+    expect(await cell(0, 'who').locator('.detail').textContent()).toBe('npm run tenants');
     expect(await cell(0, 'target').locator('.name').textContent()).toBe('Morty Smith');
-    expect(await cell(0, 'target').locator('.named').getAttribute('title')).toBe(`user id: ${MORTY.id}`);
 
-    expect(await cell(1, 'who').locator('.name').textContent()).toBe('Rick Sanchez');
-    expect(await cell(1, 'who').locator('.named').getAttribute('title')).toBe(`user id: ${RICK.id}`);
-    expect(await cell(1, 'action').textContent()).toBe('connection.create');
-    expect(await cell(1, 'target').locator('.name').textContent()).toBe('todo worker');
-    await cell(1, 'target').getByRole('button', { name: /^Copy connection id / }).click();
+    expect(await cell(1, 'who').locator('.name').textContent()).toBe('admin key');
+    expect(await cell(1, 'who').locator('.detail').textContent()).toBe('admin API, npm run policy or directory');
+    expect(await cell(1, 'action').textContent()).toBe('directory.role.grant.admin');
+    expect(await cell(1, 'target').locator('.name').textContent()).toBe('Morty Smith');
+    expect(await cell(1, 'target').locator('.named').getAttribute('title')).toBe(`user id: ${MORTY.id}`);
+
+    expect(await cell(2, 'who').locator('.name').textContent()).toBe('Rick Sanchez');
+    expect(await cell(2, 'who').locator('.named').getAttribute('title')).toBe(`user id: ${RICK.id}`);
+    expect(await cell(2, 'action').textContent()).toBe('connection.create');
+    expect(await cell(2, 'target').locator('.name').textContent()).toBe('todo worker');
+    await cell(2, 'target').getByRole('button', { name: /^Copy connection id / }).click();
     expect(await clipboard()).toBe((await ctx.stack.store.tenants.get(ctx.stack.demo.tenantId))!.connections.at(-1)!.connectionId);
     await ctx.page.screenshot({ path: join(SCREENSHOTS, 'console-names-audit.png'), fullPage: true });
   });

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTenant, openControlPlaneStore, type ControlPlaneLocation, type ControlPlaneStore } from '../../src/control-plane';
-import { ADMIN_KEY_ACTOR, AUDIT_PAGE_SIZE, MAX_AUDIT_ENTRIES_PER_TENANT, recordAdminKeyAudit } from '../../src/control-plane/audit-repository';
+import { ADMIN_KEY_ACTOR, AUDIT_PAGE_SIZE, CLI_ACTOR, MAX_AUDIT_ENTRIES_PER_TENANT, recordAdminKeyAudit, recordCliAudit } from '../../src/control-plane/audit-repository';
 import { openLocation, SQL_ENGINES } from '../helpers/sql-engines';
 import { seedDirectory } from './fixture';
 
@@ -30,13 +30,15 @@ describe.each(SQL_ENGINES)('audit repository on $name', (engine) => {
     await store.audit.record(b, entry('other tenant'));
     await store.audit.record(a, { actor: 'morty', actorKind: 'user', action: 'second', target: 'x', outcome: 'edge_error' });
     await recordAdminKeyAudit(store.audit, a, 'signing_key.remove', 'kid-1');
+    await recordCliAudit(store.audit, a, 'connection.create', 'c-1');
     const listed = await store.audit.list(a);
     expect(listed).toEqual([
+      { id: expect.any(Number), actor: CLI_ACTOR, actorKind: 'cli', action: 'connection.create', target: 'c-1', outcome: 'ok', at: 1_700_000_000_000 },
       { id: expect.any(Number), actor: ADMIN_KEY_ACTOR, actorKind: 'admin_key', action: 'signing_key.remove', target: 'kid-1', outcome: 'ok', at: 1_700_000_000_000 },
       { id: expect.any(Number), actor: 'morty', actorKind: 'user', action: 'second', target: 'x', outcome: 'edge_error', at: 1_700_000_000_000 },
       { id: expect.any(Number), actor: 'rick', actorKind: 'user', action: 'first', target: null, outcome: 'ok', at: 1_700_000_000_000 },
     ]);
-    expect((await store.audit.list(a, listed[1]!.id)).map((e) => e.action)).toEqual(['first']);
+    expect((await store.audit.list(a, listed[2]!.id)).map((e) => e.action)).toEqual(['first']);
     for (let i = 0; i < AUDIT_PAGE_SIZE; i += 1) await store.audit.record(a, entry(`more ${i}`));
     expect(await store.audit.list(a)).toHaveLength(AUDIT_PAGE_SIZE);
   });

@@ -3,7 +3,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { createTenant, openControlPlaneStore, UnknownTenantError, type ControlPlaneLocation, type ControlPlaneStore } from '../../src/control-plane';
-import { openPostgresDatabase } from '../../src/sql';
+import { recordCliAudit } from '../../src/control-plane/audit-repository';
+import { migrateSchema } from '../../src/control-plane/migrations/migrate-schema';
+import { SQLITE_MIGRATION_PLAN } from '../../src/control-plane/migrations/sqlite-migrations';
+import { openPostgresDatabase, openSqliteDatabase } from '../../src/sql';
 import { SQL_ENGINES } from '../helpers/sql-engines';
 import { seedDirectory } from './fixture';
 
@@ -101,7 +104,8 @@ describe.each(SQL_ENGINES)('openControlPlaneStore on $name', (engine) => {
     expect(await store.tenants.labelConnection(a.tenantId, sidecar.connectionId, 'renamed')).toBe(false);
     expect(await store.tenants.labelConnection(a.tenantId, bare.connectionId, 'todo app')).toBe(true);
     expect(await store.tenants.labelConnection(a.tenantId, bare.connectionId, 'again')).toBe(false);
-    expect((await store.tenants.get(a.tenantId))!.connections.map((c) => c.label)).toEqual(['sidecar', 'todo app']);
+    const labels = Object.fromEntries((await store.tenants.get(a.tenantId))!.connections.map((c) => [c.connectionId, c.label]));
+    expect(labels).toEqual({ [sidecar.connectionId]: 'sidecar', [bare.connectionId]: 'todo app' });
     await store.close();
   });
   it('rejects unknown connections and wrong secrets', async () => {
@@ -145,7 +149,7 @@ describe('openControlPlaneStore on a SQLite file (file modes, WAL, the file\'s b
   /** Rewinds the file to what an older build left: `script` undoes later migrations. */
   const downgrade = (script: string, version: number) => {
     const raw = new Database(file);
-    // Migrations 7, 6 and 5 are undone first in every rewind below them.
+    // Migrations 8 (a CHECK only), 7, 6 and 5 are undone first in every rewind below them.
     raw.exec('ALTER TABLE connections DROP COLUMN label; ALTER TABLE audit_log DROP COLUMN actor_kind;');
     if (version < 6) raw.exec('DROP TABLE policy_versions; ALTER TABLE policy_signatures DROP COLUMN version;');
     if (version < 5) raw.exec('DROP INDEX policy_images_by_seq; ALTER TABLE policy_images DROP COLUMN seq;');
@@ -166,7 +170,7 @@ describe('openControlPlaneStore on a SQLite file (file modes, WAL, the file\'s b
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const raw = new Database(file, { readonly: true });
     expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(raw.pragma('user_version', { simple: true })).toBe(7);
+    expect(raw.pragma('user_version', { simple: true })).toBe(8);
     raw.close();
     // Foreign keys are per connection: a tenant's rows refuse a tenant that does not exist.
     await expect(store.directory.initialize('no-such-tenant', { roles: [], users: [], resources: [] })).rejects.toMatchObject({ code: 'SQLITE_CONSTRAINT_FOREIGNKEY' });
@@ -212,7 +216,7 @@ describe('openControlPlaneStore on a SQLite file (file modes, WAL, the file\'s b
       1,
     );
     const store = await openControlPlaneStore(file);
-    expect(userVersion()).toBe(7);
+    expect(userVersion()).toBe(8);
     expect(await store.tenants.exists(a.tenantId)).toBe(true);
     const jwk = { kty: 'OKP', crv: 'Ed25519', x: 'A'.repeat(43) } as const;
     expect(await store.signingKeys.add(a.tenantId, 'kid-1', jwk)).toEqual({ created: true });
@@ -227,7 +231,7 @@ describe('openControlPlaneStore on a SQLite file (file modes, WAL, the file\'s b
     // What a version-2 build left: no kind column, no members table, user_version 2.
     downgrade('DROP TABLE audit_log; DROP TABLE tenant_members; ALTER TABLE tenants DROP COLUMN kind;', 2);
     const store = await openControlPlaneStore(file);
-    expect(userVersion()).toBe(7);
+    expect(userVersion()).toBe(8);
     expect(await store.members.kind(a.tenantId)).toBe('organization');
     expect(await store.members.members(a.tenantId)).toEqual([]);
     expect(await store.verifyTenantKey(a.tenantId, 'admin', a.adminApiKey)).toBe(true);
@@ -246,7 +250,7 @@ describe('openControlPlaneStore on a SQLite file (file modes, WAL, the file\'s b
       3,
     );
     const store = await openControlPlaneStore(file);
-    expect(userVersion()).toBe(7);
+    expect(userVersion()).toBe(8);
     const raw = new Database(file, { readonly: true });
     expect(raw.prepare("SELECT name FROM sqlite_master WHERE name = 'relay_registrations'").all()).toEqual([]);
     expect(raw.prepare('SELECT instance_id, connected FROM relay_instances').all()).toEqual([{ instance_id: 'i-1', connected: 1 }]);
@@ -276,7 +280,7 @@ describe('openControlPlaneStore on a SQLite file (file modes, WAL, the file\'s b
     await first.close();
     downgrade('', 5);
     const store = await openControlPlaneStore(file);
-    expect(userVersion()).toBe(7);
+    expect(userVersion()).toBe(8);
     expect(await store.images.tagged(a.tenantId, 'rbac')).toEqual({ image, signature: 'a.b.c' });
     expect(await store.images.signedVersion(a.tenantId, 'rbac')).toBeUndefined();
     // The first versioned push may carry any version from 1.
@@ -295,9 +299,34 @@ describe('openControlPlaneStore on a SQLite file (file modes, WAL, the file\'s b
     raw.pragma('user_version = 6');
     raw.close();
     const store = await openControlPlaneStore(file);
-    expect(userVersion()).toBe(7);
+    expect(userVersion()).toBe(8);
     expect((await store.tenants.get(a.tenantId))!.connections).toEqual([{ connectionId: conn.connectionId, policyName: 'rbac', label: null }]);
     expect(await store.audit.list(a.tenantId)).toMatchObject([{ actor: 'u-1', actorKind: 'user', action: 'discovery_key.rotate' }]);
+    await store.close();
+  });
+  it('upgrades a version-7 database so the tenants CLI may write entries (migration 8): every entry, id and the id counter kept', async () => {
+    // What a version-7 build left: three entries, the newest since dropped (the id counter remembers it).
+    const v7 = await openSqliteDatabase(file);
+    await migrateSchema(v7, { ...SQLITE_MIGRATION_PLAN, migrations: SQLITE_MIGRATION_PLAN.migrations.slice(0, 7) });
+    await v7.close();
+    const old = new Database(file);
+    old.prepare("INSERT INTO tenants (id, name, discovery_key_hash, admin_key_hash, created_at) VALUES ('t', 't', x'00', x'00', 1)").run();
+    for (const [actor, kind] of [['u-1', 'user'], ['admin_key', 'admin_key'], ['u-2', 'user']]) {
+      old.prepare("INSERT INTO audit_log (tenant_id, actor, actor_kind, action, target, outcome, at) VALUES ('t', ?, ?, 'a', NULL, 'ok', 1)").run(actor, kind);
+    }
+    expect(() => old.prepare("INSERT INTO audit_log (tenant_id, actor, actor_kind, action, outcome, at) VALUES ('t', 'x', 'cli', 'a', 'ok', 1)").run()).toThrow(/CHECK/);
+    old.prepare("DELETE FROM audit_log WHERE actor = 'u-2'").run();
+    old.close();
+
+    const store = await openControlPlaneStore(file, { now: () => 5 });
+    expect(userVersion()).toBe(8);
+    await recordCliAudit(store.audit, 't', 'member.remove', 'u-1');
+    expect((await store.audit.list('t')).map((e) => [e.id, e.actor, e.actorKind])).toEqual([
+      [4, 'tenants_cli', 'cli'],
+      [2, 'admin_key', 'admin_key'],
+      [1, 'u-1', 'user'],
+    ]);
+    await expect(store.audit.record('t', { actor: 'x', actorKind: 'robot' as never, action: 'a', target: null, outcome: 'ok' })).rejects.toMatchObject({ code: 'SQLITE_CONSTRAINT_CHECK' });
     await store.close();
   });
 });

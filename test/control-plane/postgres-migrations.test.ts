@@ -112,37 +112,37 @@ async function versions(db: SqlDatabase): Promise<number[]> {
 }
 
 describe('PostgreSQL migrations', () => {
-  it('build the same tables, columns, keys and indexes as the SQLite schema, all seven versions', async () => {
+  it('build the same tables, columns, keys and indexes as the SQLite schema, all eight versions', async () => {
     const db = connect(await pg.freshDatabase());
     expect(await migratePostgres(db, POSTGRES_MIGRATIONS)).toBe(POSTGRES_MIGRATIONS.length);
     const expected = await sqliteShape();
     expect(expected.columns.length).toBeGreaterThan(40);
     expect(await postgresShape(db)).toEqual(expected);
-    expect(await versions(db)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(await versions(db)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
   });
 
   it('are a no-op the second time', async () => {
     const db = connect(await pg.freshDatabase());
     await migratePostgres(db, POSTGRES_MIGRATIONS);
     const before = await db.all('SELECT version, applied_at FROM schema_version ORDER BY version');
-    expect(await migratePostgres(db, POSTGRES_MIGRATIONS)).toBe(7);
+    expect(await migratePostgres(db, POSTGRES_MIGRATIONS)).toBe(8);
     expect(await db.all('SELECT version, applied_at FROM schema_version ORDER BY version')).toEqual(before);
   });
 
   it('run exactly once when three nodes start on one fresh database at the same time', async () => {
     const url = await pg.freshDatabase();
     const nodes = [connect(url), connect(url), connect(url)];
-    expect(await Promise.all(nodes.map((db) => migratePostgres(db, POSTGRES_MIGRATIONS)))).toEqual([7, 7, 7]);
-    expect(await versions(nodes[0]!)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(await Promise.all(nodes.map((db) => migratePostgres(db, POSTGRES_MIGRATIONS)))).toEqual([8, 8, 8]);
+    expect(await versions(nodes[0]!)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
   });
 
   it('refuse a database newer than this build and leave it untouched', async () => {
     const db = connect(await pg.freshDatabase());
     await migratePostgres(db, POSTGRES_MIGRATIONS);
     await expect(migratePostgres(db, POSTGRES_MIGRATIONS.slice(0, 3))).rejects.toThrow(
-      'control-plane database has schema version 7, newer than this build (3)',
+      'control-plane database has schema version 8, newer than this build (3)',
     );
-    expect(await versions(db)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(await versions(db)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
   });
 
   it('leave nothing behind when a migration fails', async () => {
@@ -179,5 +179,19 @@ describe('PostgreSQL migrations', () => {
     await migratePostgres(db, POSTGRES_MIGRATIONS);
     expect(await db.all('SELECT digest, signature, version FROM policy_signatures')).toEqual([{ digest: 'd', signature: 'a.b.c', version: null }]);
     expect(await db.all('SELECT * FROM policy_versions')).toEqual([]);
+  });
+  it('let the tenants CLI write audit entries from migration 8 on, keeping the entries before it', async () => {
+    const db = connect(await pg.freshDatabase());
+    await migratePostgres(db, POSTGRES_MIGRATIONS.slice(0, 7));
+    await db.run("INSERT INTO tenants (id, name, discovery_key_hash, admin_key_hash, created_at) VALUES ('t', 't', '\\x00', '\\x00', 1)");
+    await db.run("INSERT INTO audit_log (tenant_id, actor, actor_kind, action, target, outcome, at) VALUES ('t', 'admin_key', 'admin_key', 'a', NULL, 'ok', 1)");
+    await expect(db.run("INSERT INTO audit_log (tenant_id, actor, actor_kind, action, target, outcome, at) VALUES ('t', 'x', 'cli', 'a', NULL, 'ok', 1)")).rejects.toMatchObject({ code: '23514' });
+    await migratePostgres(db, POSTGRES_MIGRATIONS);
+    await db.run("INSERT INTO audit_log (tenant_id, actor, actor_kind, action, target, outcome, at) VALUES ('t', 'tenants_cli', 'cli', 'b', NULL, 'ok', 2)");
+    await expect(db.run("INSERT INTO audit_log (tenant_id, actor, actor_kind, action, target, outcome, at) VALUES ('t', 'x', 'robot', 'c', NULL, 'ok', 3)")).rejects.toMatchObject({ code: '23514' });
+    expect(await db.all('SELECT actor_kind, action FROM audit_log ORDER BY id')).toEqual([
+      { actor_kind: 'admin_key', action: 'a' },
+      { actor_kind: 'cli', action: 'b' },
+    ]);
   });
 });

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { decodeJwt } from 'jose';
 import { CONSOLE_CLIENT_ID, CONTROL_PLANE_AUDIENCE } from '../../src/config';
-import { createTenant } from '../../src/control-plane';
+import { createTenant, recordCliAudit } from '../../src/control-plane';
 import { CONTROL_PLANE_ROUTES } from '../../src/control-plane/control-plane-openapi';
 import { createPolicyImage, readPolicyFolder, signPolicyImage, signingKeyId } from '../../src/policy';
 import { newSigningKey } from '../helpers/signing';
@@ -330,6 +330,10 @@ describe.each(SQL_ENGINES)('on $name', (engine) => {
       // The key's own tenant only: Summer's personal account saw nothing of it.
       const mine = await personalOf(SUMMER);
       expect(((await call('GET', `/tenants/${mine}/audit`, SUMMER)).body as { entries: unknown[] }).entries).toEqual([]);
+      // What npm run tenants writes (it goes to the database, not through an API) is the CLI's.
+      await recordCliAudit(stack.store.audit, stack.demo.tenantId, 'member.set.viewer', SUMMER.id);
+      const [cli] = ((await call('GET', `${demo()}/audit`, BETH)).body as { entries: unknown[] }).entries;
+      expect(cli).toEqual({ id: expect.any(Number), actor: 'tenants_cli', actor_kind: 'cli', actor_name: null, actor_email: null, at: expect.any(String), action: 'member.set.viewer', ...SUMMER_TARGET });
     });
 
     it('records commands sent through the console in the organization log', async () => {

@@ -153,6 +153,11 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   ALTER TABLE connections ADD COLUMN label TEXT;
   ALTER TABLE audit_log ADD COLUMN actor_kind TEXT NOT NULL DEFAULT 'user' CHECK (actor_kind IN ('user', 'admin_key'));
   `,
+  // 8: an audit entry's actor may also be the tenants CLI, as on SQLite.
+  `
+  ALTER TABLE audit_log DROP CONSTRAINT audit_log_actor_kind_check;
+  ALTER TABLE audit_log ADD CONSTRAINT audit_log_actor_kind_check CHECK (actor_kind IN ('user', 'admin_key', 'cli'));
+  `,
 ];
 
 /**

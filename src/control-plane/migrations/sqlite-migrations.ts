@@ -145,6 +145,28 @@ const SQLITE_MIGRATIONS: readonly string[] = [
   ALTER TABLE connections ADD COLUMN label TEXT;
   ALTER TABLE audit_log ADD COLUMN actor_kind TEXT NOT NULL DEFAULT 'user' CHECK (actor_kind IN ('user', 'admin_key'));
   `,
+  // 8: an audit entry's actor may also be the tenants CLI (npm run tenants, on the
+  // control-plane host). SQLite cannot change a CHECK in place: the table is rebuilt with its
+  // rows, ids and AUTOINCREMENT counter, and its index.
+  `
+  CREATE TABLE audit_log_v8 (
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    tenant_id  TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+    actor      TEXT NOT NULL,
+    action     TEXT NOT NULL,
+    target     TEXT,
+    outcome    TEXT NOT NULL,
+    at         INTEGER NOT NULL,
+    actor_kind TEXT NOT NULL DEFAULT 'user' CHECK (actor_kind IN ('user', 'admin_key', 'cli'))
+  );
+  INSERT INTO audit_log_v8 (id, tenant_id, actor, action, target, outcome, at, actor_kind)
+    SELECT id, tenant_id, actor, action, target, outcome, at, actor_kind FROM audit_log;
+  DELETE FROM sqlite_sequence WHERE name = 'audit_log_v8';
+  INSERT INTO sqlite_sequence (name, seq) SELECT 'audit_log_v8', seq FROM sqlite_sequence WHERE name = 'audit_log';
+  DROP TABLE audit_log;
+  ALTER TABLE audit_log_v8 RENAME TO audit_log;
+  CREATE INDEX audit_log_by_tenant ON audit_log(tenant_id, id);
+  `,
 ];
 
 /** SQLite records the schema version in the file header, `PRAGMA user_version`. */

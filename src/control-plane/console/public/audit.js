@@ -1,16 +1,20 @@
 // The Audit log view: every change made through the console (commands, key rotations, member,
-// connection and directory changes) or with the tenant's admin key (the admin API, and so
-// `npm run policy` and `npm run directory`), newest first, 100 a page; "Load older" asks for
+// connection and directory changes), with the tenant's admin key (the admin API, and so
+// `npm run policy` and `npm run directory`) or by `npm run tenants` on the control-plane host,
+// newest first, 100 a page; "Load older" asks for
 // the page before the oldest entry shown. Who and what are shown by name where the API gives
 // one (a directory user's name and e-mail, a connection's label), the id on hover and behind
 // a copy button.
 import { api, tenantPath } from './api.js';
 import { el, labelCells, named, when } from './dom.js';
 
-/** Who made the change: a console user by name, or the tenant's admin key. */
+/** Who made the change: a console user by name, the tenant's admin key, or the tenants CLI. */
 function actorOf(e) {
+  if (e.actor_kind === 'cli') {
+    return el('span', { class: 'named', title: 'npm run tenants, run on the control-plane host' }, el('span', { class: 'name', text: 'CLI' }), el('span', { class: 'detail', text: 'npm run tenants' }));
+  }
   if (e.actor_kind === 'admin_key') {
-    return el('span', { class: 'named', title: "the tenant's admin key: the admin API, npm run policy or npm run directory" }, el('span', { class: 'name', text: 'admin key' }), el('span', { class: 'detail', text: 'admin API or CLI' }));
+    return el('span', { class: 'named', title: "the tenant's admin key: the admin API, npm run policy or npm run directory" }, el('span', { class: 'name', text: 'admin key' }), el('span', { class: 'detail', text: 'admin API, npm run policy or directory' }));
   }
   return named(e.actor, e.actor_name, e.actor_email, 'user id');
 }
