@@ -24,6 +24,10 @@ runtime.start().then(
       await runtime.close();
       process.exit(0);
     }
+    // Nothing of the runtime keeps the process alive (the lock's socket and the relay's timers
+    // are unref'd), and the holder must live until it is killed: it exited after ~1.3 s, and a
+    // test that was slower than that to try the lock found it free.
+    setInterval(() => undefined, HOUR);
   },
   (err: unknown) => {
     process.stderr.write(`${(err as Error).message}\n`);
