@@ -10,11 +10,10 @@ import { createTenant, recordCliAudit } from '../../src/control-plane';
 import { CONTROL_PLANE_ROUTES } from '../../src/control-plane/control-plane-openapi';
 import { createPolicyImage, readPolicyFolder, signPolicyImage, signingKeyId } from '../../src/policy';
 import { newSigningKey } from '../helpers/signing';
-import { authorizeUrl, exchangeCode, pkcePair, signInThroughPage } from '../idp/oauth-fixture';
 import { SQL_ENGINES } from '../helpers/sql-engines';
 import { expectConforms } from '../openapi/conformance';
 import { admin, exec, listRegistrations, type RegistrationView } from './stack-client';
-import { startStack, type Stack } from './stack-fixture';
+import { consoleToken, startStack, type Stack } from './stack-fixture';
 
 const RICK = { email: 'rick@the-citadel.com', id: 'c8c8a5d4-3f1e-4b7a-9d1e-0a1b2c3d4e01' };
 const MORTY = { email: 'morty@the-citadel.com', id: 'c8c8a5d4-3f1e-4b7a-9d1e-0a1b2c3d4e02' };
@@ -25,17 +24,6 @@ let stack: Stack;
 const tokens: Record<string, string> = {};
 
 
-/** A console access token, the console's way: code + PKCE through the IdP's login page for the console client. */
-async function consoleToken(email: string): Promise<string> {
-  const { verifier, challenge } = pkcePair();
-  const redirectUri = stack.config.idp.clients.find((c) => c.clientId === CONSOLE_CLIENT_ID)!.redirectUris[0]!;
-  const url = authorizeUrl(stack.idp.url, challenge, { client_id: CONSOLE_CLIENT_ID, redirect_uri: redirectUri, scope: 'openid profile email' });
-  const { callback } = await signInThroughPage(stack.idp.url, url, email);
-  const res = await exchangeCode(stack.idp.url, callback, verifier, CONSOLE_CLIENT_ID, redirectUri);
-  const body = (await res.json()) as { access_token: string };
-  if (res.status !== 200) throw new Error(`console token for ${email}: ${res.status}`);
-  return body.access_token;
-}
 
 /** Calls the console API as `user` (or with a raw Authorization value), checking the answer against the route table. */
 function call(method: string, path: string, as: { email: string } | { authorization: string } | undefined, body?: unknown) {
@@ -74,7 +62,7 @@ const notFound = { status: 404, body: { code: 'tenant_not_found', message: 'no s
 describe.each(SQL_ENGINES)('on $name', (engine) => {
   beforeAll(async () => {
     stack = await startStack(engine);
-    for (const user of [RICK, MORTY, SUMMER, BETH]) tokens[user.email] = await consoleToken(user.email);
+    for (const user of [RICK, MORTY, SUMMER, BETH]) tokens[user.email] = await consoleToken(stack, user.email);
   });
   afterAll(async () => {
     await stack?.close();
@@ -82,7 +70,7 @@ describe.each(SQL_ENGINES)('on $name', (engine) => {
 
   describe('console API sign-in', () => {
     it("takes the code flow's access token: the console client's tokens carry the control plane's audience", async () => {
-      const accessToken = await consoleToken(RICK.email);
+      const accessToken = await consoleToken(stack, RICK.email);
       expect(decodeJwt(accessToken)).toMatchObject({ aud: CONTROL_PLANE_AUDIENCE, client_id: CONSOLE_CLIENT_ID, sub: RICK.id });
       // The IdP's own userinfo takes it too: the console may show the user's name.
       const info = await fetch(`${stack.idp.url}/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } });

@@ -8,15 +8,14 @@ import { execFile } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { CONSOLE_CLIENT_ID, DEMO_TENANT_FILE, loadConfig, readDemoTenantFile } from '../../src/config';
+import { DEMO_TENANT_FILE, loadConfig, readDemoTenantFile } from '../../src/config';
 import { createTenant } from '../../src/control-plane';
 import { callTenantApi } from '../../scripts/lib/call-tenant-api';
 import { findInstanceId, listInstanceRegistrations } from '../../scripts/lib/relay-client';
 import { loadTenantCredentials } from '../../scripts/lib/tenant-credentials';
-import { authorizeUrl, exchangeCode, pkcePair, signInThroughPage } from '../idp/oauth-fixture';
 import { SQL_ENGINES } from '../helpers/sql-engines';
 import { listRegistrations } from './stack-client';
-import { startStack, type Stack } from './stack-fixture';
+import { consoleToken, startStack, type Stack } from './stack-fixture';
 
 const RICK = 'rick@the-citadel.com';
 const RICK_ID = 'c8c8a5d4-3f1e-4b7a-9d1e-0a1b2c3d4e01';
@@ -27,22 +26,11 @@ describe.each(SQL_ENGINES)('rotating the demo tenant\'s keys on $name', (engine)
   let token: string;
   beforeAll(async () => {
     stack = await startStack(engine);
-    token = await consoleToken(RICK);
+    token = await consoleToken(stack, RICK);
   });
   afterAll(async () => {
     await stack?.close();
   });
-
-  /** A console access token, the console's way: code + PKCE through the IdP's login page. */
-  async function consoleToken(email: string): Promise<string> {
-    const { verifier, challenge } = pkcePair();
-    const redirectUri = stack.config.idp.clients.find((c) => c.clientId === CONSOLE_CLIENT_ID)!.redirectUris[0]!;
-    const url = authorizeUrl(stack.idp.url, challenge, { client_id: CONSOLE_CLIENT_ID, redirect_uri: redirectUri, scope: 'openid profile email' });
-    const { callback } = await signInThroughPage(stack.idp.url, url, email);
-    const res = await exchangeCode(stack.idp.url, callback, verifier, CONSOLE_CLIENT_ID, redirectUri);
-    if (res.status !== 200) throw new Error(`console token for ${email}: ${res.status}`);
-    return ((await res.json()) as { access_token: string }).access_token;
-  }
 
   const rotateInConsole = async (tenantId: string) => {
     const res = await fetch(`${stack.relayUrl}/console/api/tenants/${tenantId}/discovery-key/rotate`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });

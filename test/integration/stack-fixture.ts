@@ -14,12 +14,13 @@ import { join } from 'node:path';
 import { accessTokenMiddleware } from '../../src/apps/app-dependencies';
 import { createRbacApp } from '../../src/apps/rbac';
 import { createEdgeAuthorizer } from '../../src/authorizer';
-import { loadConfig, type Config } from '../../src/config';
+import { CONSOLE_CLIENT_ID, loadConfig, type Config } from '../../src/config';
 import { describeControlPlaneLocation, seedControlPlane, type ControlPlaneLocation, type ControlPlaneStore } from '../../src/control-plane';
 import { loadDirectorySeed } from '../../src/directory';
 import { baseUrl, close, listen } from '../../src/http';
 import { silentLogger } from '../../src/observability';
 import { startTestIdp, type TestIdp } from '../helpers/idp';
+import { authorizeUrl, exchangeCode, pkcePair, signInThroughPage } from '../idp/oauth-fixture';
 import { SQLITE_ENGINE, type SqlEngineUnderTest } from '../helpers/sql-engines';
 import { createControlPlaneNode, type RequestHook } from './control-plane-node';
 import { startEdgeNode, type EdgeCredentials, type EdgeHandle, type StartEdgeOptions } from './edge-node';
@@ -183,4 +184,15 @@ async function runCleanup(steps: (() => Promise<void>)[]): Promise<void> {
     }
   }
   if (failures.length > 0) throw failures[0];
+}
+
+/** A console access token for `email`, the console's way: code + PKCE through the stack IdP's login page. */
+export async function consoleToken(stack: Stack, email: string): Promise<string> {
+  const { verifier, challenge } = pkcePair();
+  const redirectUri = stack.config.idp.clients.find((c) => c.clientId === CONSOLE_CLIENT_ID)!.redirectUris[0]!;
+  const url = authorizeUrl(stack.idp.url, challenge, { client_id: CONSOLE_CLIENT_ID, redirect_uri: redirectUri, scope: 'openid profile email' });
+  const { callback } = await signInThroughPage(stack.idp.url, url, email);
+  const res = await exchangeCode(stack.idp.url, callback, verifier, CONSOLE_CLIENT_ID, redirectUri);
+  if (res.status !== 200) throw new Error(`console token for ${email}: ${res.status}`);
+  return ((await res.json()) as { access_token: string }).access_token;
 }
