@@ -1,4 +1,4 @@
-import type { Adapter, AdapterPayload } from 'oidc-provider';
+import { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { preparePrivateDatabase } from '../files';
@@ -111,8 +111,20 @@ function createAdapter(db: SqlDatabase, model: string, now: Clock): Adapter {
     find: (id) => findWhere('id', id),
     findByUid: (uid) => findWhere('uid', uid),
     findByUserCode: (userCode) => findWhere('user_code', userCode),
+    // The provider checks `consumed`, then calls this: two requests redeeming one code or refresh
+    // token together both pass the check (eight simultaneous refreshes forked a family into eight).
+    // Only the first UPDATE finds it unconsumed; any other is a reuse, answered as the provider
+    // answers one: the grant is revoked (its tokens and the Grant itself) and the request refused.
     async consume(id) {
-      await db.run('UPDATE idp_oidc_payloads SET consumed = ? WHERE model = ? AND id = ?', [Math.floor(now() / 1000), model, id]);
+      const { changes } = await db.run('UPDATE idp_oidc_payloads SET consumed = ? WHERE model = ? AND id = ? AND consumed IS NULL', [
+        Math.floor(now() / 1000),
+        model,
+        id,
+      ]);
+      if (changes === 1) return;
+      const row = await db.get<{ grant_id: string | null }>('SELECT grant_id FROM idp_oidc_payloads WHERE model = ? AND id = ?', [model, id]);
+      if (row?.grant_id) await db.run("DELETE FROM idp_oidc_payloads WHERE grant_id = ? OR (model = 'Grant' AND id = ?)", [row.grant_id, row.grant_id]);
+      throw new errors.InvalidGrant(`${model} already consumed`);
     },
     async destroy(id) {
       await db.run('DELETE FROM idp_oidc_payloads WHERE model = ? AND id = ?', [model, id]);

@@ -67,6 +67,19 @@ describe.each(SQL_ENGINES)('oidc storage on $name', (engine) => {
     expect(await codes.find('code-2')).toEqual({ grantId: 'g1' });
   });
 
+  it('consumes once: a second consume (a reuse that passed the provider\'s check) revokes the grant and is refused', async () => {
+    const tokens = storage.adapter('RefreshToken');
+    await tokens.upsert('rt-1', { grantId: 'g1' }, 60);
+    await tokens.upsert('rt-2', { grantId: 'g1' }, 60);
+    await storage.adapter('Grant').upsert('g1', { accountId: 'u' }, 60);
+    await tokens.upsert('rt-other', { grantId: 'g2' }, 60);
+    await tokens.consume('rt-1');
+    await expect(tokens.consume('rt-1')).rejects.toMatchObject({ error: 'invalid_grant', statusCode: 400 });
+    expect(await tokens.find('rt-2')).toBeUndefined();
+    expect(await storage.adapter('Grant').find('g1')).toBeUndefined();
+    expect(await tokens.find('rt-other')).toEqual({ grantId: 'g2' });
+  });
+
   it('destroy removes one row', async () => {
     const tokens = storage.adapter('RefreshToken');
     await tokens.upsert('rt-1', { grantId: 'g1' }, 60);
