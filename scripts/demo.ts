@@ -15,8 +15,7 @@
 // that answers the RBAC app: its embedded edge (AUTHORIZER=embedded, the default), else
 // the sidecar.
 import { join } from 'node:path';
-import { appConnection } from '../src/apps/app-dependencies';
-import { loadConfig, readDemoTenantFile, type Config } from '../src/config';
+import { appConnection, loadConfig, readDemoTenantFile, type Config } from '../src/config';
 import { loadDirectorySeed } from '../src/directory';
 import { createPolicyImage, readPolicyFolder } from '../src/policy';
 import type { CommandName } from '../src/relay-protocol';

@@ -1,7 +1,7 @@
 import { hostname as osHostname } from 'node:os';
 import { join } from 'node:path';
 import type { RequestHandler } from 'express';
-import { appConnection as appEdgeConnection, findApp, packageVersion, type Config } from '../config';
+import { appConnection, findApp, packageVersion, type Config } from '../config';
 import { loadDirectorySeed, type DirectoryData } from '../directory';
 import { createEdgeAuthorizer, openEmbeddedAuthorizer, openLocalAuthorizer, type Authorizer } from '../authorizer';
 import { loadPinnedSigningKeys } from '../edge';
@@ -28,16 +28,6 @@ export function accessTokenMiddleware(config: Config): RequestHandler {
   });
 }
 
-/**
- * The embedded-edge connection of the app `name` of `apps.json`: its `<env>_CONNECTION_ID`
- * and `_SECRET`, else its entry in the demo tenant file (`appConnection` of src/config, which
- * the launcher's registration check reads too).
- */
-export function appConnection(config: Config, name: string): { connectionId: string; connectionSecret: string } {
-  const { connectionId, connectionSecret } = appEdgeConnection(config, name);
-  return { connectionId, connectionSecret };
-}
-
 /** The authorizer an app opened, and the directory it reads users from. */
 export interface AppAuthorizer {
   readonly authorizer: Authorizer;
@@ -61,9 +51,12 @@ export async function openAppAuthorizer(config: Config, name: string, logger: Lo
     return { authorizer: local, directory: () => seed };
   }
   if (kind === 'edge') return { authorizer: createEdgeAuthorizer({ url: config.edge.url }), directory: () => seed };
+  // <env>_CONNECTION_ID/_SECRET, or the app's entry in the demo tenant file.
+  const { connectionId, connectionSecret } = appConnection(config, app.name);
   const authorizer = await openEmbeddedAuthorizer({
     relayUrl: config.controlPlane.url,
-    ...appConnection(config, app.name),
+    connectionId,
+    connectionSecret,
     dataDir: join(config.dataDir, 'embedded', app.name),
     discoveryIntervalMs: config.edge.discoveryInterval * 1000,
     directorySyncIntervalMs: config.edge.directorySyncInterval * 1000,

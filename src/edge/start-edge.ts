@@ -6,12 +6,6 @@ import type { Logger } from '../observability';
 import { createEdge, type Edge } from './create-edge';
 import { loadPinnedSigningKeys } from './pinned-signing-keys';
 
-/** The edge's connection credentials: `EDGE_CONNECTION_ID`/`_SECRET`, or the demo tenant file (`sidecarConnection`). */
-export function edgeCredentials(config: Config): { connectionId: string; connectionSecret: string } {
-  const { connectionId, connectionSecret } = sidecarConnection(config);
-  return { connectionId, connectionSecret };
-}
-
 /**
  * Builds an edge from the configuration (data in `<dataDir>/edge`, pinned signing keys from
  * `EDGE_POLICY_SIGNING_KEYS` when set), listens on `EDGE_PORT`
@@ -26,9 +20,12 @@ export async function startEdgeFromConfig(
   options: { version?: string } = {},
 ): Promise<{ edge: Edge; server: Server; stop(): Promise<void> }> {
   const keysFile = config.edge.policySigningKeysFile;
+  // EDGE_CONNECTION_ID/_SECRET, or the demo tenant file.
+  const { connectionId, connectionSecret } = sidecarConnection(config);
   const edge = createEdge({
     relayUrl: config.controlPlane.url,
-    ...edgeCredentials(config),
+    connectionId,
+    connectionSecret,
     dataDir: join(config.dataDir, 'edge'),
     discoveryIntervalMs: config.edge.discoveryInterval * 1000,
     directorySyncIntervalMs: config.edge.directorySyncInterval * 1000,
