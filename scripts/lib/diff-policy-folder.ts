@@ -7,7 +7,7 @@ import type { TenantCredentials } from './tenant-credentials';
 
 type Outcome = 'allow' | 'deny';
 
-/** The dry-run answer (docs/api.md, "Dry run"), as far as the CLI prints it. */
+/** The dry-run answer (docs/reference/api.md, "Dry run"), as far as the CLI prints it. */
 export interface DryRunAnswer {
   readonly name: string;
   readonly instance_id: string;

@@ -141,7 +141,7 @@ function toConfig(e: Env, projectRoot: string, dataDirSet: boolean, appList: rea
     controlPlane: {
       port: e.CONTROL_PLANE_PORT,
       url: controlPlaneUrl,
-      /** The console's page, `{relay_url}/console/` (docs/api.md, Console API). */
+      /** The console's page, `{relay_url}/console/` (docs/reference/api.md, Console API). */
       consoleUrl,
       /** How long exec waits for the edge's confirmation before answering 504 (s). */
       execTimeout: e.RELAY_EXEC_TIMEOUT_MS / 1000,

@@ -88,7 +88,7 @@ export function adminPolicyRoutes(store: ControlPlaneStore, sampler?: DecisionSa
   const router = Router();
 
   if (sampler) {
-    // Validated like a push (signature aside: nothing is stored), then replayed; docs/api.md, "Dry run".
+    // Validated like a push (signature aside: nothing is stored), then replayed; docs/reference/api.md, "Dry run".
     router.post('/:name/dry-run', async (req, res) => {
       const tenantId = authenticatedTenant(res.locals);
       const name = parseParam(req.params.name, POLICY_NAME_PATTERN, 'policy name');

@@ -34,7 +34,7 @@ function auditView(e: AuditEntry, nameOf: NameOf, labels: ReadonlyMap<string, st
 }
 
 /**
- * The console's Audit log view under `…/tenants/:tenantId/audit` (docs/api.md, Console API):
+ * The console's Audit log view under `…/tenants/:tenantId/audit` (docs/reference/api.md, Console API):
  * every member reads the tenant's log, newest first, a page at a time (`before=<entry id>`),
  * the names looked up in this tenant's own directory and connections only.
  */

@@ -16,7 +16,7 @@ export const consoleConnectionSchema = z.strictObject({
 export const MAX_CONNECTIONS_PER_TENANT = 100;
 
 /**
- * The console's Connections view under `…/tenants/:tenantId/connections` (docs/api.md,
+ * The console's Connections view under `…/tenants/:tenantId/connections` (docs/reference/api.md,
  * Console API): every member lists the connections (id, policy, label) and where the Discovery
  * API key stands; admins and owners create one for a pushed policy, its secret in that answer
  * only. `rotate` is where the key is rotated (the console router's own route).

@@ -14,7 +14,7 @@ async function snapshotOf(store: ControlPlaneRepositories, tenantId: string) {
 }
 
 /**
- * The console's Directory view under `…/tenants/:tenantId/directory` (docs/api.md, Console
+ * The console's Directory view under `…/tenants/:tenantId/directory` (docs/reference/api.md, Console
  * API): viewers read the users, roles, resource relations and revision; admins and owners
  * grant and revoke roles. A grant or revoke is the admin API's change (`role.grant` /
  * `role.revoke`: checked, next revision, logged for the edges) and its audit entry, in one

@@ -30,7 +30,7 @@ async function checkOwnerRole(tx: ControlPlaneRepositories, caller: MemberContex
 }
 
 /**
- * The console's member management under `…/tenants/:tenantId/members` (docs/api.md, Console
+ * The console's member management under `…/tenants/:tenantId/members` (docs/reference/api.md, Console
  * API): owners and admins (see {@link checkOwnerRole}). Each change and its audit entry are
  * written in one transaction; a change the account's invariants refuse is a 409 and writes
  * nothing.

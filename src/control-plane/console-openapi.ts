@@ -26,7 +26,7 @@ const nameOrNull = z.string().nullable();
 const revision = z.strictObject({ revision: z.number().int() });
 const registration = z.object({ id: z.string(), info: z.object({ connection_id: z.string(), connected: z.boolean() }).loose() });
 
-/** The console's JSON API (docs/api.md, Console API), for the control plane's document. */
+/** The console's JSON API (docs/reference/api.md, Console API), for the control plane's document. */
 export const CONSOLE_ROUTES: readonly ApiRoute[] = [
   {
     method: 'get',

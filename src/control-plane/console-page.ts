@@ -20,7 +20,7 @@ export interface ConsolePage {
 }
 
 /**
- * The console's page under `/console/` (docs/api.md, Console API): plain ES modules from this
+ * The console's page under `/console/` (docs/reference/api.md, Console API): plain ES modules from this
  * origin, oauth4webapi from node_modules (never a CDN), `config.json` telling the page where
  * and as whom to sign in, and `/console/callback` (the console client's registered redirect
  * URI) serving the same page, which finishes the code exchange there. The CSP stays 'self',

@@ -7,7 +7,7 @@ import type { ControlPlaneStore } from './control-plane-store';
 import { memberOf, requireMember } from './require-member';
 
 /**
- * The console's Policies view under `…/tenants/:tenantId/policies` (docs/api.md, Console
+ * The console's Policies view under `…/tenants/:tenantId/policies` (docs/reference/api.md, Console
  * API), read-only for every member: the policy names with the digest `latest` points at and
  * whether that image is signed, a name's stored images (the admin API's listing, which says
  * which are signed), and one image's files. Images are pushed

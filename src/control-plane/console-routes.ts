@@ -37,7 +37,7 @@ export interface ConsoleDeps {
 }
 
 /**
- * The control-plane console's JSON API (docs/api.md, Console API) under `/console/api`. Every
+ * The control-plane console's JSON API (docs/reference/api.md, Console API) under `/console/api`. Every
  * route needs the console's access token ({@link requireConsoleUser}); every tenant route
  * checks membership and role on the call itself ({@link requireMember}): viewers read, admins
  * also send commands, rotate the Discovery API key and grant or revoke directory roles, owners

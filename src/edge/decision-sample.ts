@@ -3,7 +3,7 @@ import { DECISION_SAMPLE_LIMITS, sampledDecisionSchema, type SampledDecision } f
 
 /**
  * The edge's sample of recent decisions, for a dry run of a candidate image against real
- * traffic (docs/api.md, "Dry run"): the last {@link DECISION_SAMPLE_LIMITS.maxEntries}
+ * traffic (docs/reference/api.md, "Dry run"): the last {@link DECISION_SAMPLE_LIMITS.maxEntries}
  * distinct requests, each with the latest decision made for it.
  */
 export interface DecisionSample {

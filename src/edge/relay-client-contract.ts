@@ -17,7 +17,7 @@ export interface RelayClientOptions {
   readonly version: string;
   readonly status: () => EdgeStatus;
   readonly onCommand: (command: CommandName) => Promise<CommandOutcome>;
-  /** The decision sample a `sample_request` asks for (docs/api.md, "Dry run"). */
+  /** The decision sample a `sample_request` asks for (docs/reference/api.md, "Dry run"). */
   readonly decisionSample: () => readonly SampledDecision[];
   readonly logger: Logger;
   readonly timers?: Timers;

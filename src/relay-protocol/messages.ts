@@ -46,7 +46,7 @@ export const edgeStatusSchema = z.object({
 });
 
 /**
- * Bounds of a decision sample (docs/api.md, "Dry run"): the entries an edge keeps and may
+ * Bounds of a decision sample (docs/reference/api.md, "Dry run"): the entries an edge keeps and may
  * send for one `sample_request`, the frames it may split them into, and each entry's
  * text. An entry the edge recorded beyond these bounds is left out of what it sends.
  */
@@ -82,7 +82,7 @@ export const sampledDecisionSchema = z.strictObject({
 
 /**
  * The failure codes an edge reports in a failed `command_result` that exec passes on as
- * its 502 code (docs/api.md, "Relay management API"): the edge's own refusals and what the
+ * its 502 code (docs/reference/api.md, "Relay management API"): the edge's own refusals and what the
  * control plane answered it. Any other code becomes `edge_error`, so an edge cannot put
  * arbitrary codes (or exec's own codes, like `unauthorized`) into exec's answers.
  */

@@ -63,7 +63,7 @@ export interface Relay {
   /** Sends a command to one of the tenant's instances and waits for its confirmation. Throws HttpErrors. */
   exec(tenantId: string, instanceId: string, command: CommandName): Promise<EdgeStatus>;
   /**
-   * Asks one of the tenant's instances for its decision sample (docs/api.md, "Dry run"),
+   * Asks one of the tenant's instances for its decision sample (docs/reference/api.md, "Dry run"),
    * with exec's errors: 404 unknown, 409 not connected, 502 edge failure, 504 timeout.
    */
   sampleDecisions(tenantId: string, instanceId: string): Promise<DecisionSampleReply>;

@@ -12,7 +12,7 @@ export interface DesiredEdgeState {
 /** Looks up the desired state of an edge by its tenant and connection; the control plane supplies it. */
 export type DesiredStateLookup = (tenantId: string, connectionId: string) => Promise<DesiredEdgeState>;
 
-/** How far an edge's reported state is from the desired one (docs/api.md, "Relay management API"). */
+/** How far an edge's reported state is from the desired one (docs/reference/api.md, "Relay management API"). */
 export interface EdgeDrift {
   readonly latestPolicyDigest: string | null;
   /** The edge's digest is not `latest` (also when either side has no image yet). */

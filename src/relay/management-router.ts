@@ -66,7 +66,7 @@ function parsePage(query: Record<string, unknown>): { limit: number; after: stri
 
 /**
  * One element of the `result` array (docs/service-interface.md §2.5); `info` carries more,
- * as docs/api.md lists, the drift fields last (additive: the contract's fields never change).
+ * as docs/reference/api.md lists, the drift fields last (additive: the contract's fields never change).
  */
 function toView(r: Registration, link: EdgeLink, desired: DesiredEdgeState) {
   const drift = edgeDrift(r, desired);
@@ -93,7 +93,7 @@ function toView(r: Registration, link: EdgeLink, desired: DesiredEdgeState) {
   return view;
 }
 
-/** A registration's `info`; `node` only in cluster mode (docs/api.md). */
+/** A registration's `info`; `node` only in cluster mode (docs/reference/api.md). */
 type RegistrationInfo = {
   connection_id: string;
   hostname: string;
@@ -186,7 +186,7 @@ export function createManagementRouter(deps: ManagementRouterDeps): Router {
     EXEC_PATH,
     discoveryKey,
     function requireJson(req, _res, next) {
-      // A malformed body is a 400 (docs/api.md: "not JSON"). req.is() is null when there is
+      // A malformed body is a 400 (docs/reference/api.md: "not JSON"). req.is() is null when there is
       // no body at all; parseExecRequest reports that as 400 too.
       if (req.is('application/json') === false) {
         throw new HttpError(400, 'bad_request', 'content-type must be application/json');

@@ -1,7 +1,7 @@
 import { ConflictError, HttpError, NotFoundError, ServiceUnavailableError } from '../http';
 import { EDGE_FAILURE_CODES } from '../relay-protocol';
 
-// The exec endpoint's error answers (docs/api.md, "Relay management API"), built in one
+// The exec endpoint's error answers (docs/reference/api.md, "Relay management API"), built in one
 // place so the relay, the router and the tests agree on every status, code and message.
 
 /** 404: unknown to the caller's tenant — another tenant's instance gets the very same answer. */

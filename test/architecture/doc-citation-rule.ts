@@ -5,7 +5,7 @@ import { extname, join, relative } from 'node:path';
 const TEXT_FILES = new Set(['.ts', '.js', '.mjs', '.cjs', '.json', '.md', '.html', '.css', '.sh']);
 
 /** A path to one of the project's own documents, with the sections cited right after it. */
-const DOC_CITATION = /docs\/([A-Za-z0-9._-]+\.md)((?:(?:,\s*|\s+|\s*[–-]\s*)§?\d+(?:\.\d+)*)*)/g;
+const DOC_CITATION = /docs\/((?:[A-Za-z0-9._-]+\/)*[A-Za-z0-9._-]+\.md)((?:(?:,\s*|\s+|\s*[–-]\s*)§?\d+(?:\.\d+)*)*)/g;
 
 /**
  * Citations of documents a clone of the repository does not have: the house-style and

@@ -1,5 +1,5 @@
 /**
- * The console's JSON API (docs/api.md, Console API) on the real chain: a real IdP issuing the
+ * The console's JSON API (docs/reference/api.md, Console API) on the real chain: a real IdP issuing the
  * console's tokens (code flow and password grant), the control plane with its relay and a real
  * edge. Membership and role are checked on every route; a token for another audience is 401.
  */

@@ -1,5 +1,5 @@
 /**
- * The relay's side of a decision sample (docs/api.md, "Dry run"): a `sample_request` to one
+ * The relay's side of a decision sample (docs/reference/api.md, "Dry run"): a `sample_request` to one
  * edge, its `sample_chunk` frames assembled in order, and the same errors as exec.
  */
 import { INSTANCE_REGISTRATIONS_PATH, MAX_PENDING_SAMPLES } from '../../src/relay';

@@ -1,4 +1,4 @@
-// The console's JSON API (docs/api.md, Console API) with the in-memory access token. Every
+// The console's JSON API (docs/reference/api.md, Console API) with the in-memory access token. Every
 // refusal becomes an ApiError carrying the documented {code, message} as it came.
 import { accessToken, refresh } from './sign-in.js';
 
