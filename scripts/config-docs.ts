@@ -1,5 +1,5 @@
 /**
- * Writes the README's configuration table and `.env.example` from the environment schema
+ * Writes docs/reference/configuration.md's table and `.env.example` from the environment schema
  * (src/config/env-schema.ts), so the three never disagree. A test fails when they drift:
  *
  *   npm run config:docs
@@ -11,17 +11,17 @@ import { scriptCommand } from './lib/script-command';
 
 scriptCommand(
   'npm run config:docs --',
-  "rewrite README.md's configuration table and .env.example from the environment schema (src/config/env-schema.ts)",
+  "rewrite the configuration table of docs/reference/configuration.md and .env.example from the environment schema (src/config/env-schema.ts)",
   'npm run config:docs   # after changing a variable in the schema',
 ).parse();
 
 const root = findProjectRoot();
-const readmePath = join(root, 'README.md');
+const readmePath = join(root, 'docs', 'reference', 'configuration.md');
 const readme = readFileSync(readmePath, 'utf8');
 const [open, close] = CONFIG_TABLE_MARKERS;
 const start = readme.indexOf(open);
 const end = readme.indexOf(close);
-if (start < 0 || end < start) throw new Error(`README.md has no ${open} … ${close} section`);
+if (start < 0 || end < start) throw new Error(`docs/reference/configuration.md has no ${open} … ${close} section`);
 writeFileSync(readmePath, `${readme.slice(0, start + open.length)}\n${renderConfigTable()}\n${readme.slice(end)}`);
 writeFileSync(join(root, '.env.example'), renderEnvExample());
-console.log('README.md configuration table and .env.example written');
+console.log('docs/reference/configuration.md table and .env.example written');

@@ -4,18 +4,11 @@
 // two routes), policies/<name>/ (schema, policy, tests that allow and deny) and
 // test/apps/<name>-app.test.ts, and adds the app's line to apps.json. No other file changes:
 // the next `npm start` builds it, gives it a connection in the demo tenant and runs it.
-import { InvalidArgumentError } from 'commander';
 import { findProjectRoot, loadConfig } from '../src/config';
 import { stackComponents } from '../src/stack/components';
 import { runScript } from './lib/run-script';
 import { scaffoldApp } from './lib/scaffold-app';
-import { scriptCommand } from './lib/script-command';
-
-const portNumber = (value: string): number => {
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || n < 1 || n > 65535) throw new InvalidArgumentError('a port number, 1–65535');
-  return n;
-};
+import { portNumber, scriptCommand } from './lib/script-command';
 
 function main(name: string, options: { port?: number }): void {
   const root = findProjectRoot(__dirname);

@@ -1,4 +1,4 @@
-import { Command } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 
 /**
  * The command line of an npm script, as commander parses it: `--help` prints `Usage: <usage>
@@ -13,4 +13,11 @@ export function scriptCommand(usage: string, description: string, example: strin
     .description(description)
     .showHelpAfterError('(--help for usage)')
     .addHelpText('after', `\nExample:\n  ${example}`);
+}
+
+/** commander's parser for a `--port <number>` option: a port number, 1–65535, or a usage error naming the rule. */
+export function portNumber(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1 || n > 65535) throw new InvalidArgumentError('a port number, 1–65535');
+  return n;
 }

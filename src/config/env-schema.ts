@@ -15,7 +15,7 @@ export const authorizerKind = z.enum(['embedded', 'edge', 'local']);
 /** One environment variable: its schema (with the default) and one line for the docs. */
 interface EnvVar<S extends z.ZodType = z.ZodType> {
   readonly schema: S;
-  /** What the variable means, with its unit; the README table and `.env.example` print it. */
+  /** What the variable means, with its unit; docs/reference/configuration.md's table and `.env.example` print it. */
   readonly doc: string;
   /** What the docs show when the variable has no fixed default (it is derived). */
   readonly derived?: string;
@@ -36,7 +36,7 @@ export const APPS_GROUP = 'Sample apps ({app_url} is the RBAC app)';
 /**
  * Every environment variable Outpost reads, grouped by component, with its default and
  * its meaning. This is the one description of the configuration: `loadConfig` parses
- * against it, and `npm run config:docs` writes the README table and `.env.example` from
+ * against it, and `npm run config:docs` writes docs/reference/configuration.md's table and `.env.example` from
  * it (a test fails when they drift). A component's URL defaults to
  * `http://localhost:<its port>`, so moving a port moves the URL with it.
  */
@@ -83,7 +83,7 @@ export const ENV_GROUPS = {
       'unset: totals only',
     ),
   },
-  'Several control-plane nodes (README, "Running more than one node")': {
+  'Several control-plane nodes (docs/guide/05-more-than-one-node.md)': {
     DATABASE_URL: v(
       z.url({ protocol: /^postgres(ql)?$/ }).optional(),
       'PostgreSQL for every control-plane repository (`postgres://user:pass@host:port/db`)',

@@ -1,6 +1,6 @@
 import { inTransaction, type SqlHandle } from './in-transaction';
 
-/** Audit entries kept per tenant; the oldest are dropped beyond it (README Limits). */
+/** Audit entries kept per tenant; the oldest are dropped beyond it (docs/reference/limits.md). */
 export const MAX_AUDIT_ENTRIES_PER_TENANT = 10_000;
 /** Entries per page of the audit list, newest first. */
 export const AUDIT_PAGE_SIZE = 100;

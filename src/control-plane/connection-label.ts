@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** A connection label's longest length, in characters (README Limits). */
+/** A connection label's longest length, in characters (docs/reference/limits.md). */
 export const MAX_CONNECTION_LABEL_LENGTH = 64;
 
 /**

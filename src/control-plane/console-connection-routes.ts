@@ -12,7 +12,7 @@ export const consoleConnectionSchema = z.strictObject({
   policy_name: z.string().regex(POLICY_NAME_PATTERN, POLICY_NAME_RULE),
   label: connectionLabelSchema.optional(),
 });
-/** Edge connections a tenant may have once the console creates them (README Limits). */
+/** Edge connections a tenant may have once the console creates them (docs/reference/limits.md). */
 export const MAX_CONNECTIONS_PER_TENANT = 100;
 
 /**

@@ -3,7 +3,7 @@ import { inTransaction, type SqlHandle } from './in-transaction';
 import type { AccountKind, MemberRole } from './account';
 import { LOCK_TENANT, UnknownTenantError } from './tenant-repository';
 
-/** Members of one tenant at most; more are refused (README Limits). */
+/** Members of one tenant at most; more are refused (docs/reference/limits.md). */
 export const MAX_MEMBERS_PER_TENANT = 1000;
 
 /** One member of a tenant: an IdP user id (`sub`) and a role. */

@@ -87,7 +87,7 @@ async function checkSignature(image: PolicyImage, signature: string | undefined,
  * failing cases; an image over the size limits is a 413. An image without tests is
  * only validated, never pre-parsed: the registry stores; edges compile for themselves.
  * Compiling and testing run on the request's thread, bounded by the size and test-case
- * limits (see the README's Limits).
+ * limits (see docs/reference/limits.md).
  */
 export async function validatePushedImage(
   name: string,

@@ -5,7 +5,7 @@ import type { CheckPassword } from './check-password';
 import type { IssueTokens } from './issue-tokens';
 import { readCredentials } from './read-credentials';
 
-/** Path of the token endpoint (the seed contract; see the README). */
+/** Path of the token endpoint (the seed contract: docs/service-interface.md §4.1). */
 export const TOKEN_PATH = '/api/v1/idp/token';
 
 /** Request bodies above this size are refused before parsing. */

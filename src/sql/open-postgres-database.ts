@@ -4,7 +4,7 @@ import { redactDatabaseUrl } from './redact-database-url';
 import { SqlConnectionError } from './sql-connection-error';
 import type { SqlDatabase, SqlExecutor, SqlRunResult, SqlValue } from './sql-database';
 
-/** Connections one process keeps to PostgreSQL at most (README, Limits). */
+/** Connections one process keeps to PostgreSQL at most (docs/reference/limits.md). */
 export const DEFAULT_POOL_SIZE = 10;
 /** How long a statement waits for a connection: a new one, or a free one of a busy pool. */
 export const CONNECT_TIMEOUT_MS = 2_000;

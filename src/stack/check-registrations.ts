@@ -8,7 +8,7 @@ const POLL_MS = 250;
 
 /**
  * How long the launcher waits, once every component is ready, for each edge to be registered
- * with the relay (README, Limits); past it the missing edges are named with their logs, exit 1.
+ * with the relay (docs/reference/limits.md); past it the missing edges are named with their logs, exit 1.
  */
 export const REGISTRATION_TIMEOUT_MS = 30_000;
 

@@ -1,6 +1,6 @@
 /**
  * How often the launcher restarts a component that died after start-up. The numbers are the
- * README's Limits row "restarts of a component that dies after start-up".
+ * docs/reference/limits.md's row "restarts of a component that dies after start-up".
  */
 export interface RestartPolicy {
   /** Restarts allowed per component in any window of `windowMs`; one more and it stays down. */

@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { findBrokenDocCitations, findStrayCitations, readSourceLines, type SourceLine } from './doc-citation-rule';
 
 const ROOT = join(__dirname, '..', '..');
-/** The rule and this test spell out the names they look for; they are not citations. */
-const SELF = new Set(['test/architecture/doc-citation-rule.ts', 'test/architecture/doc-citations.test.ts']);
+/** The rule, this test and the link test spell out the names they look for; they are not citations. */
+const SELF = new Set(['test/architecture/doc-citation-rule.ts', 'test/architecture/doc-citations.test.ts', 'test/docs/doc-links.test.ts']);
 
 function projectLines(): SourceLine[] {
-  return readSourceLines(ROOT, ['src', 'scripts', 'test'], ['README.md']).filter((l) => !SELF.has(l.file.split('\\').join('/')));
+  return readSourceLines(ROOT, ['src', 'scripts', 'test', 'docs/guide'], ['README.md']).filter((l) => !SELF.has(l.file.split('\\').join('/')));
 }
 
 function lines(...texts: string[]): SourceLine[] {
@@ -40,12 +40,14 @@ describe('documents cited by the code', () => {
     expect(findStrayCitations(stray)).toHaveLength(4);
   });
 
-  it('accepts docs/ paths and lower-case words', () => {
+  it('accepts docs/ paths, Markdown link targets and lower-case words', () => {
     const fine = lines(
       '/** docs/service-interface.md §4.2–4.3 and docs/conventions.md §3. */',
       "import { LAYERS } from '../architecture/layer-rule'; // the test/architecture folder",
+      'the relay answers once the edge confirms ([docs/service-interface.md §4.2](../service-interface.md)).',
     );
     expect(findStrayCitations(fine)).toEqual([]);
+    expect(findStrayCitations(lines('as [the service interface](../service-interface.md) says'))).toHaveLength(1);
   });
 
   describe('against a docs/ folder', () => {

@@ -5,7 +5,7 @@ import * as ts from 'typescript';
 /**
  * The layer of every folder under `src/`, lowest first. A module may import its own folder,
  * any folder of a lower layer, and a folder of its own layer when no cycle results; never a
- * higher layer. The README's Layout section says the same in prose.
+ * higher layer. docs/reference/code-layout.md says the same in prose.
  */
 export const LAYERS: readonly (readonly string[])[] = [
   // foundation: logging, HTTP plumbing, generic data structures and files
@@ -17,7 +17,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   // services: each a component of its own
   ['idp', 'relay', 'control-plane', 'edge'],
   // apps: what a user runs or copies
-  ['authorizer', 'middleware', 'apps', 'stack'],
+  ['authorizer', 'middleware', 'apps', 'stack', 'interop'],
 ];
 
 /**

@@ -14,7 +14,7 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /**
  * Where the tests write their screenshots: .data/screenshots/ (untracked), so a run leaves the
- * tree clean; with UPDATE_SCREENSHOTS=1, docs/screenshots/, the README's pictures, to commit:
+ * tree clean; with UPDATE_SCREENSHOTS=1, docs/screenshots/, the pictures of the README and the guide, to commit:
  * `UPDATE_SCREENSHOTS=1 npm run test:browser`.
  */
 export const SCREENSHOTS =

@@ -54,7 +54,7 @@ describe('apps.json', () => {
     expect(findApp(moved, 'todo')).toMatchObject({ port: 3102, url: 'http://localhost:3102', connectionId: 'c', connectionSecret: 's' });
   });
 
-  it('has the defaults the README documents for the sample apps (the table is generated from env-schema.ts)', () => {
+  it('has the defaults docs/reference/configuration.md documents for the sample apps (the table is generated from env-schema.ts)', () => {
     const documented = ENV_GROUPS[APPS_GROUP];
     for (const app of loadConfig({}).apps.list.filter((a) => a.name === 'rbac' || a.name === 'todo')) {
       const portVar = documented[app.vars.port as keyof typeof documented];

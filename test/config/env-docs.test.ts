@@ -6,8 +6,8 @@ import { envSchema } from '../../src/config/env-schema';
 const ROOT = join(__dirname, '..', '..');
 
 describe('the configuration docs', () => {
-  it('README.md holds the table generated from the schema (run npm run config:docs)', () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  it('docs/reference/configuration.md holds the table generated from the schema (run npm run config:docs)', () => {
+    const readme = readFileSync(join(ROOT, 'docs', 'reference', 'configuration.md'), 'utf8');
     const [open, close] = CONFIG_TABLE_MARKERS;
     const section = readme.slice(readme.indexOf(open) + open.length, readme.indexOf(close)).trim();
     expect(section).toBe(renderConfigTable());

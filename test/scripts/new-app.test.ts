@@ -1,22 +1,20 @@
 /**
  * `npm run new-app` in a copy of the checkout: what it refuses (and that a refusal writes
  * nothing), then an app scaffolded, built and started with the whole stack, answering an
- * allowed and a denied call with real tokens from the real IdP, and its own test passing. The copy holds the checkout's
- * files as git sees them (tracked, and new ones not ignored) with node_modules linked, so the
- * repository itself never changes.
+ * allowed and a denied call with real tokens from the real IdP, and its own test passing, all in
+ * a copy of the checkout (test/helpers/checkout-copy.ts), so the repository itself never changes.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { cpSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { fetchToken } from '../../scripts/lib/fetch-token';
 import { freePort } from '../../scripts/lib/free-port';
 import { scaffoldApp } from '../../scripts/lib/scaffold-app';
-import { findProjectRoot, loadConfig } from '../../src/config';
+import { loadConfig } from '../../src/config';
 import { loadDirectorySeed } from '../../src/directory';
+import { copyCheckout } from '../helpers/checkout-copy';
 import { stopLauncher } from '../stack/process-tree';
 
-const root = findProjectRoot();
 /** The stack's own ports, as the CLI passes them: an app never gets one. */
 const STACK_PORTS = [5556, 8585, 8383];
 /** Compiling the copy (tsc -b from nothing: ~25 s on a busy 2-core machine). */
@@ -60,16 +58,8 @@ describe('npm run new-app', () => {
   let output = '';
 
   beforeAll(() => {
-    copy = mkdtempSync(join(tmpdir(), 'outpost-new-app-'));
+    copy = copyCheckout('outpost-new-app-');
     dataDir = join(copy, '.state');
-    const listed = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: root, encoding: 'utf8' });
-    if (listed.status !== 0) throw new Error(`git ls-files failed: ${listed.stderr}`);
-    for (const file of listed.stdout.split('\0')) {
-      if (file === '' || !statSync(join(root, file), { throwIfNoEntry: false })?.isFile()) continue; // deleted in the checkout
-      mkdirSync(dirname(join(copy, file)), { recursive: true });
-      cpSync(join(root, file), join(copy, file));
-    }
-    symlinkSync(join(root, 'node_modules'), join(copy, 'node_modules'));
   });
 
   afterAll(async () => {

@@ -3,7 +3,7 @@ import { DEFAULT_RESTART_POLICY, restartBudget, restartPolicy, windowText, type 
 const policy: RestartPolicy = { maxRestarts: 3, windowMs: 10_000, firstDelayMs: 100, maxDelayMs: 350, healthyAfterMs: 5_000 };
 
 describe('restartBudget', () => {
-  it('has the defaults the README promises: 5 a minute, 0.25 s doubling to 5 s, reset after 30 s up', () => {
+  it('has the defaults docs/reference/stack.md promises: 5 a minute, 0.25 s doubling to 5 s, reset after 30 s up', () => {
     expect(DEFAULT_RESTART_POLICY).toEqual({ maxRestarts: 5, windowMs: 60_000, firstDelayMs: 250, maxDelayMs: 5_000, healthyAfterMs: 30_000 });
     const budget = restartBudget(DEFAULT_RESTART_POLICY);
     const delays = [0, 1, 2, 3, 4].map((i) => budget.afterDeath(i * 1000, 0));

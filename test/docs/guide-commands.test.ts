@@ -1,0 +1,44 @@
+/**
+ * Every command of the guide, chapter after chapter as a reader goes through it, run verbatim in
+ * one session (test/docs/run-doc.ts): the stack on its default ports in a network of its own, a
+ * policy changed, dry-run, pushed, signed and rolled back, the stack on PostgreSQL and as a
+ * three-node cluster, and an app of one's own. The guide skips nothing.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { docSteps } from './doc-blocks';
+import { describeRun, runDocs } from './run-doc';
+
+const GUIDE = join(__dirname, '..', '..', 'docs', 'guide');
+const CHAPTERS = readdirSync(GUIDE)
+  .filter((name) => /^\d\d-.*\.md$/.test(name))
+  .sort()
+  .map((name) => `docs/guide/${name}`);
+const RUN_TIMEOUT_MS = 12 * 60_000;
+
+describe('the guide', () => {
+  it('has its six chapters, each with commands, none skipped', () => {
+    expect(CHAPTERS.map((c) => c.replace(/^docs\/guide\/\d\d-|\.md$/g, ''))).toEqual([
+      'tokens',
+      'policies',
+      'relay-and-console',
+      'policy-lifecycle',
+      'more-than-one-node',
+      'your-own-app',
+    ]);
+    for (const chapter of CHAPTERS) {
+      const steps = docSteps(readFileSync(join(GUIDE, '..', '..', chapter), 'utf8'), chapter);
+      expect({ chapter, runs: steps.some((s) => s.kind === 'run'), skips: steps.filter((s) => s.kind === 'skip').length }).toEqual({ chapter, runs: true, skips: 0 });
+    }
+  });
+
+  it(
+    'runs every command as written, in reading order, each printing what the guide says it prints',
+    () => {
+      const run = runDocs(CHAPTERS, { timeoutMs: RUN_TIMEOUT_MS });
+      expect(describeRun(run)).toEqual([]);
+      expect(run.status).toBe(0);
+    },
+    RUN_TIMEOUT_MS + 60_000,
+  );
+});
