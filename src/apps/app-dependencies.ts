@@ -65,6 +65,7 @@ export async function openAppAuthorizer(config: Config, name: string, logger: Lo
     // Pinned image-signing keys apply to embedded edges exactly as to the sidecar.
     ...(config.edge.policySigningKeysFile === undefined ? {} : { policySigningKeys: loadPinnedSigningKeys(config.edge.policySigningKeysFile) }),
     hostname: `${app.name}-app@${osHostname()}`,
+    app: app.name,
     version: packageVersion(config.projectRoot),
     logger,
   });

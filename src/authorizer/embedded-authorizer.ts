@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { AuthorizerUnavailableError, type AuthorizationRequest, type Authorizer, type LocalDecision } from '../decision';
 import type { DirectoryData } from '../directory';
 import { splitPolicyPath } from '../decision-protocol';
@@ -42,7 +43,11 @@ export async function openEmbeddedAuthorizer(deps: EdgeRuntimeDeps): Promise<Emb
       if (active !== undefined && active !== asked) {
         throw new AuthorizerUnavailableError(`the embedded edge holds policy ${active}, not ${asked}: its connection serves another policy`);
       }
-      return edge.authorizer.authorize(request);
+      // Decided and recorded in one tick, so the record names the state the decision used.
+      const started = performance.now();
+      const decision = edge.authorizer.decideNow(request);
+      edge.recordDecision(request, decision, request.requestId ?? randomUUID(), performance.now() - started);
+      return decision;
     },
     close: () => edge.close(),
   };

@@ -22,6 +22,8 @@ export interface AuthorizationRequest {
    * 403 messages and sent to the edge as `policy_context.path`.
    */
   readonly policyPath: string;
+  /** The HTTP request the question comes from (`X-Request-Id`), for the decision record; never part of the answer. */
+  readonly requestId?: string;
 }
 
 export interface AuthorizationDecision {

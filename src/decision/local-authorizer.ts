@@ -6,7 +6,7 @@ import { createLruCache } from '../cache';
 
 /** A local decision with the facts a decision log wants. */
 export interface LocalDecision extends AuthorizationDecision {
-  /** Ids (`<file>:<line>`) of the policies that permitted; empty on deny. */
+  /** Ids (`<file>:<line>`) of the determining policies: the permits of an allow, the forbids of a deny (empty when nothing permits). */
   readonly reasons: readonly string[];
   readonly policyDigest: string;
   readonly directoryRevision: number;
@@ -136,7 +136,8 @@ export function createLocalAuthorizer(options: LocalAuthorizerOptions): LocalAut
     }
     // A policy that failed to evaluate might have been a forbid: any error turns allow into deny.
     const allowed = answer.allowed && answer.errors.length === 0;
-    const decision = outcome(allowed, allowed ? answer.reasons : [], policy, directory);
+    // The determining policies: the permits of an allow, the forbids of a deny; none for an allow an error turned into a deny.
+    const decision = outcome(allowed, answer.allowed && !allowed ? [] : answer.reasons, policy, directory);
     cache.set(key, decision);
     return made(request, key, withPath(decision, request.policyPath, false));
   }

@@ -2,17 +2,21 @@ import { hostname as osHostname } from 'node:os';
 import { createLocalAuthorizer, type LocalAuthorizer } from '../decision';
 import { acquireDirectoryLock, DirectoryLockedError, type HeldLock } from '../files';
 import type { Logger } from '../observability';
+import type { AuthorizationRequest, LocalDecision } from '../decision';
 import type { CommandName, EdgeStatus } from '../relay-protocol';
 import { createCoalescingJob } from './coalescing-job';
 import { createControlPlaneClient } from './control-plane-client';
 import { describeFailure } from './describe-failure';
+import { createDecisionLog, type DecisionLog } from './decision-log';
 import { createDecisionSample, type DecisionSample } from './decision-sample';
 import { createEdgeMetrics, type EdgeMetrics, type SyncJob } from './edge-metrics';
+import { withDecisionLogMetrics } from './decision-log-metrics';
 import { edgeStatus, type EdgeState } from './edge-state';
 import { createFreshness, type Freshness } from './freshness';
 import { loadOrCreateInstanceId } from './instance-id';
 import { createPeriodicJob } from './periodic-job';
 import { createRelayClient } from './relay-client';
+import { createDecisionShipper } from './ship-decisions';
 import type { CommandOutcome } from './relay-client-contract';
 import { createDirectorySync, loadPersistedDirectory } from './sync-directory';
 import { loadPersistedPolicy, syncPolicy, type PinnedKeys, type PinnedVerification, type SyncOutcome } from './sync-policy';
@@ -39,6 +43,10 @@ export interface EdgeRuntimeDeps {
   readonly freshnessWaitMs?: number;
   /** Decision cache entries (default 10,000; 0 disables it). */
   readonly cacheSize?: number;
+  /** What decides through this edge, named in its decision records: an app's name; default `sidecar`. */
+  readonly app?: string;
+  /** Decision records held for shipping to the control plane (default `DECISION_QUEUE_CAPACITY`, 10,000). */
+  readonly decisionQueueCapacity?: number;
   readonly version?: string;
   readonly hostname?: string;
   readonly timers?: Timers;
@@ -59,6 +67,14 @@ export interface EdgeRuntime {
   readonly metrics: EdgeMetrics;
   /** Recent distinct decisions of this edge (sidecar and embedded alike), sent to the relay for a dry run. */
   readonly decisionSample: DecisionSample;
+  /** Decision records waiting to be shipped to the control plane (docs/reference/api.md, "Decision records"). */
+  readonly decisionLog: DecisionLog;
+  /**
+   * Queues the record of a decision just made (`requestId`: the HTTP request it answered;
+   * `latencyMs`: time spent deciding) with the state it was made from. Call it in the same
+   * tick as the decision. Costs a slot write; shipping happens on a timer, never here.
+   */
+  recordDecision(request: AuthorizationRequest, decision: LocalDecision, requestId: string, latencyMs: number): void;
   readonly freshness: Freshness;
   /**
    * Locks the data directory (one edge per directory; a lock the kernel frees when the edge
@@ -86,7 +102,8 @@ export function createEdgeRuntime(deps: EdgeRuntimeDeps): EdgeRuntime {
   const now = deps.now ?? Date.now;
   const instanceId = loadOrCreateInstanceId(dataDir);
   const state: EdgeState = { policy: undefined, directory: undefined };
-  const metrics = createEdgeMetrics(state);
+  const decisionLog = createDecisionLog(deps.app ?? 'sidecar', deps.decisionQueueCapacity);
+  const metrics = withDecisionLogMetrics(createEdgeMetrics(state), decisionLog);
   const credentials = { connectionId: deps.connectionId, connectionSecret: deps.connectionSecret };
   const client = createControlPlaneClient({ relayUrl: deps.relayUrl, credentials });
   const directorySync = createDirectorySync({ client, state, dataDir, fullSyncIntervalMs: deps.fullSyncIntervalMs, now, logger });
@@ -144,6 +161,7 @@ export function createEdgeRuntime(deps: EdgeRuntimeDeps): EdgeRuntime {
   }
 
   const decisionSample = createDecisionSample();
+  const shipper = createDecisionShipper(decisionLog, () => relay);
   const authorizer = createLocalAuthorizer({
     policy: () => state.policy?.compiled,
     directory: () => state.directory,
@@ -166,6 +184,10 @@ export function createEdgeRuntime(deps: EdgeRuntimeDeps): EdgeRuntime {
     authorizer,
     metrics,
     decisionSample,
+    decisionLog,
+    recordDecision(request, decision, requestId, latencyMs) {
+      decisionLog.record(request, decision, requestId, latencyMs, state.policy, state.directory);
+    },
     freshness,
     async start() {
       // Two edges on one data directory would share an instance id, and the second to dial
@@ -200,10 +222,14 @@ export function createEdgeRuntime(deps: EdgeRuntimeDeps): EdgeRuntime {
       discovery.start();
       directory.start();
       relay.start();
+      shipper.start();
     },
     async close() {
       discovery.stop();
       directory.stop();
+      // What is queued goes out now, if the relay is there to take it; the rest is dropped with the edge.
+      shipper.stop();
+      shipper.flush();
       await relay?.close();
       client.abort();
       await Promise.all([discoveryJob.idle(), directoryJob.idle()]);

@@ -50,8 +50,10 @@ export function createIsRoute(deps: { runtime: EdgeRuntime; verifyJwt: VerifyJwt
       const { type, id } = body.resource_context;
       const attributes: Record<string, string | number | boolean> = {};
       for (const name in body.resource_context) if (name !== 'type' && name !== 'id') attributes[name] = body.resource_context[name] as string | number | boolean;
-      const decision =
-        principal === undefined ? undefined : runtime.authorizer.decideNow({ principal, action, resource: { type, id, attributes }, policyPath: path });
+      const request = { principal: principal ?? '', action, resource: { type, id, attributes }, policyPath: path };
+      const started = performance.now();
+      const decision = principal === undefined ? undefined : runtime.authorizer.decideNow(request);
+      if (decision !== undefined) runtime.recordDecision(request, decision, input.id, performance.now() - started);
       const allowed = decision?.allowed ?? false;
       // What the decision was made from (read by the authorizer, so exact even across a swap).
       const used = { policyDigest: decision?.policyDigest ?? policy.image.digest, directoryRevision: decision?.directoryRevision ?? directory.revision };

@@ -1,5 +1,5 @@
 import type { Logger } from '../observability';
-import { RELAY_PATH, type CommandName, type EdgeStatus, type SampledDecision } from '../relay-protocol';
+import { RELAY_PATH, type CommandName, type EdgeMessage, type EdgeStatus, type SampledDecision } from '../relay-protocol';
 import type { EdgeCredentials } from './control-plane-client';
 import type { Timers } from './timers';
 
@@ -42,6 +42,8 @@ export interface RelayClient {
   start(): void;
   /** Sends the current status if connected (after timer-driven syncs). */
   sendStatus(): void;
+  /** Sends one frame if connected, else nothing (decision records: docs/reference/api.md, "Decision records"). */
+  send(message: EdgeMessage): void;
   readonly connected: boolean;
   close(): Promise<void>;
 }

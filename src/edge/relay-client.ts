@@ -146,6 +146,7 @@ export function createRelayClient(options: RelayClientOptions): RelayClient {
     sendStatus() {
       send({ type: 'status', status: options.status() });
     },
+    send,
     get connected() {
       return socket?.readyState === WebSocket.OPEN;
     },

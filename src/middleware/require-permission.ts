@@ -55,7 +55,7 @@ export function requirePermission(authorizer: Authorizer, policyName: string, ru
         // Only reachable when a route forgot the authentication middleware.
         throw new Error('requirePermission needs an authenticated request (req.auth.sub)');
       }
-      const request: AuthorizationRequest = { principal, action: rule.action, resource: rule.resource(req), policyPath };
+      const request: AuthorizationRequest = { principal, action: rule.action, resource: rule.resource(req), policyPath, requestId: req.id };
       ({ allowed } = await authorizer.authorize(request));
     } catch (err) {
       throw failClosed(err, policyPath);

@@ -30,3 +30,5 @@ export {
 } from './image-signature';
 export type { PublicSigningKey, PrivateSigningKey } from './image-signature';
 export { PolicySignatureError, signedVersionSchema, MAX_SIGNED_VERSION } from './signed-image-claims';
+export { explainDecision, policyComment, NO_POLICY_PERMITS, MAX_REASON_COMMENT } from './explain-decision';
+export type { DecisionReason } from './explain-decision';

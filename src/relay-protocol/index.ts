@@ -11,3 +11,5 @@ export {
   EDGE_FAILURE_CODES,
 } from './messages';
 export type { CommandName, EdgeMessage, RelayMessage, EdgeStatus, SampledDecision } from './messages';
+export { DECISION_RECORD_LIMITS, decisionRecordSchema, decisionReasonSchema, decisionsFrameSchema } from './decision-record';
+export type { DecisionRecord, DecisionRecordReason } from './decision-record';

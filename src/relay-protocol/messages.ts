@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { decisionsFrameSchema } from './decision-record';
 
 /**
  * The WebSocket protocol between an edge authorizer and the relay.
@@ -123,6 +124,8 @@ export const edgeMessageSchema = z.discriminatedUnion('type', [
     done: z.boolean(),
     status: edgeStatusSchema,
   }),
+  /** Decision records, batched and unsolicited (docs/reference/api.md, "Decision records"). */
+  decisionsFrameSchema,
   // zod needs one variant per `type`, so the two outcomes nest under `ok`.
   z.discriminatedUnion('ok', [
     z.object({
