@@ -1,4 +1,4 @@
-import { EXEC_PATH, INSTANCE_REGISTRATIONS_PATH, REGISTRATIONS_PAGE } from '../../src/relay';
+import { BROADCAST_PATH, EXEC_PATH, INSTANCE_REGISTRATIONS_PATH, REGISTRATIONS_PAGE, type BroadcastResult } from '../../src/relay';
 import type { CommandName } from '../../src/relay-protocol';
 import { refusedKeyAdvice } from './refused-key-advice';
 import { ScriptError } from './script-error';
@@ -59,6 +59,7 @@ export function explainRelayError(answer: RelayAnswer, creds: TenantCredentials,
     case 404:
       return `${d} — instance ${instanceId ?? '?'} is not registered for tenant ${creds.tenantId}; find the right id with npm run find-instance -- <connection-id>`;
     case 409:
+      if ((answer.body as { code?: unknown } | null)?.code === 'too_many_edges') return `${d}`;
       return `${d} — the edge authorizer is not connected to the relay right now; is it running?`;
     case 429:
       return `${d} — retry in a moment`;
@@ -114,4 +115,20 @@ export async function execRelayCommand(creds: TenantCredentials, instanceId: str
   const answer = await callRelay(creds, EXEC_PATH, { id: instanceId, command: { [command]: {} } });
   if (answer.status !== 200) throw new ScriptError(explainRelayError(answer, creds, instanceId));
   return answer;
+}
+
+/** Which edges a broadcast is for (docs/reference/api.md, "Broadcast"). */
+export interface BroadcastFilterOptions {
+  readonly policyName?: string;
+  readonly staleOnly?: boolean;
+}
+
+/** POST …/broadcast; resolves with the result of a 200, throws a ScriptError explaining any other status. */
+export async function broadcastRelayCommand(creds: TenantCredentials, command: CommandName, filter: BroadcastFilterOptions = {}): Promise<BroadcastResult> {
+  const wanted = { ...(filter.policyName === undefined ? {} : { policy_name: filter.policyName }), ...(filter.staleOnly ? { stale_only: true } : {}) };
+  const answer = await callRelay(creds, BROADCAST_PATH, { command: { [command]: {} }, ...(Object.keys(wanted).length > 0 ? { filter: wanted } : {}) });
+  if (answer.status !== 200) throw new ScriptError(explainRelayError(answer, creds));
+  const result = (answer.body as { result?: BroadcastResult }).result;
+  if (result === undefined || !Array.isArray(result.failed)) throw new ScriptError('the relay answered 200 without a broadcast result');
+  return result;
 }

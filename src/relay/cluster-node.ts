@@ -1,12 +1,17 @@
 import type { Logger } from '../observability';
 import type { CommandName, EdgeStatus } from '../relay-protocol';
 import { CLOSE_CODES } from './close-codes';
-import type { BusAsk, BusRequest, HeldEdge, RelayCluster } from './cluster';
+import { MAX_BUS_BROADCAST_IDS, type BusAsk, type BusRequest, type HeldEdge, type RelayCluster } from './cluster';
 import type { EdgeSession } from './edge-session';
 import type { DecisionSampleReply } from './pending-samples';
 import type { HttpError } from '../http';
 import { instanceNotConnected } from './relay-errors';
 import type { InstanceKey } from './registration';
+import { failureCode, sendToLocalEdges, type SendOutcome } from './send-to-edges';
+import { parseRoutedOutcome } from './routed-outcome';
+
+/** How much sooner than the asker a node answering a routed broadcast stops waiting (at most a quarter of the time). */
+export const ROUTED_BROADCAST_MARGIN_MS = 250;
 
 /** How often a node marks itself alive in Redis (its key lives `NODE_TTL_MS`). */
 export const NODE_BEAT_MS = 1000;
@@ -37,6 +42,12 @@ export interface ClusterNode {
   /** Sends a command to the edge through the node that holds it (409 when none does). */
   exec(key: InstanceKey, command: CommandName): Promise<EdgeStatus>;
   sample(key: InstanceKey): Promise<DecisionSampleReply>;
+  /**
+   * Sends a command to several of the tenant's edges that `owner` holds, in requests of at
+   * most `MAX_BUS_BROADCAST_IDS` ids, and resolves within `timeoutMs` with what they came to;
+   * a request that fails or times out fails each of its ids with that error's code.
+   */
+  broadcast(owner: string, tenantId: string, instanceIds: readonly string[], command: CommandName, timeoutMs: number): Promise<SendOutcome>;
   /** The node holding each of the tenant's instances, or null; one round trip. 503 while Redis is down. */
   owners(tenantId: string, instanceIds: readonly string[]): Promise<(string | null)[]>;
   /** Stops the timers, releases every held edge, leaves the cluster and closes its connection. */
@@ -57,7 +68,11 @@ export function joinCluster(deps: ClusterNodeDeps): ClusterNode {
   let stopped = false;
 
   bus.onRequest(async function answerNode(request: BusRequest): Promise<unknown> {
-    const session = deps.local({ tenantId: request.tenant, instanceId: request.instance });
+    if (request.kind === 'broadcast') {
+      const local = (instanceId: string) => deps.local({ tenantId: request.tenant, instanceId });
+      return sendToLocalEdges(request.instances!, local, request.command!, request.timeout_ms!);
+    }
+    const session = deps.local({ tenantId: request.tenant, instanceId: request.instance! });
     if (request.kind === 'replaced') {
       // Ignored when this node claimed the edge again since (it moved back here).
       const record = session ? await presence.lookup(session.key!).catch(() => undefined) : undefined;
@@ -137,6 +152,28 @@ export function joinCluster(deps: ClusterNodeDeps): ClusterNode {
     },
     exec: (key, command) => route<EdgeStatus>(key, { kind: 'exec', tenant: key.tenantId, instance: key.instanceId, command }),
     sample: (key) => route<DecisionSampleReply>(key, { kind: 'sample', tenant: key.tenantId, instance: key.instanceId }),
+    async broadcast(owner, tenantId, instanceIds, command, timeoutMs) {
+      // The owner stops waiting a little before the asker does, so its answer arrives in time.
+      const ownerTimeoutMs = Math.max(1, timeoutMs - Math.min(ROUTED_BROADCAST_MARGIN_MS, Math.floor(timeoutMs / 4)));
+      const parts: Promise<SendOutcome>[] = [];
+      for (let i = 0; i < instanceIds.length; i += MAX_BUS_BROADCAST_IDS) {
+        const chunk = instanceIds.slice(i, i + MAX_BUS_BROADCAST_IDS);
+        const ask: BusAsk = { kind: 'broadcast', tenant: tenantId, instances: chunk, timeoutMs: ownerTimeoutMs, command };
+        parts.push(
+          bus.request(owner, ask, timeoutMs).then(
+            (answer) => parseRoutedOutcome(answer, chunk),
+            (err: unknown) => ({ confirmed: 0, failed: chunk.map((id) => ({ id, code: failureCode(err) })) }),
+          ),
+        );
+      }
+      let confirmed = 0;
+      const failed: SendOutcome['failed'] = [];
+      for (const part of await Promise.all(parts)) {
+        confirmed += part.confirmed;
+        failed.push(...part.failed);
+      }
+      return { confirmed, failed };
+    },
     async owners(tenantId, instanceIds) {
       const keys: InstanceKey[] = [];
       for (const instanceId of instanceIds) keys.push({ tenantId, instanceId });

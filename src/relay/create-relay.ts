@@ -12,6 +12,8 @@ import { closeAllSockets } from './close-sockets';
 import { createUpgradeHandler } from './handle-upgrade';
 import { startHeartbeat } from './heartbeat';
 import type { RelayCluster } from './cluster';
+import { createBroadcaster, type BroadcastResult } from './broadcast';
+import type { BroadcastFilter } from './parse-broadcast-request';
 import { joinCluster, type ClusterNode } from './cluster-node';
 import type { DesiredStateLookup } from './edge-drift';
 import { createManagementRouter, registrationsPage, type EdgeLink, type RegistrationsPage } from './management-router';
@@ -43,6 +45,8 @@ export interface RelayDeps {
   readonly registerTimeoutMs?: number;
   /** Commands that may wait on one edge at once (default 64); more get 429. */
   readonly maxPendingPerEdge?: number;
+  /** Connected edges one broadcast may reach (default `BROADCAST_LIMITS.maxEdges`); more get 409. */
+  readonly maxBroadcastEdges?: number;
   /** Sockets one edge connection may hold open at once (default {@link MAX_SOCKETS_PER_CONNECTION}). */
   readonly maxSocketsPerConnection?: number;
   /**
@@ -67,6 +71,12 @@ export interface Relay {
    * with exec's errors: 404 unknown, 409 not connected, 502 edge failure, 504 timeout.
    */
   sampleDecisions(tenantId: string, instanceId: string): Promise<DecisionSampleReply>;
+  /**
+   * Sends a command to every connected edge of the tenant matching `filter`, on every node,
+   * and resolves once all confirmed or the deadline (the exec timeout) passed
+   * (docs/reference/api.md, "Broadcast"). Throws 429/409/503 HttpErrors.
+   */
+  broadcast(tenantId: string, command: CommandName, filter?: BroadcastFilter): Promise<BroadcastResult>;
   /** One page of the tenant's registrations (`page_size`, `page_token` in `query`), as §4.3 answers. Rejects with 400 for bad paging. */
   registrations(tenantId: string, query: Record<string, unknown>): Promise<RegistrationsPage>;
   /** Closes every edge socket (1001), fails pending commands, stores the disconnects and closes its database handle. */
@@ -233,12 +243,26 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     return found;
   }
 
+  const broadcast = createBroadcaster({
+    registrations,
+    desiredState: deps.desiredState,
+    links,
+    local: (tenantId, instanceId) => live.get(liveKey(tenantId, instanceId)),
+    ...(clusterNode ? { cluster: clusterNode } : {}),
+    timeoutMs: deps.execTimeoutMs,
+    ...(deps.maxBroadcastEdges === undefined ? {} : { maxEdges: deps.maxBroadcastEdges }),
+    checkOpen() {
+      if (closing) throw relayClosing();
+    },
+  });
+
   return {
     managementRouter: createManagementRouter({
       requireDiscoveryKey: deps.requireDiscoveryKey,
       registrations,
       links,
       exec,
+      broadcast,
       desiredState: deps.desiredState,
       metricsToken: deps.metricsToken,
       async connectedRegistrations() {
@@ -256,6 +280,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
       server.on('upgrade', onUpgrade);
     },
     exec,
+    broadcast: (tenantId, command, filter = {}) => broadcast(tenantId, command, filter),
     sampleDecisions,
     registrations: (tenantId, query) => registrationsPage({ registrations, links, desiredState: deps.desiredState }, tenantId, query),
     async close() {

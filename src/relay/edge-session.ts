@@ -23,8 +23,11 @@ export interface EdgeSession {
   readonly instanceId: string | undefined;
   /** Tenant and instance id, once registered. */
   readonly key: InstanceKey | undefined;
-  /** Sends a command and resolves with the edge's status once it confirms. */
-  send(command: CommandName): Promise<EdgeStatus>;
+  /**
+   * Sends a command and resolves with the edge's status once it confirms; waits at most the
+   * exec timeout, or `timeoutMs` when shorter (a broadcast's remaining time).
+   */
+  send(command: CommandName, timeoutMs?: number): Promise<EdgeStatus>;
   /** Asks for the edge's decision sample and resolves once its last chunk arrived. */
   sample(): Promise<DecisionSampleReply>;
   /**
@@ -108,9 +111,9 @@ export function startEdgeSession(ws: WebSocket, connection: EdgeConnection, deps
     get key() {
       return key;
     },
-    send(command) {
+    send(command, timeoutMs) {
       if (ws.readyState !== ws.OPEN) return Promise.reject(instanceDisconnected());
-      const { requestId, result } = pending.add();
+      const { requestId, result } = pending.add(timeoutMs);
       reply({ type: 'command', request_id: requestId, command });
       return result;
     },

@@ -1,6 +1,6 @@
 export { createRelay } from './create-relay';
 export type { Relay, RelayDeps } from './create-relay';
-export { INSTANCE_REGISTRATIONS_PATH, EXEC_PATH, METRICS_PATH, REGISTRATIONS_PAGE } from './management-router';
+export { INSTANCE_REGISTRATIONS_PATH, EXEC_PATH, BROADCAST_PATH, METRICS_PATH, REGISTRATIONS_PAGE } from './management-router';
 export type { RegistrationsPage } from './management-router';
 export { MAX_DRIFT_METRIC_TENANTS } from './drift-metrics';
 export { MAX_PENDING_SAMPLES } from './pending-samples';
@@ -15,3 +15,6 @@ export { connectCluster, defaultNodeId, MAX_BUS_MESSAGE_BYTES, MAX_BUS_REPLY_BYT
 export type { RelayCluster } from './cluster';
 export { NODE_BEAT_MS } from './cluster-node';
 export type { EdgeLink } from './management-router';
+export { BROADCAST_LIMITS } from './broadcast';
+export type { BroadcastResult } from './broadcast';
+export type { BroadcastFilter } from './parse-broadcast-request';

@@ -6,6 +6,8 @@ import type { CommandName, EdgeStatus } from '../relay-protocol';
 import { renderDriftMetrics, renderDriftTotals, type ConnectedEdgeDrift } from './drift-metrics';
 import { edgeDrift, memoizeDesiredState, type DesiredEdgeState, type DesiredStateLookup } from './edge-drift';
 import { parseExecRequest } from './parse-exec-request';
+import { parseBroadcastRequest } from './parse-broadcast-request';
+import type { Broadcast } from './broadcast';
 import { metricsView } from './metrics-view';
 import { instanceNotFound } from './relay-errors';
 import type { Registration } from './registration';
@@ -15,12 +17,14 @@ import type { RegistrationStore } from './registration-store';
 export const INSTANCE_REGISTRATIONS_PATH = '/api/v2/management/control_plane/instance_registrations';
 /** docs/service-interface.md §4.2. */
 export const EXEC_PATH = '/api/v2/management/control_plane/exec';
+/** The tenant-wide command beside §4.2 (docs/reference/api.md, "Broadcast"). */
+export const BROADCAST_PATH = '/api/v2/management/control_plane/broadcast';
 /** The relay's drift gauges (Prometheus text): totals for anyone, per tenant with the metrics token. */
 export const METRICS_PATH = '/metrics';
 /** Registrations per page of `instance_registrations`: the default and the most a caller may ask for. */
 export const REGISTRATIONS_PAGE = Object.freeze({ defaultSize: 100, maxSize: 1000 });
 
-/** An exec body is a few dozen bytes; anything near this limit is not one (413). */
+/** An exec (or broadcast) body is a few dozen bytes; anything near this limit is not one (413). */
 export const EXEC_BODY_LIMIT = 4 * 1024;
 
 /** Dependencies of {@link createManagementRouter}. */
@@ -31,6 +35,8 @@ export interface ManagementRouterDeps {
   /** Whether each of the tenant's instances is connected, and in cluster mode to which node. */
   readonly links: (tenantId: string, instanceIds: readonly string[]) => Promise<EdgeLink[]>;
   readonly exec: (tenantId: string, instanceId: string, command: CommandName) => Promise<EdgeStatus>;
+  /** The tenant-wide command: every matching connected edge, every node. */
+  readonly broadcast: Broadcast;
   /** What each edge should run: its policy's `latest` digest and the central directory revision. */
   readonly desiredState: DesiredStateLookup;
   /** The registrations of the edges this relay holds a live socket for. */
@@ -185,14 +191,7 @@ export function createManagementRouter(deps: ManagementRouterDeps): Router {
   router.post(
     EXEC_PATH,
     discoveryKey,
-    function requireJson(req, _res, next) {
-      // A malformed body is a 400 (docs/reference/api.md: "not JSON"). req.is() is null when there is
-      // no body at all; parseExecRequest reports that as 400 too.
-      if (req.is('application/json') === false) {
-        throw new HttpError(400, 'bad_request', 'content-type must be application/json');
-      }
-      next();
-    },
+    requireJson,
     jsonBody(EXEC_BODY_LIMIT),
     async function execCommand(req, res) {
       const { id, command } = parseExecRequest(req.body);
@@ -200,5 +199,23 @@ export function createManagementRouter(deps: ManagementRouterDeps): Router {
       res.set('Cache-Control', 'no-store').json({ result: {} });
     },
   );
+
+  // Exec's path in front of the body (key first, then content type and size), then one command to many edges.
+  router.post(BROADCAST_PATH, discoveryKey, requireJson, jsonBody(EXEC_BODY_LIMIT), async function broadcastCommand(req, res) {
+    const { command, filter } = parseBroadcastRequest(req.body);
+    const result = await deps.broadcast(res.locals.tenantId as string, command, filter);
+    res.set('Cache-Control', 'no-store').json({ result });
+  });
   return router;
 }
+
+/**
+ * A malformed body is a 400 (docs/reference/api.md: "not JSON"). req.is() is null when there
+ * is no body at all; the body parsers report that as 400 too.
+ */
+const requireJson: RequestHandler = function requireJson(req, _res, next) {
+  if (req.is('application/json') === false) {
+    throw new HttpError(400, 'bad_request', 'content-type must be application/json');
+  }
+  next();
+};

@@ -8,7 +8,8 @@ export interface ExecRequest {
   readonly command: CommandName;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+/** A JSON object (not null, not an array). */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
@@ -21,6 +22,14 @@ export function parseExecRequest(body: unknown): ExecRequest {
   if (!isPlainObject(body)) throw new BadRequestError('the body must be a JSON object');
   const { id, command } = body;
   if (typeof id !== 'string' || id.length === 0) throw new BadRequestError('"id" must be a non-empty string (the instance id)');
+  return { id, command: parseCommand(command) };
+}
+
+/**
+ * Checks a `"command"` member, exec's and broadcast's alike: exactly one member naming a
+ * known command, whose value is an empty object. Throws 400 `bad_request` or `unknown_command`.
+ */
+export function parseCommand(command: unknown): CommandName {
   if (!isPlainObject(command)) throw new BadRequestError('"command" must be an object with exactly one command member');
   const names = Object.keys(command);
   if (names.length !== 1) {
@@ -34,5 +43,5 @@ export function parseExecRequest(body: unknown): ExecRequest {
   if (!isPlainObject(argument) || Object.keys(argument).length > 0) {
     throw new BadRequestError(`"command.${name}" must be an empty object {}`);
   }
-  return { id, command: name as CommandName };
+  return name as CommandName;
 }

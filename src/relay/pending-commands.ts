@@ -11,8 +11,11 @@ interface Waiter<T> {
 /** Requests sent to one edge that wait for their answer (a command's status by default), keyed by request id. */
 export interface PendingCommands<T = EdgeStatus> {
   readonly size: number;
-  /** Reserves a request id and a promise that settles on the result or the timeout. */
-  add(): { requestId: string; result: Promise<T> };
+  /**
+   * Reserves a request id and a promise that settles on the result or the timeout (the
+   * map's own, or a shorter `timeoutMs`: a broadcast waits only until its deadline).
+   */
+  add(timeoutMs?: number): { requestId: string; result: Promise<T> };
   /** Settles one request; false when the id is unknown (already timed out, or never sent). */
   resolve(requestId: string, result: T): boolean;
   reject(requestId: string, err: Error): boolean;
@@ -39,11 +42,12 @@ export function createPendingCommands<T = EdgeStatus>(options: { timeoutMs: numb
     get size() {
       return waiting.size;
     },
-    add() {
+    add(timeoutMs = options.timeoutMs) {
       if (waiting.size >= options.max) throw tooManyPending();
       const requestId = randomUUID();
+      const wait = Math.max(1, Math.min(timeoutMs, options.timeoutMs));
       const result = new Promise<T>((resolve, reject) => {
-        const timer = setTimeout(() => take(requestId)?.reject(edgeTimeout(options.timeoutMs)), options.timeoutMs);
+        const timer = setTimeout(() => take(requestId)?.reject(edgeTimeout(wait)), wait);
         waiting.set(requestId, { resolve, reject, timer });
       });
       return { requestId, result };

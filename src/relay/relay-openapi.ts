@@ -1,12 +1,36 @@
 import { z } from 'zod';
 import { apiErrors, oauthErrorSchema, type ApiRoute } from '../http';
 import { COMMANDS } from '../relay-protocol';
-import { EXEC_PATH, INSTANCE_REGISTRATIONS_PATH, METRICS_PATH } from './management-router';
+import { BROADCAST_LIMITS } from './broadcast';
+import { BROADCAST_PATH, EXEC_PATH, INSTANCE_REGISTRATIONS_PATH, METRICS_PATH } from './management-router';
 
 /** The exec body (docs/service-interface.md §2.3), as `parseExecRequest` checks it. */
 const execBody = z.object({
   id: z.string().min(1).describe('instance id'),
   command: z.union(COMMANDS.map((name) => z.strictObject({ [name]: z.strictObject({}) }))),
+});
+
+
+const command = z.union(COMMANDS.map((name) => z.strictObject({ [name]: z.strictObject({}) })));
+
+/** The broadcast body, as `parseBroadcastRequest` checks it. */
+const broadcastBody = z.object({
+  command,
+  filter: z
+    .strictObject({
+      policy_name: z.string().min(1).max(128).optional().describe('only edges serving this policy'),
+      stale_only: z.boolean().optional().describe('only edges whose policy digest is not latest or whose directory revision is behind'),
+    })
+    .optional(),
+});
+
+const broadcastResult = z.strictObject({
+  result: z.strictObject({
+    sent: z.number().int().min(0).describe('connected matching edges the command was sent to'),
+    confirmed: z.number().int().min(0).describe('of those, the ones that confirmed before the deadline'),
+    failed: z.array(z.strictObject({ id: z.string(), code: z.string().describe("exec's error code for that edge's outcome") })),
+    not_connected: z.number().int().min(0).describe('registered matching edges no node holds a socket for'),
+  }),
 });
 
 const registration = z.object({
@@ -55,6 +79,23 @@ export const RELAY_ROUTES: readonly ApiRoute[] = [
         ...UNAUTHORIZED,
         404: 'no such instance for this tenant',
         ...EXEC_OUTCOMES,
+      }),
+    },
+  },
+  {
+    method: 'post',
+    path: BROADCAST_PATH,
+    summary: `Send discovery or sync_edge_directory to every matching connected edge of the tenant, on every node; answers once all confirmed or the exec timeout passed (at most ${BROADCAST_LIMITS.maxEdges} edges)`,
+    requestBody: { content: { 'application/json': broadcastBody } },
+    responses: {
+      200: { description: 'sent, confirmed, failed (id and code) and not connected edges', schema: broadcastResult },
+      ...apiErrors({
+        400: 'malformed body, unknown command or unknown filter member',
+        ...UNAUTHORIZED,
+        409: `more than ${BROADCAST_LIMITS.maxEdges} connected edges match (nothing was sent)`,
+        413: 'body over 4 kB',
+        429: `the tenant already runs ${BROADCAST_LIMITS.maxConcurrentPerTenant} broadcasts on this node`,
+        503: 'the relay is shutting down, storage is unavailable, or (cluster mode) routing between nodes is unavailable',
       }),
     },
   },

@@ -1,5 +1,5 @@
 import { ScriptError } from '../../scripts/lib/script-error';
-import { execRelayCommand, findInstanceId, listInstanceRegistrations, selectInstanceId } from '../../scripts/lib/relay-client';
+import { broadcastRelayCommand, execRelayCommand, findInstanceId, listInstanceRegistrations, selectInstanceId } from '../../scripts/lib/relay-client';
 import type { TenantCredentials } from '../../scripts/lib/tenant-credentials';
 import { startRelayKit } from './relay-kit';
 import type { RelayKit, TestTenant } from './relay-kit';
@@ -51,5 +51,22 @@ describe('scripts/lib/relay-client', () => {
     await expect(listInstanceRegistrations({ ...creds(kit.a), relayUrl: 'http://127.0.0.1:1' })).rejects.toThrow(
       'cannot reach the relay at http://127.0.0.1:1',
     );
+  });
+
+  it('broadcasts to every edge of a tenant (npm run relay-exec -- <command> --all) and explains a refusal', async () => {
+    const keys = await kit.store.tenants.create('broadcast tenant');
+    const connection = await kit.store.tenants.addConnection(keys.tenantId, 'rbac');
+    const tenant: TestTenant = { ...keys, connectionId: connection.connectionId, secret: connection.connectionSecret };
+    const ok = await kit.edge(tenant, { instanceId: 'bc-ok' });
+    await kit.edge(tenant, { instanceId: 'bc-failing', behaviour: 'error', errorCode: 'sync_failed' });
+    await expect(broadcastRelayCommand(creds(tenant), 'sync_edge_directory')).resolves.toEqual({
+      sent: 2,
+      confirmed: 1,
+      failed: [{ id: 'bc-failing', code: 'sync_failed' }],
+      not_connected: 0,
+    });
+    await expect(broadcastRelayCommand(creds(tenant), 'discovery', { policyName: 'todo', staleOnly: true })).resolves.toEqual({ sent: 0, confirmed: 0, failed: [], not_connected: 0 });
+    expect(ok.commands.map((c) => c.command)).toEqual(['sync_edge_directory']);
+    await expect(broadcastRelayCommand(creds(tenant, 'wrong'), 'discovery')).rejects.toThrow(`401 unauthorized: missing or invalid tenant credentials — tenant ${tenant.tenantId}`);
   });
 });

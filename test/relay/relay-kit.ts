@@ -45,7 +45,7 @@ export interface RelayKit {
   stop(): Promise<void>;
 }
 
-type KitOptions = Partial<Pick<RelayDeps, 'execTimeoutMs' | 'heartbeatMs' | 'registerTimeoutMs' | 'maxPendingPerEdge' | 'maxSocketsPerConnection' | 'metricsToken'>> & {
+type KitOptions = Partial<Pick<RelayDeps, 'execTimeoutMs' | 'heartbeatMs' | 'registerTimeoutMs' | 'maxPendingPerEdge' | 'maxSocketsPerConnection' | 'metricsToken' | 'maxBroadcastEdges'>> & {
   /** The store's engine (SQLite by default). */
   readonly engine?: SqlEngineUnderTest;
 };
@@ -75,6 +75,7 @@ export async function startRelayKit(options: KitOptions = {}): Promise<RelayKit>
       ...(options.maxPendingPerEdge ? { maxPendingPerEdge: options.maxPendingPerEdge } : {}),
       ...(options.maxSocketsPerConnection ? { maxSocketsPerConnection: options.maxSocketsPerConnection } : {}),
       ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
+      ...(options.maxBroadcastEdges ? { maxBroadcastEdges: options.maxBroadcastEdges } : {}),
     });
   let relay = await build();
   // The real control-plane app; the relay's router is looked up per request so restartRelay() can swap it.

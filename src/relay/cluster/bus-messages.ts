@@ -12,8 +12,17 @@ export const MAX_BUS_MESSAGE_BYTES = 64 * 1024;
  */
 export const MAX_BUS_REPLY_BYTES = 5 * 1024 * 1024;
 
-/** What one node may ask of the node that holds an edge's socket. */
-export const BUS_REQUEST_KINDS = ['exec', 'sample', 'replaced'] as const;
+/** What one node may ask of the node that holds an edge's socket (`broadcast`: of several edges' sockets). */
+export const BUS_REQUEST_KINDS = ['exec', 'sample', 'replaced', 'broadcast'] as const;
+
+/**
+ * Instance ids in one routed broadcast request: 512 ids of at most 64 characters stay well
+ * under {@link MAX_BUS_MESSAGE_BYTES}; a node's larger share is sent as several requests.
+ */
+export const MAX_BUS_BROADCAST_IDS = 512;
+
+/** The longest wait a routed broadcast may ask for (its deadline is the exec timeout). */
+const MAX_BUS_TIMEOUT_MS = 10 * 60 * 1000;
 export type BusRequestKind = (typeof BUS_REQUEST_KINDS)[number];
 
 const id = z.uuid();
@@ -26,9 +35,19 @@ const requestSchema = z.strictObject({
   from: node,
   kind: z.enum(BUS_REQUEST_KINDS),
   tenant: part,
-  instance: part,
+  instance: part.optional(),
+  instances: z.array(part).min(1).max(MAX_BUS_BROADCAST_IDS).optional(),
+  timeout_ms: z.int().min(1).max(MAX_BUS_TIMEOUT_MS).optional(),
   command: z.enum(COMMANDS).optional(),
-}).refine((request) => (request.kind === 'exec') === (request.command !== undefined), 'exec, and only exec, names a command');
+})
+  .refine((request) => (request.kind === 'exec' || request.kind === 'broadcast') === (request.command !== undefined), 'exec and broadcast, and only they, name a command')
+  .refine(
+    (request) =>
+      request.kind === 'broadcast'
+        ? request.instance === undefined && request.instances !== undefined && request.timeout_ms !== undefined
+        : request.instance !== undefined && request.instances === undefined && request.timeout_ms === undefined,
+    'a broadcast names instances and a timeout; every other request one instance',
+  );
 
 const replySchema = z.discriminatedUnion('ok', [
   z.strictObject({ type: z.literal('reply'), id, ok: z.literal(true), result: z.unknown() }),

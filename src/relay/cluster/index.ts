@@ -5,7 +5,7 @@ export { createPresence, NODE_TTL_MS } from './presence';
 export type { Presence, PresenceOptions, PresenceRecord, HeldEdge, RefreshOutcome } from './presence';
 export { startNodeBus, MAX_BUS_IN_FLIGHT } from './node-bus';
 export type { NodeBus, NodeBusOptions, BusAsk, BusRequestHandler } from './node-bus';
-export { MAX_BUS_MESSAGE_BYTES, MAX_BUS_REPLY_BYTES, BUS_REQUEST_KINDS } from './bus-messages';
+export { MAX_BUS_MESSAGE_BYTES, MAX_BUS_REPLY_BYTES, MAX_BUS_BROADCAST_IDS, BUS_REQUEST_KINDS } from './bus-messages';
 export type { BusRequest, BusRequestKind } from './bus-messages';
 export { redisKeys, checkNodeId, DEFAULT_REDIS_PREFIX, NODE_ID_PATTERN, MAX_KEY_PART_LENGTH } from './redis-keys';
 export type { RedisKeys } from './redis-keys';

@@ -16,8 +16,13 @@ export const MAX_BUS_IN_FLIGHT = 1024;
 export interface BusAsk {
   readonly kind: BusRequestKind;
   readonly tenant: string;
-  readonly instance: string;
-  /** Required for `exec`, absent otherwise. */
+  /** Every kind but `broadcast`. */
+  readonly instance?: string;
+  /** `broadcast` only: at most `MAX_BUS_BROADCAST_IDS`. */
+  readonly instances?: readonly string[];
+  /** `broadcast` only: how long the owning node may wait for its edges. */
+  readonly timeoutMs?: number;
+  /** Required for `exec` and `broadcast`, absent otherwise. */
   readonly command?: CommandName;
 }
 
@@ -176,7 +181,10 @@ export async function startNodeBus(options: NodeBusOptions): Promise<NodeBus> {
       if (waiting.size >= maxInFlight) return Promise.reject(tooManyInFlight());
       checkNodeId(target);
       const id = randomUUID();
-      const message: BusRequest = { type: 'request', id, from: node, kind: ask.kind, tenant: ask.tenant, instance: ask.instance };
+      const message: BusRequest = { type: 'request', id, from: node, kind: ask.kind, tenant: ask.tenant };
+      if (ask.instance !== undefined) message.instance = ask.instance;
+      if (ask.instances !== undefined) message.instances = [...ask.instances];
+      if (ask.timeoutMs !== undefined) message.timeout_ms = ask.timeoutMs;
       if (ask.command !== undefined) message.command = ask.command;
       return new Promise<T>((resolve, reject) => {
         const timer = setTimeout(() => take(id)?.reject(edgeTimeout(timeoutMs)), timeoutMs);

@@ -1,0 +1,21 @@
+import { z } from 'zod';
+import type { SendOutcome } from './send-to-edges';
+
+const outcomeSchema = z.strictObject({
+  confirmed: z.int().min(0),
+  failed: z.array(z.strictObject({ id: z.string().min(1).max(256), code: z.string().min(1).max(64) })),
+});
+
+/**
+ * Another node's answer to a routed broadcast of `asked`, checked like any bus message:
+ * only ids that were asked about count, and no more than were asked. An answer that is not
+ * an outcome fails every asked id with `server_error` rather than being trusted.
+ */
+export function parseRoutedOutcome(answer: unknown, asked: readonly string[]): SendOutcome {
+  const parsed = outcomeSchema.safeParse(answer);
+  const askedIds = new Set(asked);
+  if (!parsed.success || parsed.data.confirmed + parsed.data.failed.length !== asked.length || !parsed.data.failed.every((f) => askedIds.has(f.id))) {
+    return { confirmed: 0, failed: asked.map((id) => ({ id, code: 'server_error' })) };
+  }
+  return parsed.data;
+}
