@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import { AuthorizerUnavailableError, type AuthorizationDecision, type AuthorizationRequest, type Authorizer } from '../decision';
+import { AuthorizerUnavailableError, InvalidPropertyError, type AuthorizationDecision, type AuthorizationRequest, type Authorizer } from '../decision';
 
 /** Options of {@link createEdgeAuthorizer}. */
 export interface EdgeAuthorizerOptions {
@@ -22,6 +22,21 @@ export function toIsRequest(request: AuthorizationRequest): Record<string, unkno
   };
 }
 
+/**
+ * The property a 400 `invalid_property` body names, so the app answers 400 as the edge did
+ * (the request, not the authorizer, was wrong); undefined for any other answer.
+ */
+function readInvalidProperty(text: string): { property: string; expected: string } | undefined {
+  try {
+    const body = JSON.parse(text) as { code?: unknown; message?: unknown };
+    if (body.code !== 'invalid_property' || typeof body.message !== 'string') return undefined;
+    const match = /^resource property "([^"]{1,64})" must be (.{1,200})$/.exec(body.message);
+    return match ? { property: match[1]!, expected: match[2]! } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Reads `decisions[0].is` from a 200 body; `undefined` if the body is not what the edge sends. */
 function readAllowed(text: string): boolean | undefined {
   try {
@@ -38,7 +53,8 @@ function readAllowed(text: string): boolean | undefined {
  * Connections are kept alive and reused — a decision on a warm connection costs one
  * loopback round trip, no TCP handshake. It fails closed: a network error, the deadline,
  * any status but 200 or an unexpected body throws {@link AuthorizerUnavailableError}
- * (the app answers 503), never an allow. It is ready while the edge's `GET /readyz` answers
+ * (the app answers 503), never an allow — except a 400 `invalid_property`, the request's
+ * own mistake, which stays a 400 ({@link InvalidPropertyError}). It is ready while the edge's `GET /readyz` answers
  * 200 within the same deadline.
  */
 export function createEdgeAuthorizer(options: EdgeAuthorizerOptions): Authorizer {
@@ -99,6 +115,8 @@ export function createEdgeAuthorizer(options: EdgeAuthorizerOptions): Authorizer
         const reason = (err as NodeJS.ErrnoException).code ?? (err as Error).name;
         throw new AuthorizerUnavailableError(`edge authorizer unreachable (${reason})`);
       }
+      const invalid = answer.status === 400 ? readInvalidProperty(answer.text) : undefined;
+      if (invalid) throw new InvalidPropertyError(invalid.property, invalid.expected);
       if (answer.status !== 200) throw new AuthorizerUnavailableError(`edge authorizer answered ${answer.status}`);
       const allowed = readAllowed(answer.text);
       if (allowed === undefined) throw new AuthorizerUnavailableError('edge authorizer sent an unexpected body');

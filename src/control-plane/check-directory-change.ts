@@ -1,4 +1,4 @@
-import type { DirectoryChange, DirectoryData } from '../directory';
+import { identityClashes, type DirectoryChange, type DirectoryData } from '../directory';
 import { BadRequestError, NotFoundError } from '../http';
 
 /** A directory change before the store has given it a revision. */
@@ -22,6 +22,10 @@ export function checkDirectoryChange(data: DirectoryData, change: DirectoryChang
       change.user.roles.forEach(requireRole);
       const clash = data.users.find((u) => u.email === change.user.email && u.id !== change.user.id);
       if (clash) throw new BadRequestError(`e-mail ${change.user.email} belongs to another user`, 'duplicate_email');
+      // Every identity must name one user, or a decision could not tell whom it means.
+      const others = data.users.filter((u) => u.id !== change.user.id);
+      const [identityClash] = identityClashes([...others, change.user]);
+      if (identityClash !== undefined) throw new BadRequestError(`identity ${identityClash}`, 'duplicate_identity');
       return;
     }
     case 'user.delete':

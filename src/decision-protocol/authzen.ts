@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { entityTypeSchema } from './entity-type';
 import { freshnessFields } from './freshness-fields';
 
 // AuthZEN Authorization API 1.0: the evaluation and evaluations endpoints and the
@@ -25,7 +26,7 @@ const resourceProperties = z
   .optional();
 
 const subject = z.object({ type: z.string().min(1).max(64), id: z.string().min(1).max(256), properties });
-const resource = z.object({ type: z.string().regex(/^[A-Z][A-Za-z0-9_]{0,63}$/, 'resource.type must be a Cedar entity type such as Resource'), id: z.string().min(1).max(128), properties: resourceProperties });
+const resource = z.object({ type: entityTypeSchema, id: z.string().min(1).max(128), properties: resourceProperties });
 const action = z.object({ name: z.string().regex(/^[A-Za-z][A-Za-z0-9_-]{0,63}$/, 'action.name must be a Cedar action id such as DELETE'), properties });
 const context = z.record(z.string(), z.unknown()).optional();
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { entityTypeSchema } from './entity-type';
 import { freshnessFields } from './freshness-fields';
 import { POLICY_PATH_PATTERN } from './policy-name';
 
@@ -26,7 +27,7 @@ export const isRequestSchema = z.object({
     decisions: z.array(z.string().max(64)).min(1).max(8),
   }),
   resource_context: z
-    .object({ type: z.string().regex(/^[A-Z][A-Za-z0-9_]{0,63}$/), id: z.string().min(1).max(128) })
+    .object({ type: entityTypeSchema, id: z.string().min(1).max(128) })
     .catchall(attributeValue)
     .refine((r) => Object.keys(r).length <= 34, 'too many resource attributes'),
   ...freshnessFields,

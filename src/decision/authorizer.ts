@@ -1,4 +1,4 @@
-import { ServiceUnavailableError } from '../http';
+import { BadRequestError, ServiceUnavailableError } from '../http';
 
 /**
  * One authorization question: may `principal` do `action` on `resource`, under the
@@ -11,7 +11,7 @@ export interface AuthorizationRequest {
   /** Cedar action id, e.g. `DELETE` (RBAC app) or `update` (todo app). */
   readonly action: string;
   readonly resource: {
-    /** Cedar entity type without namespace, e.g. `Resource` or `Todo`. */
+    /** Cedar entity type, e.g. `Resource`, `todo` or `Outpost::Todo` (the schema's namespace is implied). */
     readonly type: string;
     readonly id: string;
     /** Extra facts about the resource, e.g. a todo's `owner` (a user id). */
@@ -56,5 +56,19 @@ export interface Authorizer {
 export class AuthorizerUnavailableError extends ServiceUnavailableError {
   constructor(detail: string) {
     super('the authorizer is unavailable; try again shortly', 'authorizer_unavailable', detail);
+  }
+}
+
+/**
+ * A resource property whose JSON type is not the one the policy schema declares (a number
+ * where the schema says a user id, say): 400 `invalid_property` naming it. The caller's
+ * input is wrong; reporting it as an outage (503) would send them looking in the wrong place.
+ */
+export class InvalidPropertyError extends BadRequestError {
+  constructor(
+    readonly property: string,
+    expected: string,
+  ) {
+    super(`resource property "${property.slice(0, 64)}" must be ${expected}`, 'invalid_property');
   }
 }

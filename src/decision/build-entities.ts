@@ -1,6 +1,6 @@
-import { expandRoles, RELATIONS, type DirectoryData, type Relation } from '../directory';
+import { expandRoles, RELATIONS, resolveUserId, type DirectoryData, type Relation } from '../directory';
 import { qualifyType, type AttributeKind, type CedarEntity, type CedarValueJson, type EntityRef, type PolicySchemaInfo } from '../policy';
-import type { AuthorizationRequest } from './authorizer';
+import { InvalidPropertyError, type AuthorizationRequest } from './authorizer';
 
 type Attributes = NonNullable<AuthorizationRequest['resource']['attributes']>;
 
@@ -13,6 +13,8 @@ export interface DirectoryEntities {
   readonly revision: number;
   /** `{type, id}` with the schema's namespace, e.g. `Outpost::User`. */
   ref(type: string, id: string): EntityRef;
+  /** The schema's type for directory users (`User`, or `user`). */
+  readonly userType: string;
   /** The user entity, every role it holds directly or through nesting as its parents; undefined if unknown. */
   principalSlice(userId: string): readonly CedarEntity[] | undefined;
   /** The request's resource entity (a `User` with its roles as parents), unless it is the principal itself. */
@@ -22,9 +24,39 @@ export interface DirectoryEntities {
 // rebac's `owners` / `writers` / `readers` attributes hold the users with that relation.
 const RELATION_ATTRIBUTES = new Map<string, Relation>(RELATIONS.map((r) => [`${r}s`, r]));
 
-function toCedarValue(kind: AttributeKind, value: string | number | boolean): CedarValueJson | undefined {
-  if (kind.kind === 'entity') return { __entity: { type: kind.entityType, id: String(value) } };
-  if (kind.kind === 'entity-set') return undefined; // a scalar cannot stand for a set
+/** What a property of each kind must be in JSON, as a refusal names it. */
+const EXPECTED: Record<AttributeKind['kind'], string> = {
+  entity: 'a string (an entity id)',
+  'entity-set': 'a set of entities',
+  string: 'a string',
+  long: 'a whole number',
+  boolean: 'true or false',
+  value: 'a set, record or extension value, which a request property cannot carry',
+};
+
+function fits(kind: AttributeKind['kind'], value: string | number | boolean): boolean {
+  switch (kind) {
+    case 'entity':
+    case 'string':
+      return typeof value === 'string';
+    case 'long':
+      // Cedar's Long is a 64-bit integer; JSON numbers beyond 2^53 are not exact.
+      return typeof value === 'number' && Number.isSafeInteger(value);
+    case 'boolean':
+      return typeof value === 'boolean';
+    default:
+      return false;
+  }
+}
+
+/**
+ * A request property as the Cedar value the schema declares, or an {@link InvalidPropertyError}
+ * (400) naming it: a caller's wrong type is the caller's mistake, not an outage, and Cedar
+ * would otherwise refuse the whole request. `user` maps ids to directory user ids.
+ */
+function toCedarValue(name: string, kind: AttributeKind, value: string | number | boolean, user: (entityType: string, id: string) => string): CedarValueJson {
+  if (!fits(kind.kind, value)) throw new InvalidPropertyError(name, `${EXPECTED[kind.kind]}, not ${JSON.stringify(value).slice(0, 40)}`);
+  if (kind.kind === 'entity') return { __entity: { type: kind.entityType, id: user(kind.entityType, value as string) } };
   return value;
 }
 
@@ -37,8 +69,12 @@ function toCedarValue(kind: AttributeKind, value: string | number | boolean): Ce
  */
 export function buildDirectoryEntities(directory: DirectoryData, schema: PolicySchemaInfo): DirectoryEntities {
   const ns = schema.namespace;
+  const { userType, roleType } = schema;
   const ref = (type: string, id: string): EntityRef => ({ type: qualifyType(ns, type), id });
-  const userAttrs = schema.entityTypes.get('User') ?? new Map<string, AttributeKind>();
+  const qualifiedUser = qualifyType(ns, userType);
+  // A user named by e-mail or another identity is the same entity as the principal.
+  const userId = (entityType: string, id: string) => (entityType === qualifiedUser ? resolveUserId(directory, id) : id);
+  const userAttrs = schema.entityTypes.get(userType) ?? new Map<string, AttributeKind>();
   const roleIds = new Set(directory.roles.map((r) => r.id));
 
   const slices = new Map<string, readonly CedarEntity[]>();
@@ -46,8 +82,8 @@ export function buildDirectoryEntities(directory: DirectoryData, schema: PolicyS
     const attrs: Record<string, CedarValueJson> = {};
     if (userAttrs.has('email')) attrs.email = user.email;
     if (userAttrs.has('name')) attrs.name = user.name;
-    const parents = expandRoles(directory, user.roles).filter((r) => roleIds.has(r)).map((r) => ref('Role', r));
-    slices.set(user.id, Object.freeze([{ uid: ref('User', user.id), attrs, parents }]));
+    const parents = expandRoles(directory, user.roles).filter((r) => roleIds.has(r)).map((r) => ref(roleType, r));
+    slices.set(user.id, Object.freeze([{ uid: ref(userType, user.id), attrs, parents }]));
   }
 
   // Relation attributes per resource, built once: decisions only look them up.
@@ -56,7 +92,7 @@ export function buildDirectoryEntities(directory: DirectoryData, schema: PolicyS
     const attrs: Record<string, CedarValueJson> = {};
     for (const [attr, kind] of resourceAttrs) {
       const relation = RELATION_ATTRIBUTES.get(attr);
-      if (relation && kind.kind === 'entity-set') attrs[attr] = (relations?.[relation] ?? []).map((userId) => ({ __entity: ref('User', userId) }));
+      if (relation && kind.kind === 'entity-set') attrs[attr] = (relations?.[relation] ?? []).map((id) => ({ __entity: ref(userType, id) }));
     }
     return attrs;
   };
@@ -66,10 +102,11 @@ export function buildDirectoryEntities(directory: DirectoryData, schema: PolicyS
   return {
     revision: directory.revision,
     ref,
+    userType,
     principalSlice: (userId) => slices.get(userId),
     resourceEntities(resource, principalId) {
       const result: CedarEntity[] = [];
-      if (resource.type === 'User') {
+      if (resource.type === userType) {
         // The principal's own entity is already sent; another user goes in with its roles.
         if (resource.id !== principalId) for (const entity of slices.get(resource.id) ?? []) result.push(entity);
         return result;
@@ -79,8 +116,9 @@ export function buildDirectoryEntities(directory: DirectoryData, schema: PolicyS
       const given = (resource.attributes ?? {}) as Attributes;
       for (const name in given) {
         const kind = declared?.get(name);
-        const converted = kind ? toCedarValue(kind, given[name] as string | number | boolean) : undefined;
-        if (converted !== undefined) attrs[name] = converted;
+        // Undeclared properties are ignored (the policy cannot read them), and so are sets of
+        // entities: those are relations, which come from the directory, never from a caller.
+        if (kind && kind.kind !== 'entity-set') attrs[name] = toCedarValue(name, kind, given[name] as string | number | boolean, userId);
       }
       // Relations come from the directory only; a caller cannot claim ownership.
       if (resource.type === 'Resource') Object.assign(attrs, resourceRelations.get(resource.id) ?? noRelations);

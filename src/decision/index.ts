@@ -3,7 +3,7 @@
  * directory snapshot, with a decision cache. The edge authorizer serves it over HTTP;
  * the sample apps' `local` authorizer calls it directly.
  */
-export { AuthorizerUnavailableError } from './authorizer';
+export { AuthorizerUnavailableError, InvalidPropertyError } from './authorizer';
 export type { Authorizer, AuthorizationRequest, AuthorizationDecision } from './authorizer';
 export { createLocalAuthorizer } from './local-authorizer';
 export type { LocalAuthorizer, LocalDecision } from './local-authorizer';

@@ -1,5 +1,5 @@
-import type { DirectoryData } from '../directory';
-import type { CompiledPolicy } from '../policy';
+import { resolveUserId, type DirectoryData } from '../directory';
+import { localType, type CompiledPolicy } from '../policy';
 import { AuthorizerUnavailableError, type AuthorizationDecision, type AuthorizationRequest, type Authorizer } from './authorizer';
 import { buildDirectoryEntities, type DirectoryEntities } from './build-entities';
 import { createLruCache } from '../cache';
@@ -121,15 +121,22 @@ export function createLocalAuthorizer(options: LocalAuthorizerOptions): LocalAut
     }
     misses++;
     const entities = entitiesFor(state);
-    const slice = entities.principalSlice(request.principal);
+    // The principal and a user resource may be named by any of the user's identities.
+    const principal = resolveUserId(directory, request.principal);
+    const slice = entities.principalSlice(principal);
     if (!slice) return made(request, key, withPath(outcome(false, [], policy, directory), request.policyPath, false));
+    const type = localType(policy.schema.namespace, resource.type);
+    const id = type === entities.userType ? resolveUserId(directory, resource.id) : resource.id;
+    const target = { ...resource, type, id };
+    // Built before Cedar is asked: a property of the wrong type is refused (400), not evaluated.
+    const related = entities.resourceEntities(target, principal);
     let answer;
     try {
       answer = policy.isAuthorized({
-        principal: entities.ref('User', request.principal),
+        principal: entities.ref(entities.userType, principal),
         action: request.action,
-        resource: entities.ref(resource.type, resource.id),
-        entities: slice.concat(entities.resourceEntities(resource, request.principal)),
+        resource: entities.ref(type, id),
+        entities: slice.concat(related),
       });
     } catch (err) {
       throw new AuthorizerUnavailableError(`policy ${policy.name} could not be evaluated: ${(err as Error).message}`);

@@ -6,11 +6,22 @@ export const RELATIONS = ['owner', 'writer', 'reader'] as const;
 export type Relation = (typeof RELATIONS)[number];
 
 const roleSchema = z.object({ id: z.string().regex(/^[a-z_][a-z0-9_]*$/), includes: z.array(z.string()) });
+/** Most identities one user may hold (see the README's Limits). */
+export const MAX_IDENTITIES_PER_USER = 16;
+
+/**
+ * Other ids the same user is known by — the IdP's `sub` when it differs from the directory
+ * id, an external IdP's subject (e.g. a Dex id), a login name — as Topaz's directory links
+ * identities to users. Each resolves to the user wherever a decision names a user.
+ */
+export const identitiesSchema = z.array(z.string().min(1).max(256)).max(MAX_IDENTITIES_PER_USER);
+
 const userSchema = z.object({
   id: z.string().min(1),
   email: z.email(),
   name: z.string().min(1),
   roles: z.array(z.string()),
+  identities: identitiesSchema.optional(),
 });
 const resourceSchema = z.object({
   id: z.string().regex(/^[A-Za-z0-9._-]+$/),
@@ -64,6 +75,7 @@ export function loadDirectorySeed(file: string): DirectorySeed {
   for (const user of raw.users) {
     for (const role of user.roles) if (!roleIds.has(role)) problems.push(`user ${user.email} has unknown role ${role}`);
   }
+  problems.push(...identityClashes(raw.users));
   const resolveUser = (ref: string) => {
     const id = byEmail.get(ref) ?? (userIds.has(ref) ? ref : undefined);
     if (!id) problems.push(`unknown user ${ref} in resource relations`);
@@ -82,6 +94,44 @@ export function loadDirectorySeed(file: string): DirectorySeed {
     demoPassword: raw.demo_password,
     directory: { revision: 1, roles: raw.roles, users: raw.users, resources },
   };
+}
+
+/**
+ * Every id a user is known by — its id, its e-mail and its identities — that also names
+ * another user, as `"<id>" names both <user> and <user>`. An identity must point at one user.
+ */
+export function identityClashes(users: readonly DirectoryUser[]): string[] {
+  const owner = new Map<string, string>();
+  const problems: string[] = [];
+  for (const user of users) {
+    for (const name of new Set([user.id, user.email, ...(user.identities ?? [])])) {
+      const other = owner.get(name);
+      if (other !== undefined && other !== user.id) problems.push(`"${name}" names both ${other} and ${user.id}`);
+      else owner.set(name, user.id);
+    }
+  }
+  return problems;
+}
+
+const identityIndexes = new WeakMap<DirectoryData, ReadonlyMap<string, string>>();
+
+/**
+ * The directory user an id names: a user id, an e-mail address or one of a user's
+ * identities, resolved to the user's id; an id that names no user comes back unchanged
+ * (and is then denied as unknown). The index is built once per directory snapshot. Ids
+ * win over e-mails, e-mails over identities, should the directory ever hold a clash.
+ */
+export function resolveUserId(directory: DirectoryData, name: string): string {
+  let index = identityIndexes.get(directory);
+  if (!index) {
+    const built = new Map<string, string>();
+    for (const u of directory.users) for (const identity of u.identities ?? []) built.set(identity, u.id);
+    for (const u of directory.users) built.set(u.email, u.id);
+    for (const u of directory.users) built.set(u.id, u.id);
+    identityIndexes.set(directory, built);
+    index = built;
+  }
+  return index.get(name) ?? name;
 }
 
 /**

@@ -4,6 +4,10 @@ export {
   expandRoles,
   directoryDataSchema,
   RELATIONS,
+  resolveUserId,
+  identityClashes,
+  identitiesSchema,
+  MAX_IDENTITIES_PER_USER,
 } from './directory-data';
 export type { DirectoryData, DirectoryUser, Role, Relation } from './directory-data';
 export { applyDirectoryChange, directoryChangeSchema } from './directory-change';

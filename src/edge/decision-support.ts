@@ -55,17 +55,8 @@ export function stateUsedHeaders(used: { policyDigest: string; directoryRevision
   return { [FRESHNESS_HEADERS.policyDigest]: used.policyDigest, [FRESHNESS_HEADERS.directoryRevision]: String(used.directoryRevision) };
 }
 
-const emailIndexes = new WeakMap<DirectoryData, Map<string, string>>();
-
 /**
- * The directory user an identity names: a user id, or an e-mail address resolved to one
- * (as Topaz resolves identities). The e-mail index is built once per directory snapshot.
+ * The directory user an identity names: a user id, an e-mail address or another of the
+ * user's identities (as Topaz resolves identities), resolved to the user's id.
  */
-export function resolveUserId(directory: DirectoryData, identity: string): string {
-  let index = emailIndexes.get(directory);
-  if (!index) {
-    index = new Map(directory.users.map((u) => [u.email, u.id]));
-    emailIndexes.set(directory, index);
-  }
-  return index.get(identity) ?? identity;
-}
+export { resolveUserId } from '../directory';

@@ -4,6 +4,8 @@ import type { SchemaJson, Type } from '@cedar-policy/cedar-wasm/nodejs';
 export type AttributeKind =
   | { readonly kind: 'entity'; readonly entityType: string }
   | { readonly kind: 'entity-set'; readonly entityType: string }
+  | { readonly kind: 'string' | 'long' | 'boolean' }
+  /** A set, record or extension type: not something a flat request property can carry. */
   | { readonly kind: 'value' };
 
 /** What an image's schema declares, in the shape the entity builder needs. */
@@ -12,13 +14,39 @@ export interface PolicySchemaInfo {
   readonly namespace: string;
   /** Entity type (unqualified) → declared attributes. */
   readonly entityTypes: ReadonlyMap<string, ReadonlyMap<string, AttributeKind>>;
+  /**
+   * The entity type the directory's users are (`User`, or `user` when the schema names them
+   * so, as the AuthZEN Todo scenario does) and the type of their roles (`Role` or `role`).
+   */
+  readonly userType: string;
+  readonly roleType: string;
   /** Action id → qualified principal and resource types it applies to. */
   readonly actions: ReadonlyMap<string, { readonly principalTypes: ReadonlySet<string>; readonly resourceTypes: ReadonlySet<string> }>;
 }
 
-/** `Outpost::User` for `User` in namespace `Outpost`; `User` with no namespace. */
+/**
+ * `Outpost::User` for `User` in namespace `Outpost`; `User` with no namespace. A type that
+ * is already namespaced (`Outpost::User`, `Other::Thing`) is left as it is.
+ */
 export function qualifyType(namespace: string, type: string): string {
-  return namespace === '' ? type : `${namespace}::${type}`;
+  return namespace === '' || type.includes('::') ? type : `${namespace}::${type}`;
+}
+
+/**
+ * The schema's own name for a type a caller wrote: `Todo` for `Outpost::Todo` in namespace
+ * `Outpost`; a type of another namespace stays qualified (and so matches nothing declared).
+ */
+export function localType(namespace: string, type: string): string {
+  const prefix = `${namespace}::`;
+  if (namespace === '' || !type.startsWith(prefix)) return type;
+  const rest = type.slice(prefix.length);
+  return rest.includes('::') ? type : rest;
+}
+
+/** `User` if the schema declares it, else `user` if it declares that, else `User`. */
+function pick(declared: ReadonlyMap<string, unknown>, name: string): string {
+  if (declared.has(name)) return name;
+  return declared.has(name.toLowerCase()) ? name.toLowerCase() : name;
 }
 
 function kindOf(type: Type<string>): AttributeKind {
@@ -27,8 +55,28 @@ function kindOf(type: Type<string>): AttributeKind {
     const element = type.element;
     if ('type' in element && element.type === 'Entity' && 'name' in element) return { kind: 'entity-set', entityType: element.name };
   }
+  if ('type' in type && type.type === 'EntityOrCommon' && 'name' in type) {
+    // Resolved schemas name primitives as `__cedar::String` etc.
+    const primitive = PRIMITIVES.get(type.name);
+    if (primitive) return { kind: primitive };
+  }
+  if ('type' in type) {
+    const primitive = PRIMITIVES.get(type.type);
+    if (primitive) return { kind: primitive };
+  }
   return { kind: 'value' };
 }
+
+const PRIMITIVES = new Map<string, 'string' | 'long' | 'boolean'>([
+  ['String', 'string'],
+  ['Long', 'long'],
+  ['Boolean', 'boolean'],
+  ['__cedar::String', 'string'],
+  ['__cedar::Long', 'long'],
+  ['__cedar::Bool', 'boolean'],
+  ['__cedar::Boolean', 'boolean'],
+  ['Bool', 'boolean'],
+]);
 
 /**
  * Summarises a schema (JSON form with resolved types). Exactly one namespace is
@@ -54,5 +102,5 @@ export function describeSchema(json: SchemaJson<string>): PolicySchemaInfo | str
       resourceTypes: new Set(action.appliesTo?.resourceTypes ?? []),
     });
   }
-  return { namespace, entityTypes, actions };
+  return { namespace, entityTypes, userType: pick(entityTypes, 'User'), roleType: pick(entityTypes, 'Role'), actions };
 }

@@ -4,7 +4,7 @@ export { verifyPolicyImage, POLICY_IMAGE_LIMITS, DIGEST_PATTERN } from './verify
 export { readPolicyFolder } from './read-policy-folder';
 export { compilePolicyImage, validatePolicyImage } from './compile-policy-image';
 export type { CompiledPolicy, PolicyRequest, EntityRef } from './compiled-policy';
-export { qualifyType } from './describe-schema';
+export { qualifyType, localType } from './describe-schema';
 export type { PolicySchemaInfo, AttributeKind } from './describe-schema';
 export { preparsedCount } from './preparsed-registry';
 export { CedarEngineError, isEngineHealthy, engineGeneration } from './cedar-engine';

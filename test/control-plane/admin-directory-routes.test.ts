@@ -72,6 +72,28 @@ describe.each(SQL_ENGINES)('admin directory API on $name', (engine) => {
     expect((await fx.store.directory.snapshot(fx.demo.tenant_id))?.revision).toBe(1);
   });
 
+  it('puts a user with identities, which then name that user in the role routes; an identity of another user, or over the limit, is refused', async () => {
+    const put = (id: string, body: object) => request(fx.app).put(`${dir}/users/${id}`).set(headers).send(body);
+    const ok = await put('u-dex', { email: 'dex@x.test', name: 'Dex', roles: ['viewer'], identities: ['CiRkZXgSBWxvY2Fs', 'dex|42'] });
+    expect(ok.body).toEqual({ revision: 2 });
+    expect((await snapshot()).users.find((u: { id: string }) => u.id === 'u-dex')).toEqual({
+      id: 'u-dex',
+      email: 'dex@x.test',
+      name: 'Dex',
+      roles: ['viewer'],
+      identities: ['CiRkZXgSBWxvY2Fs', 'dex|42'],
+    });
+    const clash = await put('u-other', { email: 'other@x.test', name: 'Other', identities: ['dex|42'] });
+    expect(clash.status).toBe(400);
+    expect(clash.body).toEqual({ code: 'duplicate_identity', message: 'identity "dex|42" names both u-dex and u-other' });
+    const rick = await put('u-other', { email: 'other@x.test', name: 'Other', identities: ['rick@the-citadel.com'] });
+    expect(rick.body.code).toBe('duplicate_identity');
+    const many = await put('u-other', { email: 'other@x.test', name: 'Other', identities: Array.from({ length: 17 }, (_, i) => `id-${i}`) });
+    expect(many.status).toBe(400);
+    expect(many.body.code).toBe('bad_request');
+    expect((await fx.store.directory.snapshot(fx.demo.tenant_id))?.revision).toBe(2);
+  });
+
   it('validates user bodies: malformed JSON, bad fields, unknown role, duplicate e-mail, oversized', async () => {
     const put = (body: string | object) => request(fx.app).put(`${dir}/users/u1`).set(headers).set('content-type', 'application/json').send(body);
     expect((await put('{"email":')).body).toEqual({ code: 'bad_request', message: 'the request body is not valid JSON' });

@@ -68,7 +68,8 @@ describe('POST /access/v1/evaluation', () => {
   it.each([
     ['no subject', { action: act('GET'), resource: seed }, /subject/],
     ['a non-user subject', { subject: { type: 'service', id: 'x' }, action: act('GET'), resource: seed }, /unknown subject type/],
-    ['a lowercase resource type', { subject: user(rick), action: act('GET'), resource: { type: 'resource', id: 'x' } }, /resource\.type/],
+    ['a resource type Cedar would not accept', { subject: user(rick), action: act('GET'), resource: { type: 'my-resource', id: 'x' } }, /resource\.type/],
+    ['a resource type Cedar reserves', { subject: user(rick), action: act('GET'), resource: { type: 'Outpost::in', id: 'x' } }, /resource\.type/],
     ['a nested resource property', { subject: user(rick), action: act('GET'), resource: { ...seed, properties: { owner: { id: 'x' } } } }, /properties/],
     ['an action that is not a Cedar id', { subject: user(rick), action: act('DELETE"; drop'), resource: seed }, /action\.name/],
   ])('answers 400 with a message for %s', async (_what, body, message) => {
