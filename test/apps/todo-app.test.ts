@@ -64,7 +64,7 @@ describe('todo sample app end to end (real IdP, real SQLite file, todo policy)',
     expect(todo).toMatchObject({ title: 'Buy mega seeds', completed: false, owner_id: USERS.morty.id });
     await create('rick', 'Fix the portal gun');
     const beth = await call('beth', 'POST', '/todos', { title: 'nope' });
-    expect(beth).toEqual({ status: 403, body: { code: 'forbidden', message: 'Forbidden by policy todo.create' } });
+    expect(beth).toEqual({ status: 403, body: { code: 'forbidden', message: 'Forbidden by policy todo.can_create_todo' } });
   });
 
   it('lists todos for every directory user', async () => {
@@ -80,19 +80,19 @@ describe('todo sample app end to end (real IdP, real SQLite file, todo policy)',
     ['rick', 200],
     ['summer', 403],
     ['beth', 403],
-  ] as const)('update of a Morty todo by %s → %i (owner, evil_genius/admin allowed)', async (who, status) => {
+  ] as const)('update of a Morty todo by %s → %i (an editor who owns it, or an evil_genius)', async (who, status) => {
     const todo = await create('morty', `update test for ${who}`);
     const res = await call(who, 'PUT', `/todos/${todo.id}`, { completed: true });
     expect(res.status).toBe(status);
     if (status === 200) expect(res.body).toMatchObject({ id: todo.id, completed: true, title: todo.title });
-    else expect(res.body).toEqual({ code: 'forbidden', message: 'Forbidden by policy todo.update' });
+    else expect(res.body).toEqual({ code: 'forbidden', message: 'Forbidden by policy todo.can_update_todo' });
   });
 
   it.each([
     ['summer', 403],
     ['jerry', 403],
     ['morty', 204],
-  ] as const)('delete of a Morty todo by %s → %i (owner or admin only)', async (who, status) => {
+  ] as const)('delete of a Morty todo by %s → %i (an editor who owns it, or an admin)', async (who, status) => {
     const todo = await create('morty', `delete test for ${who}`);
     const res = await call(who, 'DELETE', `/todos/${todo.id}`);
     expect(res.status).toBe(status);
@@ -147,6 +147,12 @@ describe('todo sample app end to end (real IdP, real SQLite file, todo policy)',
       body: { id: USERS.rick.id, email: USERS.rick.email, name: 'Rick Sanchez' },
     });
     expect((await call('jerry', 'GET', '/users/nobody')).status).toBe(404);
+  });
+
+  it("looks a user up by the AuthZEN Todo scenario's id (an identity) and by e-mail, as decisions resolve them", async () => {
+    const rick = { status: 200, body: { id: USERS.rick.id, email: USERS.rick.email, name: 'Rick Sanchez' } };
+    expect(await call('jerry', 'GET', '/users/CiRmZDA2MTRkMy1jMzlhLTQ3ODEtYjdiZC04Yjk2ZjVhNTEwMGQSBWxvY2Fs')).toEqual(rick);
+    expect(await call('jerry', 'GET', `/users/${USERS.rick.email}`)).toEqual(rick);
   });
 
   it('serves the web page with a CSP that allows signing in at the IdP only', async () => {

@@ -114,7 +114,7 @@ describe('todo web page in Chromium', () => {
     await page.waitForSelector('#who:has-text("signed in as beth@the-smiths.com")');
     await page.click('li:has-text("Fix the portal gun") button');
     await page.waitForSelector('#status:has-text("403")');
-    expect(await page.textContent('#status')).toBe('403 Forbidden by policy todo.delete');
+    expect(await page.textContent('#status')).toBe('403 Forbidden by policy todo.can_delete_todo');
     expect(store.list()).toHaveLength(1);
     await signOut();
   });

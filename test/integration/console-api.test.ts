@@ -340,7 +340,7 @@ describe.each(SQL_ENGINES)('on $name', (engine) => {
       expect(listed.body).toMatchObject({
         revision: expect.any(Number),
         roles: expect.arrayContaining([{ id: 'admin', includes: ['editor'] }]),
-        users: expect.arrayContaining([{ id: BETH.id, email: BETH.email, name: 'Beth Smith', roles: ['viewer'] }]),
+        users: expect.arrayContaining([{ id: BETH.id, email: BETH.email, name: 'Beth Smith', roles: ['viewer'], identities: ['CiRmZDM2MTRkMy1jMzlhLTQ3ODEtYjdiZC04Yjk2ZjVhNTEwMGQSBWxvY2Fs'] }]),
         resources: expect.arrayContaining([{ id: 'mega-seed', relations: { owner: [RICK.id], writer: [MORTY.id], reader: [SUMMER.id, BETH.id] } }]),
       });
       expect(await call('GET', `/tenants/${await personalOf(BETH)}/directory`, RICK)).toEqual(notFound);

@@ -35,7 +35,7 @@ describe('the tests inside every shipped policy', () => {
 const ACTIONS: Record<string, string[]> = {
   rbac: ['GET', 'PUT', 'POST', 'DELETE'],
   rebac: ['GET', 'PUT', 'POST', 'DELETE'],
-  todo: ['list', 'read_user', 'create', 'update', 'delete'],
+  todo: ['can_read_todos', 'can_read_user', 'can_create_todo', 'can_update_todo', 'can_delete_todo'],
 };
 
 describe("the demo directory's matrix in every shipped policy (tests/citadel-directory.json)", () => {

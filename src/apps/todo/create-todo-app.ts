@@ -1,7 +1,7 @@
 import express, { type Request, type RequestHandler } from 'express';
 import type { Authorizer } from '../../authorizer';
 import { TODO_CLIENT_ID, findProjectRoot } from '../../config';
-import type { DirectoryData } from '../../directory';
+import { resolveUserId, type DirectoryData } from '../../directory';
 import { HttpError, NotFoundError, createApp, finishApp, OPENAPI_PATH, parseBody, serveBrowserModules, serveOpenApi, jsonBody } from '../../http';
 import { serveProbes } from '../app-health';
 import { TODO_OPENAPI } from './todo-openapi';
@@ -42,19 +42,20 @@ const loadTodo =
 const theTodo = (req: Request): Todo => req.res?.locals.todo as Todo;
 
 /**
- * The todo sample: a small REST API whose rules live in `policies/todo` — anyone in the
- * directory lists, editors create, owners (and evil geniuses) update, owners and admins
- * delete. Ownership comes from the store, roles from the directory, identity from the token.
+ * The todo sample: a small REST API whose rules live in `policies/todo`, named as in the
+ * OpenID AuthZEN Todo interop scenario — anyone in the directory reads, editors create and
+ * change their own todos, evil geniuses update any, admins delete any. Ownership comes from the store, roles from the directory, identity from the token.
  */
 export function createTodoApp(deps: TodoAppDeps): express.Express {
   const policy = deps.policyName ?? POLICY;
   const may = (action: string, resource: (req: Request) => { type: string; id: string; attributes?: Record<string, string> }) =>
     requirePermission(deps.authorizer, policy, { action, resource });
+  // The AuthZEN Todo scenario's names: a `todo` carries its owner as `ownerID`.
   const asTodo = (req: Request) => {
     const todo = theTodo(req);
-    return { type: 'Todo', id: todo.id, attributes: { owner: todo.owner_id } };
+    return { type: 'todo', id: todo.id, attributes: { ownerID: todo.owner_id } };
   };
-  const collection = () => ({ type: 'Todo', id: '*' });
+  const collection = () => ({ type: 'todo', id: '*' });
   const auth = deps.authenticate;
   const json = jsonBody(4 * 1024);
 
@@ -71,26 +72,29 @@ export function createTodoApp(deps: TodoAppDeps): express.Express {
   serveProbes(app, deps.authorizer);
   app.get(OPENAPI_PATH, serveOpenApi(TODO_OPENAPI));
 
-  app.get('/todos', auth, may('list', collection), (_req, res) => {
+  app.get('/todos', auth, may('can_read_todos', collection), (_req, res) => {
     res.json({ todos: deps.store.list() });
   });
-  app.post('/todos', auth, json, may('create', collection), (req, res) => {
+  app.post('/todos', auth, json, may('can_create_todo', collection), (req, res) => {
     const { title } = parseBody(createTodoBody, req.body, { code: 'invalid_body' });
     const sub = (req as { auth?: { sub: string } }).auth!.sub;
     res.status(201).json(deps.store.create(sub, title));
   });
-  app.put('/todos/:id', auth, json, loadTodo(deps.store), may('update', asTodo), (req, res) => {
+  app.put('/todos/:id', auth, json, loadTodo(deps.store), may('can_update_todo', asTodo), (req, res) => {
     const changes = parseBody(updateTodoBody, req.body, { code: 'invalid_body' });
     const updated = deps.store.update(theTodo(req).id, changes);
     if (!updated) throw new HttpError(409, 'conflict', 'the todo was deleted meanwhile');
     res.json(updated);
   });
-  app.delete('/todos/:id', auth, loadTodo(deps.store), may('delete', asTodo), (req, res) => {
+  app.delete('/todos/:id', auth, loadTodo(deps.store), may('can_delete_todo', asTodo), (req, res) => {
     if (!deps.store.remove(theTodo(req).id)) throw new HttpError(409, 'conflict', 'the todo was deleted meanwhile');
     res.status(204).end();
   });
-  app.get('/users/:id', auth, may('read_user', (req) => ({ type: 'User', id: String(req.params.id) })), (req, res) => {
-    const user = deps.directory().users.find((u) => u.id === req.params.id || u.email === req.params.id);
+  app.get('/users/:id', auth, may('can_read_user', (req) => ({ type: 'user', id: String(req.params.id) })), (req, res) => {
+    // Named by id, e-mail or another identity (the scenario's Dex ids), as decisions name users.
+    const directory = deps.directory();
+    const id = resolveUserId(directory, String(req.params.id));
+    const user = directory.users.find((u) => u.id === id);
     if (!user) throw new NotFoundError(`no user ${String(req.params.id)}`);
     res.json({ id: user.id, email: user.email, name: user.name });
   });
