@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { directoryDataSchema } from '../directory';
 import { apiErrors, type ApiRoute } from '../http';
-import { EXEC_OUTCOMES } from '../relay';
+import { EXEC_OUTCOMES, broadcastResultSchema } from '../relay';
 import { ACCOUNT_KINDS, MEMBER_ROLES } from './account';
 import { consoleMemberSchema } from './console-member-routes';
 import { CONSOLE_PAGE_PATH } from './console-page';
@@ -88,6 +88,23 @@ export const CONSOLE_ROUTES: readonly ApiRoute[] = [
         ...ROLE('admin'),
         404: 'no such tenant among your accounts, or no such instance for it',
         ...EXEC_OUTCOMES,
+      }),
+    },
+  },
+  {
+    method: 'post',
+    path: `${TENANT}/authorizers/commands`,
+    summary: 'Sync all: send discovery or sync_edge_directory to every connected edge of the tenant (admin, owner), as the relay broadcast does',
+    requestBody: { content: { 'application/json': consoleCommandSchema } },
+    responses: {
+      200: { description: 'sent, confirmed, failed (id and code) and not connected edges', schema: broadcastResultSchema },
+      ...apiErrors({
+        400: 'bad body',
+        ...ROLE('admin'),
+        404: 'no such tenant among your accounts',
+        409: 'more connected edges than one broadcast may reach',
+        429: 'the tenant already runs as many broadcasts as it may',
+        503: 'the relay is shutting down, storage is unavailable, or (cluster mode) routing between nodes is unavailable',
       }),
     },
   },

@@ -27,8 +27,8 @@ export const consoleCommandSchema = z.strictObject({ command: z.enum(COMMANDS) }
 /** Dependencies of {@link createConsoleRouter}. */
 export interface ConsoleDeps {
   readonly store: ControlPlaneStore;
-  /** The relay's exec and registrations: the console takes exactly the path of §4.2 and §4.3. */
-  readonly relay: Pick<Relay, 'exec' | 'registrations'>;
+  /** The relay's exec, broadcast and registrations: the console takes exactly the API's path (§4.2, §4.3, "Broadcast"). */
+  readonly relay: Pick<Relay, 'exec' | 'broadcast' | 'registrations'>;
   readonly auth: ConsoleAuthOptions;
   /** The console's web page under `/console/`; the API alone when absent. */
   readonly page?: ConsolePage;
@@ -90,6 +90,23 @@ export function createConsoleRouter(deps: ConsoleDeps): Router {
     }
     await recordAudit(store.audit, tenantId, userId, `command.${command}`, instanceId);
     res.json({ result: {} });
+  });
+
+  // "Sync all": the broadcast of docs/reference/api.md to every connected edge of the tenant.
+  api.post('/tenants/:tenantId/authorizers/commands', admin, async function broadcastCommand(req, res) {
+    const { tenantId, userId } = memberOf(res.locals);
+    const { command } = parseBody(consoleCommandSchema, req.body);
+    let result: Awaited<ReturnType<typeof relay.broadcast>>;
+    try {
+      result = await relay.broadcast(tenantId, command);
+    } catch (err) {
+      await recordAudit(store.audit, tenantId, userId, `broadcast.${command}`, null, err instanceof HttpError ? err.code : 'server_error');
+      throw err;
+    }
+    // The target says how far it reached; an edge that did not confirm makes the outcome `edges_failed`.
+    const reach = `${result.confirmed} of ${result.sent} confirmed, ${result.not_connected} not connected`;
+    await recordAudit(store.audit, tenantId, userId, `broadcast.${command}`, reach, result.failed.length === 0 ? 'ok' : 'edges_failed');
+    res.json({ result });
   });
 
   api.post('/tenants/:tenantId/discovery-key/rotate', admin, async function rotateDiscoveryKey(_req, res) {

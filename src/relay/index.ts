@@ -10,7 +10,7 @@ export { CLOSE_CODES } from './close-codes';
 export { FRAME_RATE } from './frame-rate';
 export { MAX_BAD_FRAMES } from './edge-session';
 export type { EdgeConnection } from './relay-store';
-export { RELAY_ROUTES, EXEC_OUTCOMES } from './relay-openapi';
+export { RELAY_ROUTES, EXEC_OUTCOMES, broadcastResultSchema } from './relay-openapi';
 export { connectCluster, defaultNodeId, MAX_BUS_MESSAGE_BYTES, MAX_BUS_REPLY_BYTES, MAX_BUS_IN_FLIGHT, ROUTING_UNAVAILABLE } from './cluster';
 export type { RelayCluster } from './cluster';
 export { NODE_BEAT_MS } from './cluster-node';

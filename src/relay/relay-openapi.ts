@@ -24,7 +24,8 @@ const broadcastBody = z.object({
     .optional(),
 });
 
-const broadcastResult = z.strictObject({
+/** The answer of a broadcast, `{"result": …}`: the management API's and the console's. */
+export const broadcastResultSchema = z.strictObject({
   result: z.strictObject({
     sent: z.number().int().min(0).describe('connected matching edges the command was sent to'),
     confirmed: z.number().int().min(0).describe('of those, the ones that confirmed before the deadline'),
@@ -88,7 +89,7 @@ export const RELAY_ROUTES: readonly ApiRoute[] = [
     summary: `Send discovery or sync_edge_directory to every matching connected edge of the tenant, on every node; answers once all confirmed or the exec timeout passed (at most ${BROADCAST_LIMITS.maxEdges} edges)`,
     requestBody: { content: { 'application/json': broadcastBody } },
     responses: {
-      200: { description: 'sent, confirmed, failed (id and code) and not connected edges', schema: broadcastResult },
+      200: { description: 'sent, confirmed, failed (id and code) and not connected edges', schema: broadcastResultSchema },
       ...apiErrors({
         400: 'malformed body, unknown command or unknown filter member',
         ...UNAUTHORIZED,

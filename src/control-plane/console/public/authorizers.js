@@ -4,7 +4,9 @@
 // sidecar, an app's embedded edge). Polls the list every POLL_SECONDS while shown, and at once
 // after a command the edge confirmed (its card shows the state it confirmed, not the last
 // poll's); cards are kept per instance id and updated in place, so a poll never steals focus
-// or a command's result.
+// or a command's result. Admins also get "Sync all" for each command: one broadcast to every
+// connected edge of the tenant (docs/reference/api.md, "Broadcast"), its counts shown under the
+// buttons, with each edge that did not confirm and why.
 import { api, tenantPath } from './api.js';
 import { canAct, copyButton, el, when } from './dom.js';
 
@@ -17,6 +19,11 @@ const MAX_PAGES = 10;
 const COMMANDS = [
   { command: 'discovery', label: 'Sync policy instance' },
   { command: 'sync_edge_directory', label: 'Sync edge directory' },
+];
+
+const SYNC_ALL = [
+  { command: 'discovery', label: 'Sync all policies' },
+  { command: 'sync_edge_directory', label: 'Sync all directories' },
 ];
 
 const short = (digest) => (digest ? `${digest.slice(0, 19)}…` : 'none');
@@ -127,6 +134,47 @@ function fill(card, registration, labels) {
   for (const field of FIELDS) card.querySelector(`[data-field="${field.key}"]`).textContent = field.value(registration, labels);
 }
 
+/** "3 of 4 confirmed, 1 failed (edge-7: edge_timeout), 1 not connected". */
+function describeBroadcast({ sent, confirmed, failed, not_connected: notConnected }) {
+  const parts = [`${confirmed} of ${sent} edge${sent === 1 ? '' : 's'} confirmed`];
+  if (failed.length > 0) parts.push(`${failed.length} failed (${failed.map((f) => `${f.id}: ${f.code}`).join(', ')})`);
+  parts.push(`${notConnected} not connected`);
+  return parts.join(', ');
+}
+
+/**
+ * The "Sync all" buttons: one broadcast each, the buttons disabled while it runs, the
+ * answer (or the documented refusal) in the status line below; then the cards refresh.
+ */
+function syncAllBar(getAccount, refresh) {
+  const out = el('p', { class: 'result', role: 'status' });
+  const buttons = SYNC_ALL.map(({ command, label }) => {
+    const button = el('button', { type: 'button', 'data-broadcast': command, text: label });
+    button.onclick = async () => {
+      const account = getAccount();
+      if (!account) return;
+      for (const b of buttons) b.disabled = true;
+      button.setAttribute('aria-busy', 'true');
+      out.className = 'result';
+      out.textContent = `${label}: waiting for every edge…`;
+      try {
+        const { result } = await api('POST', tenantPath(account, '/authorizers/commands'), { command });
+        out.textContent = `${label}: ${describeBroadcast(result)} at ${new Date().toLocaleTimeString()}`;
+        out.classList.add(result.failed.length === 0 ? 'ok' : 'error');
+        refresh();
+      } catch (err) {
+        out.textContent = `${label} failed: ${err.message}`;
+        out.classList.add('error');
+      } finally {
+        for (const b of buttons) b.disabled = false;
+        button.removeAttribute('aria-busy');
+      }
+    };
+    return button;
+  });
+  return el('div', { class: 'sync-all' }, el('div', { class: 'actions' }, ...buttons), out);
+}
+
 /** The view in `section`: `show(account)` starts polling that tenant's edges, `hide()` stops. */
 export function authorizersView(section) {
   const list = section.querySelector('.cards');
@@ -136,6 +184,8 @@ export function authorizersView(section) {
   // One fetch at a time: asked for while one runs (a confirmed command), it runs once more after.
   let running = null;
   let again = false;
+  const bar = syncAllBar(() => account, () => refresh());
+  section.querySelector('.meta').before(bar);
 
   /** Fetches the list once and updates the cards (unless another account is shown by then). */
   async function poll() {
@@ -184,6 +234,8 @@ export function authorizersView(section) {
       list.replaceChildren();
       meta.textContent = 'loading…';
       section.querySelector('.viewer-note').hidden = canAct(next.role);
+      bar.hidden = !canAct(next.role);
+      bar.querySelector('.result').textContent = '';
       refresh();
     },
     hide() {
