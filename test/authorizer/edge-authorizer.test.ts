@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AuthorizerUnavailableError, createEdgeAuthorizer, toIsRequest, type AuthorizationRequest } from '../../src/authorizer';
+import { InvalidPropertyError } from '../../src/decision';
 import type { Edge } from '../../src/edge';
 import { baseUrl, close, listen } from '../../src/http';
 import { makeSyncedEdge, removeDir, tempDir } from '../edge/edge-kit';
@@ -88,6 +89,19 @@ describe('createEdgeAuthorizer', () => {
     await expect(a.authorize(deleteRequest('u1'))).rejects.toMatchObject({ status: 503, message: 'the authorizer is unavailable; try again shortly', detail: 'edge authorizer answered 503' });
     await expect(b.authorize(deleteRequest('u1'))).rejects.toMatchObject({ status: 503, message: 'the authorizer is unavailable; try again shortly', detail: 'edge authorizer sent an unexpected body' });
     await Promise.all([a.close(), b.close(), notReady.stop(), odd.stop()]);
+  });
+
+  it("passes the edge's 400 invalid_property on as that 400 (the request's mistake); any other 400 fails closed", async () => {
+    const message = 'resource property "ownerID" must be a string (an entity id), not 5';
+    const invalid = await stubServer((res) => res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ code: 'invalid_property', message })));
+    const other = await stubServer((res) => res.writeHead(400, { 'content-type': 'application/json' }).end('{"code":"unknown_policy","message":"x"}'));
+    const a = createEdgeAuthorizer({ url: invalid.url });
+    const b = createEdgeAuthorizer({ url: other.url });
+    const refusal = a.authorize(deleteRequest('u1'));
+    await expect(refusal).rejects.toBeInstanceOf(InvalidPropertyError);
+    await expect(refusal).rejects.toMatchObject({ status: 400, code: 'invalid_property', message });
+    await expect(b.authorize(deleteRequest('u1'))).rejects.toMatchObject({ status: 503, code: 'authorizer_unavailable', detail: 'edge authorizer answered 400' });
+    await Promise.all([a.close(), b.close(), invalid.stop(), other.stop()]);
   });
 
   it('fails closed when the edge does not answer within the timeout', async () => {
