@@ -24,6 +24,12 @@ export interface AuthorizationRequest {
   readonly policyPath: string;
   /** The HTTP request the question comes from (`X-Request-Id`), for the decision record; never part of the answer. */
   readonly requestId?: string;
+  /**
+   * Facts about the request a policy may read as Cedar `context`: AuthZEN's `context`, with
+   * the subject's and the action's `properties` as `subject` and `action` — what the caller
+   * says, never what the directory holds. The action's declared context takes what fits it.
+   */
+  readonly context?: Readonly<Record<string, unknown>>;
 }
 
 export interface AuthorizationDecision {

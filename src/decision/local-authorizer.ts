@@ -62,6 +62,8 @@ function cacheKey(request: AuthorizationRequest): string {
       key += `|${name.length}:${name}${typeof value}${text.length}:${text}`;
     }
   }
+  // Last, after length-prefixed parts: a context differing in any way is another question.
+  if (request.context !== undefined && Object.keys(request.context).length > 0) key += `#${JSON.stringify(request.context)}`;
   return key;
 }
 
@@ -136,6 +138,7 @@ export function createLocalAuthorizer(options: LocalAuthorizerOptions): LocalAut
         principal: entities.ref(entities.userType, principal),
         action: request.action,
         resource: entities.ref(type, id),
+        ...(request.context ? { context: request.context } : {}),
         entities: slice.concat(related),
       });
     } catch (err) {

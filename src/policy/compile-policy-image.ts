@@ -1,4 +1,5 @@
-import type { AuthorizationAnswer, CedarValueJson, EntityJson } from '@cedar-policy/cedar-wasm/nodejs';
+import type { AuthorizationAnswer, EntityJson } from '@cedar-policy/cedar-wasm/nodejs';
+import { describeActionContexts, toCedarContext, type ContextShape } from './cedar-context';
 import { CedarEngineError, withCedar, type CedarBindings } from './cedar-engine';
 import { checkPolicyText } from './check-policy-text';
 import { describeSchema, qualifyType, type PolicySchemaInfo } from './describe-schema';
@@ -42,10 +43,10 @@ function guarded<T>(image: PolicyImage, step: () => T): T {
  */
 export function compilePolicyImage(image: PolicyImage): CompiledPolicy {
   return guarded(image, () => {
-    const { schemaText, description, schema, staticPolicies } = checkImage(image);
+    const { schemaText, description, schema, contexts, staticPolicies } = checkImage(image);
     const preparsed = acquirePreparsed(image.digest, { staticPolicies }, schemaText);
     if (typeof preparsed !== 'string') fail(image, preparsed);
-    return createCompiledPolicy(image, description, schema, Object.keys(staticPolicies), preparsed);
+    return createCompiledPolicy(image, description, schema, contexts, Object.keys(staticPolicies), preparsed);
   });
 }
 
@@ -61,6 +62,8 @@ interface CheckedImage {
   readonly schemaText: string;
   readonly description: string;
   readonly schema: PolicySchemaInfo;
+  /** Each action's declared context, for shaping a request's context into it. */
+  readonly contexts: ReadonlyMap<string, ContextShape>;
   readonly staticPolicies: Record<string, string>;
 }
 
@@ -93,7 +96,7 @@ function checkImage(image: PolicyImage): CheckedImage {
     );
   }
 
-  return { schemaText, description: manifest.description ?? '', schema, staticPolicies };
+  return { schemaText, description: manifest.description ?? '', schema, contexts: describeActionContexts(schemaJson.json), staticPolicies };
 }
 
 /** One stateful evaluation; undefined when the engine faulted (and was replaced). */
@@ -110,6 +113,7 @@ function createCompiledPolicy(
   image: PolicyImage,
   description: string,
   schema: PolicySchemaInfo,
+  contexts: ReadonlyMap<string, ContextShape>,
   policyIds: string[],
   preparsedId: string,
 ): CompiledPolicy {
@@ -129,15 +133,18 @@ function createCompiledPolicy(
       if (!applies || !applies.principalTypes.has(request.principal.type) || !applies.resourceTypes.has(request.resource.type)) {
         return { allowed: false, reasons: [], errors: [`action "${request.action}" does not apply to ${request.principal.type} on ${request.resource.type}`] };
       }
+      // The request's context as the action declares it; without a required part it is denied here.
+      const context = toCedarContext(contexts.get(request.action) ?? { kind: 'record', attributes: new Map() }, request.context);
+      if (typeof context === 'string') return { allowed: false, reasons: [], errors: [context] };
       const answer = evaluate({
         principal: request.principal,
         action: { type: actionType, id: request.action },
         resource: request.resource,
-        context: (request.context ?? {}) as Record<string, CedarValueJson>,
+        context,
         preparsedPolicySetId: preparsedId,
         preparsedSchemaName: preparsedId,
-        // The applicability check above is the request validation that matters (and
-        // context is never set by callers); Cedar's own costs time on every decision.
+        // The applicability check and the context's shaping above are the request
+        // validation that matters; Cedar's own costs time on every decision.
         validateRequest: false,
         entities: request.entities as EntityJson[],
       });

@@ -1,4 +1,4 @@
-import type { CedarValueJson, EntityJson } from '@cedar-policy/cedar-wasm/nodejs';
+import type { EntityJson } from '@cedar-policy/cedar-wasm/nodejs';
 import type { PolicySchemaInfo } from './describe-schema';
 
 /** A Cedar entity reference: fully qualified type (e.g. `Outpost::User`) and id. */
@@ -12,7 +12,11 @@ export interface PolicyRequest {
   readonly principal: EntityRef;
   readonly action: string;
   readonly resource: EntityRef;
-  readonly context?: Readonly<Record<string, CedarValueJson>>;
+  /**
+   * The request's context as JSON (AuthZEN `context`, with the subject's and the action's
+   * `properties`); the action's declared context takes what fits it and ignores the rest.
+   */
+  readonly context?: Readonly<Record<string, unknown>>;
   /** The principal, the resource and their ancestors; nothing else is needed. */
   readonly entities: readonly EntityJson[];
 }
