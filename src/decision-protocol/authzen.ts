@@ -5,9 +5,9 @@ import { freshnessFields } from './freshness-fields';
 // AuthZEN Authorization API 1.0: the evaluation and evaluations endpoints and the
 // PDP metadata document. Outpost maps them onto its Cedar model: subject `user` is a
 // directory user (id or e-mail), `action.name` the Cedar action, `resource` a Cedar
-// entity with flat properties (a todo's `owner`). Roles and relations come from the
-// directory, never from the caller, so subject properties and `context` are accepted
-// and not used.
+// entity with flat properties (a todo's `owner`). Roles, relations and the directory's
+// properties come from the directory, never from the caller; what the caller says —
+// subject and action properties, `context` — reaches the policy as Cedar `context`.
 
 /** Where the metadata lives (AuthZEN §9) and the two endpoints it names. */
 export const AUTHZEN_PATHS = {
@@ -55,27 +55,37 @@ export const evaluationsRequestSchema = z.object({
 });
 export type EvaluationsRequest = z.infer<typeof evaluationsRequestSchema>;
 
-/** One AuthZEN question with every part present. */
-export type Evaluation = Pick<EvaluationRequest, 'subject' | 'action' | 'resource'>;
+/** One AuthZEN question with every part present (and its context, if any). */
+export type Evaluation = Pick<EvaluationRequest, 'subject' | 'action' | 'resource' | 'context'>;
+
+/** One item of a batch: a complete question, or why it is not one. */
+export type BatchItem = Evaluation | { readonly problem: string };
 
 /**
- * The batch as a list of complete questions, defaults applied; a string naming the first
- * item that lacks a part. No `evaluations` array means the top level is the one question.
+ * The batch as questions, defaults applied: an item takes the top-level subject, action,
+ * resource and context for each it leaves out (whole entities, never merged field by
+ * field). An item that still lacks a part is a `problem` — under `execute_all` a `false`
+ * for that item, not a 400 for the batch (the certification scenario's §3.4.1). No
+ * `evaluations`, or an empty array, is `single`: the top level is the one question and the
+ * answer is an evaluation's (AuthZEN §7.1, backwards compatible).
  */
-export function expandEvaluations(body: EvaluationsRequest): Evaluation[] | string {
-  const items = body.evaluations ?? [{}];
-  const out: Evaluation[] = [];
-  for (const [index, item] of items.entries()) {
-    const s = item.subject ?? body.subject;
-    const a = item.action ?? body.action;
-    const r = item.resource ?? body.resource;
-    if (!s || !a || !r) {
-      const missing = [!s && 'subject', !a && 'action', !r && 'resource'].filter(Boolean).join(', ');
-      return `evaluations[${index}] has no ${missing} and no default for it`;
-    }
-    out.push({ subject: s, action: a, resource: r });
-  }
-  return out;
+export function expandEvaluations(body: EvaluationsRequest): { readonly single: boolean; readonly items: BatchItem[] } {
+  const single = body.evaluations === undefined || body.evaluations.length === 0;
+  const items: readonly Partial<Evaluation>[] = single ? [{}] : body.evaluations!;
+  return {
+    single,
+    items: items.map((item, index): BatchItem => {
+      const s = item.subject ?? body.subject;
+      const a = item.action ?? body.action;
+      const r = item.resource ?? body.resource;
+      const context = item.context ?? body.context;
+      if (!s || !a || !r) {
+        const missing = [!s && 'subject', !a && 'action', !r && 'resource'].filter(Boolean).join(', ');
+        return { problem: single ? `the request has no ${missing}` : `evaluations[${index}] has no ${missing} and no default for it` };
+      }
+      return { subject: s, action: a, resource: r, ...(context ? { context } : {}) };
+    }),
+  };
 }
 
 /** The response of `/access/v1/evaluation` (and of each batch item). */

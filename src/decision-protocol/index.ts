@@ -17,4 +17,13 @@ export {
   authzenConfigurationSchema,
   expandEvaluations,
 } from './authzen';
-export type { EvaluationRequest, EvaluationsRequest, Evaluation } from './authzen';
+export type { EvaluationRequest, EvaluationsRequest, Evaluation, BatchItem } from './authzen';
+export {
+  AUTHZEN_SEARCH_PATHS,
+  MAX_SEARCH_PAGE_SIZE,
+  MAX_PAGE_TOKEN_LENGTH,
+  searchRequestSchema,
+  searchResponseSchema,
+  searchInputProblem,
+} from './authzen-search';
+export type { SearchKind, SearchRequest, SearchResponse } from './authzen-search';

@@ -1,4 +1,4 @@
-import { expandRoles, RELATIONS, resolveUserId, type DirectoryData, type Relation } from '../directory';
+import { expandRoles, RELATIONS, resolveUserId, type DirectoryData, type DirectoryProperties, type Relation } from '../directory';
 import { qualifyType, type AttributeKind, type CedarEntity, type CedarValueJson, type EntityRef, type PolicySchemaInfo } from '../policy';
 import { InvalidPropertyError, type AuthorizationRequest } from './authorizer';
 
@@ -61,6 +61,25 @@ function toCedarValue(name: string, kind: AttributeKind, value: string | number 
 }
 
 /**
+ * The directory's properties of a user or resource that the schema declares, as Cedar
+ * values. One whose type the schema contradicts is left out (the directory's mistake, not
+ * the caller's: a policy reading it then fails, and a failing policy never permits).
+ */
+function directoryAttributes(
+  properties: DirectoryProperties | undefined,
+  declared: ReadonlyMap<string, AttributeKind>,
+  user: (entityType: string, id: string) => string,
+): Record<string, CedarValueJson> {
+  const attrs: Record<string, CedarValueJson> = {};
+  for (const name in properties) {
+    const kind = declared.get(name);
+    const value = properties[name]!;
+    if (kind && kind.kind !== 'entity-set' && fits(kind.kind, value)) attrs[name] = toCedarValue(name, kind, value, user);
+  }
+  return attrs;
+}
+
+/**
  * Builds {@link DirectoryEntities}. Users carry the attributes the schema declares
  * (`email`, `name`) and, as parents, every role they hold directly or through nesting
  * (admin ⊃ editor ⊃ viewer): Cedar's `in` needs a principal's ancestors, not the role
@@ -82,6 +101,7 @@ export function buildDirectoryEntities(directory: DirectoryData, schema: PolicyS
     const attrs: Record<string, CedarValueJson> = {};
     if (userAttrs.has('email')) attrs.email = user.email;
     if (userAttrs.has('name')) attrs.name = user.name;
+    Object.assign(attrs, directoryAttributes(user.properties, userAttrs, userId));
     const parents = expandRoles(directory, user.roles).filter((r) => roleIds.has(r)).map((r) => ref(roleType, r));
     slices.set(user.id, Object.freeze([{ uid: ref(userType, user.id), attrs, parents }]));
   }
@@ -98,6 +118,13 @@ export function buildDirectoryEntities(directory: DirectoryData, schema: PolicyS
   };
   const resourceRelations = new Map(directory.resources.map((r) => [r.id, relationAttributes(r.relations)]));
   const noRelations = relationAttributes(undefined);
+  // The properties of typed directory resources (a record's department and owner), by type and id.
+  const resourceProperties = new Map<string, Record<string, CedarValueJson>>();
+  for (const r of directory.resources) {
+    if (r.type === undefined || r.properties === undefined) continue;
+    const declared = schema.entityTypes.get(r.type);
+    if (declared) resourceProperties.set(`${r.type} ${r.id}`, directoryAttributes(r.properties, declared, userId));
+  }
 
   return {
     revision: directory.revision,
@@ -120,8 +147,9 @@ export function buildDirectoryEntities(directory: DirectoryData, schema: PolicyS
         // entities: those are relations, which come from the directory, never from a caller.
         if (kind && kind.kind !== 'entity-set') attrs[name] = toCedarValue(name, kind, given[name] as string | number | boolean, userId);
       }
-      // Relations come from the directory only; a caller cannot claim ownership.
+      // Relations and directory properties come from the directory only; a caller cannot claim ownership.
       if (resource.type === 'Resource') Object.assign(attrs, resourceRelations.get(resource.id) ?? noRelations);
+      Object.assign(attrs, resourceProperties.get(`${resource.type} ${resource.id}`));
       result.push({ uid: ref(resource.type, resource.id), attrs, parents: [] });
       return result;
     },

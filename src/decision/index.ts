@@ -9,3 +9,6 @@ export { createLocalAuthorizer } from './local-authorizer';
 export type { LocalAuthorizer, LocalDecision } from './local-authorizer';
 export { runPolicyTests, assertPolicyTestsPass, checkPolicyImage, describeTestFailure, PolicyTestsFailedError } from './run-policy-tests';
 export type { PolicyTestResult } from './run-policy-tests';
+export { search, SEARCH_LIMITS } from './search';
+export type { SearchQuestion, SearchDeps, SearchOutcome } from './search';
+export type { SearchCandidate, CandidateProperties } from './search-candidates';

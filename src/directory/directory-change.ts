@@ -57,7 +57,7 @@ export function applyDirectoryChange(data: DirectoryData, change: DirectoryChang
       const i = userIndex(change.user_id);
       if (i >= 0) users.splice(i, 1);
       resources = resources.map((r) => ({
-        id: r.id,
+        ...r,
         relations: {
           owner: r.relations.owner.filter((u) => u !== change.user_id),
           writer: r.relations.writer.filter((u) => u !== change.user_id),
@@ -87,7 +87,7 @@ export function applyDirectoryChange(data: DirectoryData, change: DirectoryChang
       const resource = resources[i]!;
       const holders = resource.relations[change.relation].filter((u) => u !== change.user_id);
       if (change.op === 'relation.add') holders.push(change.user_id);
-      resources[i] = { id: resource.id, relations: { ...resource.relations, [change.relation]: holders } };
+      resources[i] = { ...resource, relations: { ...resource.relations, [change.relation]: holders } };
       break;
     }
   }

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { directoryPropertiesSchema, directoryResourceTypeSchema } from './directory-properties';
 
 /** Relations a user can hold on a resource, strongest first. */
 export const RELATIONS = ['owner', 'writer', 'reader'] as const;
@@ -22,9 +23,12 @@ const userSchema = z.object({
   name: z.string().min(1),
   roles: z.array(z.string()),
   identities: identitiesSchema.optional(),
+  properties: directoryPropertiesSchema.optional(),
 });
 const resourceSchema = z.object({
   id: z.string().regex(/^[A-Za-z0-9._-]+$/),
+  type: directoryResourceTypeSchema.optional(),
+  properties: directoryPropertiesSchema.optional(),
   /** Relation → user ids (the seed file may name users by e-mail; they are resolved on load). */
   relations: z.object({ owner: z.array(z.string()), writer: z.array(z.string()), reader: z.array(z.string()) }),
 });
@@ -82,7 +86,7 @@ export function loadDirectorySeed(file: string): DirectorySeed {
     return id ?? ref;
   };
   const resources = raw.resources.map((r) => ({
-    id: r.id,
+    ...r,
     relations: {
       owner: r.relations.owner.map(resolveUser),
       writer: r.relations.writer.map(resolveUser),

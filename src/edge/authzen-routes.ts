@@ -1,114 +1,83 @@
 import express, { type Router } from 'express';
-import {
-  AUTHZEN_PATHS,
-  evaluationRequestSchema,
-  evaluationsRequestSchema,
-  expandEvaluations,
-  type Evaluation,
-} from '../decision-protocol';
-import type { LocalDecision } from '../decision';
+import { AUTHZEN_PATHS, AUTHZEN_SEARCH_PATHS, evaluationRequestSchema, evaluationsRequestSchema, expandEvaluations } from '../decision-protocol';
 import { BadRequestError, parseBody } from '../http';
 import type { Logger } from '../observability';
 import type { EdgeRuntime } from './create-edge-runtime';
-import { readDemand, requireReady, resolveUserId, stateUsedHeaders, type DecisionInput, type DecisionRoute } from './decision-support';
-
-/** One decision-log entry per evaluation. */
-function logEntries(questions: readonly Evaluation[], decisions: readonly LocalDecision[]) {
-  const entries = [];
-  for (let i = 0; i < decisions.length; i += 1) {
-    const q = questions[i]!;
-    entries.push({ principal: q.subject.id, action: q.action.name, resource: { type: q.resource.type, id: q.resource.id }, decision: decisions[i]!.allowed });
-  }
-  return entries;
-}
-
-/** The only AuthZEN subject type Outpost's directory holds. */
-const USER = 'user';
+import { decideEvaluation, decideEvaluations, type DecidedFrom, type ItemOutcome } from './decide-evaluations';
+import { readDemand, stateUsedHeaders, type DecisionInput, type DecisionRoute } from './decision-support';
 
 /** Body limit of both AuthZEN endpoints (a batch of 64 evaluations fits easily). */
 const AUTHZEN_LIMIT_BYTES = 64 * 1024;
+/** A body that is not JSON: 400, as the AuthZEN certification scenario requires (its §2.4.3). */
+const WRONG_MEDIA_TYPE = 400;
 
-/** Stops a batch early: after the first deny, or the first permit, or never (AuthZEN §7.1). */
-const stopsAfter = {
-  execute_all: () => false,
-  deny_on_first_deny: (allowed: boolean) => !allowed,
-  permit_on_first_permit: (allowed: boolean) => allowed,
-} as const;
+/** One decision-log entry per evaluation (the error, for an item that could not be asked). */
+function logEntry(o: ItemOutcome) {
+  if ('problem' in o.item) return { decision: false, error: o.error?.message };
+  const q = o.item;
+  return { principal: q.subject.id, action: q.action.name, resource: { type: q.resource.type, id: q.resource.id }, decision: o.allowed, ...(o.error ? { error: o.error.message } : {}) };
+}
 
 /**
  * The AuthZEN 1.0 Authorization API beside the Topaz shape: one evaluation and a batch
  * (the metadata document is {@link createAuthzenMetadataRouter}). A batch is decided
- * against ONE snapshot of the policy and directory — every decision is made in one
- * synchronous step, so a swap cannot split it — and logs one line with every result.
- * Subjects are directory users (`type: "user"`, id or e-mail).
+ * against ONE snapshot of the policy and directory ({@link decideEvaluations}) and logs
+ * one line with every result. A batch without `evaluations`, or with an empty array, is
+ * one evaluation and answers like one (`{"decision": …}`); an item that is not a whole
+ * question is a `false` with its error in `context`. Subjects are directory users
+ * (`type: "user"`: an id, e-mail or identity); their `properties`, the action's and the
+ * request's `context` reach the policy as Cedar `context`.
  */
 export function createAuthzenRoutes(deps: { runtime: EdgeRuntime; logger: Logger }): DecisionRoute[] {
   const { runtime, logger } = deps;
 
-  function decide(questions: readonly Evaluation[], semantic: keyof typeof stopsAfter): LocalDecision[] {
-    const { policy, directory } = requireReady(runtime.state);
-    for (const q of questions) {
-      if (q.subject.type !== USER) throw new BadRequestError(`unknown subject type "${q.subject.type.slice(0, 64)}"; this edge knows "${USER}"`, 'unknown_subject_type');
-    }
-    const decisions: LocalDecision[] = [];
-    for (const q of questions) {
-      const decision = runtime.authorizer.decideNow({
-        principal: resolveUserId(directory, q.subject.id),
-        action: q.action.name,
-        resource: { type: q.resource.type, id: q.resource.id, attributes: q.resource.properties ?? {} },
-        policyPath: `${policy.image.name}.${q.action.name}`,
-      });
-      decisions.push(decision);
-      if (stopsAfter[semantic](decision.allowed)) break;
-    }
-    return decisions;
+  function log(input: DecisionInput, outcomes: readonly ItemOutcome[], from: DecidedFrom): void {
+    for (const o of outcomes) if (o.decision) runtime.metrics.decision(o.allowed);
+    const fields = { req_id: input.id, policy_digest: from.policyDigest, directory_revision: from.directoryRevision };
+    if (outcomes.length === 1) logger.info({ ...fields, decisions: [logEntry(outcomes[0]!)] }, 'decision');
+    else logger.info({ ...fields, decisions: outcomes.map(logEntry) }, 'decisions');
   }
 
-  function logDecisions(input: DecisionInput, questions: readonly Evaluation[], decisions: readonly LocalDecision[]): void {
-    for (const d of decisions) runtime.metrics.decision(d.allowed);
-    const first = decisions[0];
-    logger.info(
-      {
-        req_id: input.id,
-        decisions: logEntries(questions, decisions),
-        policy_digest: first?.policyDigest ?? null,
-        directory_revision: first?.directoryRevision ?? null,
-      },
-      decisions.length === 1 ? 'decision' : 'decisions',
-    );
+  /** A single question's answer (from `/evaluation`, or a batch that is one). */
+  function single(input: DecisionInput, q: Parameters<typeof decideEvaluation>[1]) {
+    const decision = decideEvaluation(runtime, q);
+    const from = { policyDigest: decision.policyDigest, directoryRevision: decision.directoryRevision };
+    log(input, [{ item: q, allowed: decision.allowed, decision }], from);
+    return { headers: stateUsedHeaders(from), body: { decision: decision.allowed } };
   }
 
   return [
     {
       path: AUTHZEN_PATHS.evaluation,
       limitBytes: AUTHZEN_LIMIT_BYTES,
+      wrongMediaTypeStatus: WRONG_MEDIA_TYPE,
       async handle(input) {
         const body = parseBody(evaluationRequestSchema, input.body, { what: 'evaluation request' });
         await runtime.freshness.ensure(readDemand(input, body));
-        const decision = decide([body], 'execute_all')[0]!;
-        logDecisions(input, [body], [decision]);
-        return { headers: stateUsedHeaders(decision), body: { decision: decision.allowed } };
+        return single(input, body);
       },
     },
     {
       path: AUTHZEN_PATHS.evaluations,
       limitBytes: AUTHZEN_LIMIT_BYTES,
+      wrongMediaTypeStatus: WRONG_MEDIA_TYPE,
       async handle(input) {
         const body = parseBody(evaluationsRequestSchema, input.body, { what: 'evaluations request' });
-        const questions = expandEvaluations(body);
-        if (typeof questions === 'string') throw new BadRequestError(questions);
+        const { single: one, items } = expandEvaluations(body);
+        const only = items[0]!;
+        if (one && 'problem' in only) throw new BadRequestError(only.problem);
         await runtime.freshness.ensure(readDemand(input, body));
-        const decisions = decide(questions, body.options?.evaluations_semantic ?? 'execute_all');
-        logDecisions(input, questions, decisions);
-        const evaluations: { decision: boolean }[] = [];
-        for (const d of decisions) evaluations.push({ decision: d.allowed });
-        return { headers: decisions[0] ? stateUsedHeaders(decisions[0]) : {}, body: { evaluations } };
+        if (one && !('problem' in only)) return single(input, only);
+        const { outcomes, from } = decideEvaluations(runtime, items, body.options?.evaluations_semantic ?? 'execute_all');
+        log(input, outcomes, from);
+        const evaluations = outcomes.map((o) => (o.error ? { decision: false, context: { error: o.error } } : { decision: o.allowed }));
+        return { headers: stateUsedHeaders(from), body: { evaluations } };
       },
     },
   ];
 }
 
-/** `GET /.well-known/authzen-configuration` (AuthZEN §9), naming `publicUrl` or else the request's own origin. */
+/** `GET /.well-known/authzen-configuration` (AuthZEN §9): every endpoint, search included, under `publicUrl` or else the request's own origin. */
 export function createAuthzenMetadataRouter(publicUrl: string | undefined): Router {
   const router = express.Router();
   router.get(AUTHZEN_PATHS.configuration, (req, res) => {
@@ -117,6 +86,9 @@ export function createAuthzenMetadataRouter(publicUrl: string | undefined): Rout
       policy_decision_point: base,
       access_evaluation_endpoint: `${base}${AUTHZEN_PATHS.evaluation}`,
       access_evaluations_endpoint: `${base}${AUTHZEN_PATHS.evaluations}`,
+      search_subject_endpoint: `${base}${AUTHZEN_SEARCH_PATHS.subject}`,
+      search_resource_endpoint: `${base}${AUTHZEN_SEARCH_PATHS.resource}`,
+      search_action_endpoint: `${base}${AUTHZEN_SEARCH_PATHS.action}`,
     });
   });
   return router;

@@ -78,7 +78,7 @@ async function serve(route: DecisionRoute, req: IncomingMessage, res: ServerResp
     const text = await readBody(req, route.limitBytes);
     // An empty body is the route's schema's business (400 naming what is missing).
     if (text !== '' && !JSON_TYPE.test(req.headers['content-type'] ?? '')) {
-      throw new HttpError(415, 'unsupported_media_type', 'send the body as application/json (UTF-8)');
+      throw new HttpError(route.wrongMediaTypeStatus ?? 415, 'unsupported_media_type', 'send the body as application/json (UTF-8)');
     }
     let body: unknown;
     try {

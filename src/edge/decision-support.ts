@@ -21,6 +21,11 @@ export interface DecisionReply {
 export interface DecisionRoute {
   readonly path: string;
   readonly limitBytes: number;
+  /**
+   * The status for a body that is not `application/json`: 415 by default; 400 on the
+   * AuthZEN endpoints, whose certification scenario requires it (its §2.4.3).
+   */
+  readonly wrongMediaTypeStatus?: 400 | 415;
   handle(input: DecisionInput): Promise<DecisionReply>;
 }
 

@@ -3,6 +3,7 @@ import { createApp, finishApp, OPENAPI_PATH, serveOpenApi } from '../http';
 import type { Logger } from '../observability';
 import { isEngineHealthy } from '../policy';
 import { createAuthzenMetadataRouter, createAuthzenRoutes } from './authzen-routes';
+import { createAuthzenSearchRoutes } from './authzen-search-routes';
 import type { EdgeRuntime } from './create-edge-runtime';
 import { createDecisionListener } from './decision-server';
 import type { DecisionRoute } from './decision-support';
@@ -43,7 +44,7 @@ export function createEdgeApp(deps: { runtime: EdgeRuntime; verifyJwt: VerifyJwt
   return createDecisionListener(createDecisionRoutes(deps), finishApp(app, logger, 'api'), logger);
 }
 
-/** The decision endpoints as routes independent of any HTTP server (the sidecar serves them on `node:http`). */
+/** The decision and search endpoints as routes independent of any HTTP server (the sidecar serves them on `node:http`). */
 export function createDecisionRoutes(deps: { runtime: EdgeRuntime; verifyJwt: VerifyJwtIdentity; logger: Logger }): DecisionRoute[] {
-  return [createIsRoute(deps), ...createAuthzenRoutes(deps)];
+  return [createIsRoute(deps), ...createAuthzenRoutes(deps), ...createAuthzenSearchRoutes(deps)];
 }

@@ -1,11 +1,16 @@
 import { z } from 'zod';
 import {
   AUTHZEN_PATHS,
+  AUTHZEN_SEARCH_PATHS,
+  MAX_SEARCH_PAGE_SIZE,
   authzenConfigurationSchema,
   evaluationRequestSchema,
   evaluationResponseSchema,
   evaluationsRequestSchema,
   isRequestSchema,
+  searchRequestSchema,
+  searchResponseSchema,
+  type SearchKind,
 } from '../decision-protocol';
 import { apiErrors, buildOpenApiDocument, type ApiRoute } from '../http';
 
@@ -13,6 +18,20 @@ const freshnessErrors = {
   409: 'the caller asked for newer state than the control plane has (`not_fresh`, with what the edge holds)',
   503: 'not ready, the IdP keys are unavailable, or the edge could not catch up in time (`freshness_unavailable`)',
 };
+
+/** The three AuthZEN search endpoints (§8); one body schema, each names its own required parts. */
+const searchRoute = (kind: SearchKind, needs: string): ApiRoute => ({
+  method: 'post',
+  path: AUTHZEN_SEARCH_PATHS[kind],
+  summary: `AuthZEN 1.0 ${kind} search: every ${kind} that evaluation would permit (${needs}), paged by page.limit / page.token (at most ${MAX_SEARCH_PAGE_SIZE} a page)`,
+  requestBody: { content: { 'application/json': searchRequestSchema } },
+  responses: {
+    200: { description: 'the permitted entities; `page` when the request had one or the page ended early', schema: searchResponseSchema },
+    ...apiErrors({ 400: 'malformed request, a missing input entity or id, or a page token issued for another request (`invalid_page_token`), or a body that is not JSON (`unsupported_media_type`)', 413: 'body over 64 kB', ...freshnessErrors }),
+  },
+});
+
+const searchEndpoints = z.object({ search_subject_endpoint: z.string(), search_resource_endpoint: z.string(), search_action_endpoint: z.string() });
 
 const readiness = z.strictObject({ status: z.enum(['ready', 'not_ready']), policy: z.boolean(), directory: z.boolean(), engine: z.boolean().optional() });
 
@@ -40,7 +59,7 @@ export const EDGE_ROUTES: readonly ApiRoute[] = [
     method: 'get',
     path: AUTHZEN_PATHS.configuration,
     summary: 'AuthZEN 1.0 PDP metadata',
-    responses: { 200: { description: 'the PDP and its endpoints', schema: authzenConfigurationSchema } },
+    responses: { 200: { description: 'the PDP and its endpoints', schema: authzenConfigurationSchema.extend(searchEndpoints.shape) } },
   },
   {
     method: 'post',
@@ -49,7 +68,7 @@ export const EDGE_ROUTES: readonly ApiRoute[] = [
     requestBody: { content: { 'application/json': evaluationRequestSchema } },
     responses: {
       200: { description: 'the decision', schema: evaluationResponseSchema },
-      ...apiErrors({ 400: 'malformed request or a subject type other than user', 413: 'body over 64 kB', 415: 'a body that is not JSON', ...freshnessErrors }),
+      ...apiErrors({ 400: 'malformed request, a subject type other than user, or a body that is not JSON (`unsupported_media_type`)', 413: 'body over 64 kB', ...freshnessErrors }),
     },
   },
   {
@@ -58,10 +77,17 @@ export const EDGE_ROUTES: readonly ApiRoute[] = [
     summary: 'AuthZEN 1.0 access evaluations: a batch with defaults and evaluations_semantic',
     requestBody: { content: { 'application/json': evaluationsRequestSchema } },
     responses: {
-      200: { description: 'one decision per evaluation run (fewer when a semantic stops early)', schema: z.object({ evaluations: z.array(evaluationResponseSchema) }) },
-      ...apiErrors({ 400: 'malformed request, an item without subject/action/resource, or over 64 evaluations', 413: 'body over 64 kB', 415: 'a body that is not JSON', ...freshnessErrors }),
+      200: {
+        description:
+          'one decision per evaluation run (fewer when a semantic stops early; an item without subject/action/resource, or refused, is `false` with `context.error`); no or empty `evaluations`: one decision, as /access/v1/evaluation answers',
+        schema: z.union([z.object({ evaluations: z.array(evaluationResponseSchema) }), evaluationResponseSchema]),
+      },
+      ...apiErrors({ 400: 'malformed request, a single question without subject/action/resource, over 64 evaluations, or a body that is not JSON (`unsupported_media_type`)', 413: 'body over 64 kB', ...freshnessErrors }),
     },
   },
+  searchRoute('subject', 'needs action and resource.id'),
+  searchRoute('resource', 'needs subject.id and action'),
+  searchRoute('action', 'needs subject.id and resource.id; no action'),
 ];
 
 /** The edge authorizer's OpenAPI 3.1 document, served at `/openapi.json`. */

@@ -11,3 +11,5 @@ export { startEdgeFromConfig } from './start-edge';
 export { createDecisionRoutes } from './edge-app';
 export type { DecisionRoute, DecisionInput, DecisionReply } from './decision-support';
 export { loadPinnedSigningKeys } from './pinned-signing-keys';
+export { searchEdge } from './search-edge';
+export type { EdgeSearchOutcome, EdgeSearchOptions } from './search-edge';

@@ -28,17 +28,15 @@ export const INTEROP_SCENARIOS: readonly InteropScenario[] = [
   },
   {
     name: 'search',
-    summary: 'the search demo (AuthZEN 1.0 subject, resource and action search)',
-    directorySeed: 'data/citadel-directory.json',
-    policy: 'todo',
-    unavailable: 'the AuthZEN search APIs (/access/v1/search/*) are not built yet (issue 20, item 3)',
+    summary: 'the search demo (AuthZEN 1.0 subject, resource and action search): its six users and twenty records, policies/authzen-search',
+    directorySeed: 'data/authzen-search-directory.json',
+    policy: 'authzen-search',
   },
   {
     name: 'certification',
-    summary: 'the certification checks (Basic, Batch, Search, Discovery)',
-    directorySeed: 'data/citadel-directory.json',
-    policy: 'todo',
-    unavailable: 'the certification fixture and its batch and search behaviour are not built yet (issue 20, items 3 and 4)',
+    summary: 'the certification checks (Basic, Batch, Search, Discovery): alice, bob, record-1 and record-2, policies/authzen-certification',
+    directorySeed: 'data/authzen-certification-directory.json',
+    policy: 'authzen-certification',
   },
 ];
 

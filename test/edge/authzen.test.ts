@@ -35,12 +35,15 @@ const evaluation = (body: unknown) => request(edge.app).post('/access/v1/evaluat
 const evaluations = (body: unknown) => request(edge.app).post('/access/v1/evaluations').send(body as object);
 
 describe('GET /.well-known/authzen-configuration', () => {
-  it('names the PDP and both evaluation endpoints under the public URL', async () => {
+  it('names the PDP, both evaluation endpoints and the three searches under the public URL', async () => {
     const res = await request(edge.app).get('/.well-known/authzen-configuration').expect(200);
     expect(res.body).toEqual({
       policy_decision_point: 'http://edge.example:8383',
       access_evaluation_endpoint: 'http://edge.example:8383/access/v1/evaluation',
       access_evaluations_endpoint: 'http://edge.example:8383/access/v1/evaluations',
+      search_subject_endpoint: 'http://edge.example:8383/access/v1/search/subject',
+      search_resource_endpoint: 'http://edge.example:8383/access/v1/search/resource',
+      search_action_endpoint: 'http://edge.example:8383/access/v1/search/action',
     });
   });
 });
@@ -103,13 +106,38 @@ describe('POST /access/v1/evaluations', () => {
     await evaluations({ ...three(), options: { evaluations_semantic: 'execute_all' } }).expect(200, { evaluations: [{ decision: true }, { decision: false }, { decision: true }] });
   });
 
-  it('treats a body without evaluations as one evaluation', async () => {
-    await evaluations({ subject: user(rick), action: act('DELETE'), resource: seed }).expect(200, { evaluations: [{ decision: true }] });
+  it('treats a body without evaluations, or with an empty array, as one evaluation, and answers like one', async () => {
+    await evaluations({ subject: user(rick), action: act('DELETE'), resource: seed }).expect(200, { decision: true });
+    await evaluations({ subject: user(jerry), action: act('DELETE'), resource: seed, evaluations: [] }).expect(200, { decision: false });
+    const res = await evaluations({ subject: user(rick), resource: seed, evaluations: [] }).expect(400);
+    expect(res.body).toEqual({ code: 'bad_request', message: 'the request has no action' });
   });
 
-  it('names the item that lacks a part, refuses an unknown semantic and too many items', async () => {
-    const res = await evaluations({ subject: user(rick), evaluations: [{ action: act('GET'), resource: seed }, { action: act('GET') }] }).expect(400);
-    expect(res.body.message).toBe('evaluations[1] has no resource and no default for it');
+  it('answers false, with the error in its context, for an item that is not a whole question or is refused', async () => {
+    const batch = {
+      subject: user(rick),
+      evaluations: [
+        { action: act('GET'), resource: seed },
+        { action: act('GET') },
+        { subject: { type: 'service', id: 'x' }, action: act('GET'), resource: seed },
+        { action: act('DELETE'), resource: seed },
+      ],
+    };
+    const res = await evaluations(batch).expect(200);
+    expect(res.body).toEqual({
+      evaluations: [
+        { decision: true },
+        { decision: false, context: { error: { status: 400, message: 'evaluations[1] has no resource and no default for it' } } },
+        { decision: false, context: { error: { status: 400, message: 'unknown subject type "service"; this edge knows "user"' } } },
+        { decision: true },
+      ],
+    });
+    // A failed item is a deny: deny_on_first_deny stops there.
+    const stopped = await evaluations({ ...batch, options: { evaluations_semantic: 'deny_on_first_deny' } }).expect(200);
+    expect(stopped.body.evaluations).toHaveLength(2);
+  });
+
+  it('refuses an unknown semantic and too many items', async () => {
     await evaluations({ ...three(), options: { evaluations_semantic: 'first_come' } }).expect(400);
     const many = { subject: user(rick), resource: seed, evaluations: Array.from({ length: MAX_EVALUATIONS + 1 }, () => ({ action: act('GET') })) };
     expect((await evaluations(many).expect(400)).body.message).toMatch(`at most ${MAX_EVALUATIONS}`);

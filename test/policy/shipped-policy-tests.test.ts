@@ -36,6 +36,8 @@ const ACTIONS: Record<string, string[]> = {
   rbac: ['GET', 'PUT', 'POST', 'DELETE'],
   rebac: ['GET', 'PUT', 'POST', 'DELETE'],
   todo: ['can_read_todos', 'can_read_user', 'can_create_todo', 'can_update_todo', 'can_delete_todo'],
+  'authzen-search': ['view', 'edit', 'delete'],
+  'authzen-certification': ['read', 'write', 'delete'],
 };
 
 describe("the demo directory's matrix in every shipped policy (tests/citadel-directory.json)", () => {

@@ -1,0 +1,74 @@
+import type { BatchItem, Evaluation, EVALUATIONS_SEMANTICS } from '../decision-protocol';
+import type { LocalDecision } from '../decision';
+import { BadRequestError, HttpError } from '../http';
+import { toAuthorizationRequest } from './authzen-request';
+import type { EdgeRuntime } from './create-edge-runtime';
+import { requireReady } from './decision-support';
+
+/** The only AuthZEN subject type Outpost's directory holds. */
+const USER = 'user';
+
+/** Stops a batch early: after the first deny, or the first permit, or never (AuthZEN §7.1). */
+const stopsAfter = {
+  execute_all: () => false,
+  deny_on_first_deny: (allowed: boolean) => !allowed,
+  permit_on_first_permit: (allowed: boolean) => allowed,
+} as const satisfies Record<(typeof EVALUATIONS_SEMANTICS)[number], (allowed: boolean) => boolean>;
+
+/** One item's answer: a decision, or the client error that made it a `false`. */
+export interface ItemOutcome {
+  readonly item: BatchItem;
+  readonly allowed: boolean;
+  readonly decision?: LocalDecision;
+  readonly error?: { readonly status: number; readonly message: string };
+}
+
+/** What a set of answers was decided from, for the response headers and the log. */
+export interface DecidedFrom {
+  readonly policyDigest: string;
+  readonly directoryRevision: number;
+}
+
+function decideOne(runtime: EdgeRuntime, q: Evaluation, policyName: string, directory: Parameters<typeof toAuthorizationRequest>[2]): LocalDecision {
+  if (q.subject.type !== USER) throw new BadRequestError(`unknown subject type "${q.subject.type.slice(0, 64)}"; this edge knows "${USER}"`, 'unknown_subject_type');
+  return runtime.authorizer.decideNow(toAuthorizationRequest(q, policyName, directory));
+}
+
+/**
+ * Decides AuthZEN questions against ONE snapshot of the policy and directory — all in one
+ * synchronous step, so a swap cannot split them. An item that is not a whole question, or
+ * that a client error stops (an unknown subject type, a property of the wrong type), is a
+ * `false` carrying that error, as AuthZEN §7.2 ("Errors in individual evaluations") has it;
+ * anything else (the edge cannot decide) fails the whole call. `semantic` may stop early.
+ */
+export function decideEvaluations(
+  runtime: EdgeRuntime,
+  items: readonly BatchItem[],
+  semantic: keyof typeof stopsAfter,
+): { readonly outcomes: ItemOutcome[]; readonly from: DecidedFrom } {
+  const { policy, directory } = requireReady(runtime.state);
+  const outcomes: ItemOutcome[] = [];
+  for (const item of items) {
+    let outcome: ItemOutcome;
+    if ('problem' in item) outcome = { item, allowed: false, error: { status: 400, message: item.problem } };
+    else {
+      try {
+        const decision = decideOne(runtime, item, policy.image.name, directory);
+        outcome = { item, allowed: decision.allowed, decision };
+      } catch (err) {
+        if (!(err instanceof HttpError) || err.status >= 500) throw err;
+        outcome = { item, allowed: false, error: { status: err.status, message: err.message } };
+      }
+    }
+    outcomes.push(outcome);
+    if (stopsAfter[semantic](outcome.allowed)) break;
+  }
+  const first = outcomes.find((o) => o.decision)?.decision;
+  return { outcomes, from: { policyDigest: first?.policyDigest ?? policy.image.digest, directoryRevision: first?.directoryRevision ?? directory.revision } };
+}
+
+/** One evaluation: its decision, or its client error thrown (a single question's 400). */
+export function decideEvaluation(runtime: EdgeRuntime, q: Evaluation): LocalDecision {
+  const { policy, directory } = requireReady(runtime.state);
+  return decideOne(runtime, q, policy.image.name, directory);
+}
