@@ -6,6 +6,7 @@ import { ACCOUNT_KINDS, MEMBER_ROLES } from './account';
 import { consoleMemberSchema } from './console-member-routes';
 import { CONSOLE_PAGE_PATH } from './console-page';
 import { consoleConnectionSchema } from './console-connection-routes';
+import { decisionsPageSchema } from './decision-routes';
 import { CONSOLE_API_PATH, consoleCommandSchema } from './console-routes';
 
 const TENANT = `${CONSOLE_API_PATH}/tenants/{tenantId}`;
@@ -176,6 +177,12 @@ export const CONSOLE_ROUTES: readonly ApiRoute[] = [
       },
       ...apiErrors({ 400: 'bad before', ...MEMBER }),
     },
+  },
+  {
+    method: 'get',
+    path: `${TENANT}/decisions`,
+    summary: "The tenant's decision records, newest first, as the admin API lists them (any member)",
+    responses: { 200: { description: 'one page and the cursor of the next', schema: decisionsPageSchema }, ...apiErrors({ 400: 'a bad or unknown query parameter', ...MEMBER }) },
   },
   {
     method: 'put',

@@ -7,6 +7,7 @@ import { recordAudit } from './audit-repository';
 import { recordRotatedDemoKey, type DemoTenantFileLocation } from './record-rotated-demo-key';
 import type { ControlPlaneStore } from './control-plane-store';
 import { consoleAuditRoutes } from './console-audit-routes';
+import { consoleDecisionRoutes } from './decision-routes';
 import { consoleConnectionRoutes } from './console-connection-routes';
 import { consoleDirectoryRoutes } from './console-directory-routes';
 import { consoleMemberRoutes } from './console-member-routes';
@@ -123,6 +124,7 @@ export function createConsoleRouter(deps: ConsoleDeps): Router {
 
   api.use('/tenants/:tenantId/connections', consoleConnectionRoutes(store, (tenantId) => `${CONSOLE_API_PATH}/tenants/${tenantId}/discovery-key/rotate`));
   api.use('/tenants/:tenantId/audit', consoleAuditRoutes(store));
+  api.use('/tenants/:tenantId/decisions', consoleDecisionRoutes(store));
   api.use('/tenants/:tenantId/members', consoleMemberRoutes(store));
   api.use('/tenants/:tenantId/directory', consoleDirectoryRoutes(store));
   api.use('/tenants/:tenantId/policies', consolePolicyRoutes(store));

@@ -5,6 +5,7 @@ import { RELAY_ROUTES } from '../relay';
 import { sampledDecisionSchema } from '../relay-protocol';
 import { addSigningKeyBodySchema, signingKeyShape } from './admin-signing-key-routes';
 import { CONSOLE_ROUTES, policyVersionsSchema } from './console-openapi';
+import { decisionsPageSchema } from './decision-routes';
 import { dryRunBodySchema } from './dry-run';
 import { pushBodySchema } from './validate-pushed-image';
 
@@ -141,6 +142,13 @@ export const CONTROL_PLANE_ROUTES: readonly ApiRoute[] = [
     path: `${ADMIN}/directory`,
     summary: "The tenant's central directory",
     responses: { 200: { description: 'roles, users, resources and revision', schema: directoryWithRevision }, ...apiErrors(ADMIN_ERRORS) },
+  },
+  {
+    method: 'get',
+    path: `${ADMIN}/decisions`,
+    summary:
+      "The tenant's decision records, newest first (query: principal, action, resource, decision, instance, request_id, since; before or after <id>; limit ≤ 500)",
+    responses: { 200: { description: 'one page and the cursor of the next', schema: decisionsPageSchema }, ...apiErrors({ 400: 'a bad or unknown query parameter', ...ADMIN_ERRORS }) },
   },
   directoryChange('put', '/users/{id}', 'Create or update a user'),
   directoryChange('delete', '/users/{id}', 'Delete a user'),

@@ -1,6 +1,7 @@
 import { preparePrivateDatabase } from '../files';
 import { openPostgresDatabase, openSqliteDatabase, type SqlDatabase } from '../sql';
 import { createAuditRepository, type AuditRepository } from './audit-repository';
+import { createDecisionRepository, type DecisionRepository } from './decision-repository';
 import { createDirectoryRepository, type DirectoryRepository } from './directory-repository';
 import { createMembershipRepository, type MembershipRepository } from './membership-repository';
 import type { SqlHandle } from './in-transaction';
@@ -54,6 +55,8 @@ export interface ControlPlaneRepositories {
   /** Each tenant's registered image-signing public keys. */
   readonly signingKeys: SigningKeyRepository;
   readonly directory: DirectoryRepository;
+  /** Each tenant's decision records, shipped by its edges (docs/reference/api.md, "Decision records"). */
+  readonly decisions: DecisionRepository;
 }
 
 /**
@@ -132,6 +135,7 @@ export async function openControlPlaneStore(at: ControlPlaneLocation, options: C
     images: createPolicyImageRepository(sql, now),
     signingKeys: createSigningKeyRepository(sql, now),
     directory: createDirectoryRepository(sql, options.changeLogLimit ?? DEFAULT_CHANGE_LOG_LIMIT),
+    decisions: createDecisionRepository(sql),
   });
   const own = repositories(db);
   const { tenants } = own;

@@ -5,6 +5,7 @@ import type { Logger } from '../observability';
 import { POLICY_IMAGE_LIMITS } from '../policy';
 import { storageErrorTranslator } from '../sql';
 import { adminDirectoryRoutes } from './admin-directory-routes';
+import { adminDecisionRoutes } from './decision-routes';
 import { adminPolicyRoutes, type DecisionSampler } from './admin-policy-routes';
 import { adminSigningKeyRoutes } from './admin-signing-key-routes';
 import type { ControlPlaneStore } from './control-plane-store';
@@ -50,6 +51,7 @@ export function createControlPlaneApp(deps: ControlPlaneAppDeps): Express {
   app.use('/api/v2/admin/policies', admin, jsonBody(BODY_LIMITS.policyImage), adminPolicyRoutes(deps.store, deps.sampleDecisions));
   app.use('/api/v2/admin/directory', admin, jsonBody(BODY_LIMITS.other), adminDirectoryRoutes(deps.store));
   app.use('/api/v2/admin/signing-keys', admin, jsonBody(BODY_LIMITS.other), adminSigningKeyRoutes(deps.store));
+  app.use('/api/v2/admin/decisions', admin, adminDecisionRoutes(deps.store));
   app.use('/api/v2/edge', requireConnection(deps.store), edgeRoutes(deps.store));
 
   for (const router of deps.routers ?? []) app.use(router);

@@ -1,5 +1,6 @@
 import { connectCluster, createRelay, type DesiredEdgeState, type Relay, type RelayDeps } from '../relay';
 import type { ControlPlaneStore } from './control-plane-store';
+import { createDecisionIngest } from './ingest-decisions';
 import { requireTenantKey } from './require-tenant-key';
 
 /**
@@ -34,7 +35,8 @@ export type ControlPlaneRelayDeps = Omit<RelayDeps, 'store' | 'requireDiscoveryK
  * The relay wired to the control plane: registrations in the control plane's database,
  * edges authenticated by their connection credentials, the management API behind the
  * tenant's Discovery API key, drift measured against the registry and the central
- * directory, and in cluster mode the Redis connection it shares with the other nodes.
+ * directory, in cluster mode the Redis connection it shares with the other nodes, and the
+ * edges' decision records stored per tenant (docs/reference/api.md, "Decision records").
  * The relay itself knows none of these; it is handed them.
  */
 export async function createControlPlaneRelay(deps: ControlPlaneRelayDeps): Promise<Relay> {
@@ -49,12 +51,22 @@ export async function createControlPlaneRelay(deps: ControlPlaneRelayDeps): Prom
       })
     : undefined;
   try {
-    return await createRelay({
+    const ingest = createDecisionIngest({ decisions: deps.store.decisions, logger: deps.logger });
+    const relay = await createRelay({
+      onDecisions: ingest.accept,
       ...relayDeps,
       ...(cluster ? { cluster } : {}),
       requireDiscoveryKey: requireTenantKey(deps.store, 'discovery'),
       desiredState: (tenantId, connectionId) => desiredState(deps.store, tenantId, connectionId),
     });
+    return {
+      ...relay,
+      // Records already received are stored before the caller closes the store.
+      async close() {
+        await relay.close();
+        await ingest.idle();
+      },
+    };
   } catch (err) {
     await cluster?.close();
     throw err;

@@ -4,7 +4,7 @@ import { WebSocketServer } from 'ws';
 import type { HttpError } from '../http';
 import type { Logger } from '../observability';
 import { MAX_FRAME_BYTES } from '../relay-protocol';
-import type { CommandName, EdgeStatus } from '../relay-protocol';
+import type { CommandName, DecisionRecord, EdgeStatus } from '../relay-protocol';
 import { CLOSE_CODES } from './close-codes';
 import { startEdgeSession } from './edge-session';
 import type { EdgeSession } from './edge-session';
@@ -57,6 +57,8 @@ export interface RelayDeps {
   readonly cluster?: RelayCluster;
   /** `METRICS_TOKEN`: shows `/metrics` per tenant to its bearer; unset, `/metrics` names no tenant to anyone. */
   readonly metricsToken?: string;
+  /** Takes the decision records edges ship (docs/reference/api.md, "Decision records"); must not wait or throw. */
+  readonly onDecisions?: (key: InstanceKey, records: readonly DecisionRecord[]) => void;
 }
 
 /** The relay: edge WebSocket endpoint plus the management API of docs/service-interface.md §4.2–4.3. */
@@ -137,6 +139,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     execTimeoutMs: deps.execTimeoutMs,
     registerTimeoutMs: deps.registerTimeoutMs ?? 5000,
     maxPending: deps.maxPendingPerEdge ?? 64,
+    onDecisions: deps.onDecisions,
     onRegistered(session: EdgeSession): Promise<void> | undefined {
       const key = session.key!;
       const id = liveKey(key.tenantId, key.instanceId);

@@ -1,7 +1,7 @@
 import type { RawData, WebSocket } from 'ws';
 import type { EdgeConnection } from './relay-store';
 import type { Logger } from '../observability';
-import type { CommandName, EdgeMessage, EdgeStatus, RelayMessage } from '../relay-protocol';
+import type { CommandName, DecisionRecord, EdgeMessage, EdgeStatus, RelayMessage } from '../relay-protocol';
 import { CLOSE_CODES } from './close-codes';
 import { createFrameBucket } from './frame-rate';
 import { parseEdgeFrame } from './parse-edge-frame';
@@ -58,6 +58,8 @@ export interface EdgeSessionDeps {
    */
   readonly onRegistered: (session: EdgeSession) => Promise<void> | undefined;
   readonly onClosed: (session: EdgeSession) => void;
+  /** Takes the decision records a registered edge sent (docs/reference/api.md, "Decision records"); without it they are dropped. */
+  readonly onDecisions?: (key: InstanceKey, records: readonly DecisionRecord[]) => void;
 }
 
 /** What of a status is stored, as one comparable string. */
@@ -171,6 +173,10 @@ export function startEdgeSession(ws: WebSocket, connection: EdgeConnection, deps
         // Asked for, and bounded by the sample limits, like command results.
         frames.refund();
         if (message.done) recordStatus(id, message.status);
+        return;
+      case 'decisions':
+        // Unsolicited and counted by the frame bucket like any frame; stored off this handler.
+        deps.onDecisions?.(id, message.records);
         return;
       case 'command_result': {
         // A failed sample is reported the way a failed command is, under its request id.

@@ -167,6 +167,31 @@ const SQLITE_MIGRATIONS: readonly string[] = [
   ALTER TABLE audit_log_v8 RENAME TO audit_log;
   CREATE INDEX audit_log_by_tenant ON audit_log(tenant_id, id);
   `,
+  // 9: decision records the tenant's edges ship over the relay (docs/reference/api.md,
+  // "Decision records"), newest first by id; kept within a count and an age per tenant.
+  `
+  CREATE TABLE decisions (
+    id                 INTEGER PRIMARY KEY AUTOINCREMENT,
+    tenant_id          TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+    instance_id        TEXT NOT NULL,
+    received_at        INTEGER NOT NULL,
+    at                 INTEGER NOT NULL,
+    request_id         TEXT NOT NULL,
+    app                TEXT NOT NULL,
+    principal_id       TEXT NOT NULL,
+    principal_email    TEXT,
+    action             TEXT NOT NULL,
+    resource_type      TEXT NOT NULL,
+    resource_id        TEXT NOT NULL,
+    decision           TEXT NOT NULL CHECK (decision IN ('allow', 'deny')),
+    reasons            TEXT NOT NULL,
+    policy_digest      TEXT NOT NULL,
+    directory_revision INTEGER NOT NULL,
+    latency_us         INTEGER NOT NULL
+  );
+  CREATE INDEX decisions_by_tenant ON decisions(tenant_id, id);
+  CREATE INDEX decisions_by_request ON decisions(tenant_id, request_id);
+  `,
 ];
 
 /** SQLite records the schema version in the file header, `PRAGMA user_version`. */
