@@ -1,0 +1,52 @@
+// The hot-path cost of decision records (docs/reference/api.md, "Decision records"): what an
+// embedded edge's authorize() adds to a decision to queue its record — two clock reads and a
+// slot write — measured against the same decisions without it, in the same process, round by
+// round. The edge's shipper runs meanwhile in both (it is a timer, never on the decision's path).
+import type { AuthorizationRequest } from '../../../src/decision';
+import type { EdgeRuntime } from '../../../src/edge';
+import { median } from './stats';
+
+/** Per-round figures: ns per decision without and with recording, and the difference. */
+export interface RecordCost {
+  readonly withoutNs: number[];
+  readonly withNs: number[];
+  readonly addedNs: number[];
+}
+
+function timeLoop(iterations: number, run: () => void): number {
+  const started = process.hrtime.bigint();
+  for (let i = 0; i < iterations; i++) run();
+  return Number(process.hrtime.bigint() - started) / iterations;
+}
+
+/**
+ * `rounds` rounds of `iterations` cached decisions each way, the order alternating from round to
+ * round so neither side always runs warm; the difference is taken within each round.
+ */
+export function measureRecordCost(edge: EdgeRuntime, request: AuthorizationRequest, rounds: number, iterations: number): RecordCost {
+  const cost: RecordCost = { withoutNs: [], withNs: [], addedNs: [] };
+  const without = () => void edge.authorizer.decideNow(request);
+  const withRecord = () => {
+    const started = performance.now();
+    const decision = edge.authorizer.decideNow(request);
+    edge.recordDecision(request, decision, 'bench-request', performance.now() - started);
+  };
+  // Warm-up: both paths optimized before the first counted round.
+  timeLoop(iterations, without);
+  timeLoop(iterations, withRecord);
+  for (let round = 0; round < rounds; round++) {
+    const first = round % 2 === 0;
+    const a = first ? timeLoop(iterations, without) : 0;
+    const b = timeLoop(iterations, withRecord);
+    const c = first ? a : timeLoop(iterations, without);
+    cost.withoutNs.push(c);
+    cost.withNs.push(b);
+    cost.addedNs.push(b - c);
+  }
+  return cost;
+}
+
+/** min / median / max of per-round values. */
+export function spread(values: readonly number[]): { min: number; median: number; max: number } {
+  return { min: Math.min(...values), median: median(values), max: Math.max(...values) };
+}
