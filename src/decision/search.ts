@@ -15,7 +15,7 @@ export const SEARCH_LIMITS = {
   /** Candidates evaluated for one page. */
   maxCandidates: 10_000,
   /** Wall-clock time spent evaluating for one page (checked after each candidate; at least one is evaluated). */
-  timeBudgetMs: 250,
+  timeBudgetMs: 100,
 } as const;
 
 /** One complete AuthZEN question, as an evaluation would ask it. */

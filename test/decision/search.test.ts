@@ -33,7 +33,7 @@ function walk(request: SearchRequest, deps: Omit<Parameters<typeof search>[2], '
 
 describe('search bounds', () => {
   it('names its limits', () => {
-    expect(SEARCH_LIMITS).toEqual({ maxCandidates: 10_000, timeBudgetMs: 250 });
+    expect(SEARCH_LIMITS).toEqual({ maxCandidates: 10_000, timeBudgetMs: 100 });
   });
 
   it('ends a page after maxCandidates evaluations, with a token that resumes after the last one', () => {
