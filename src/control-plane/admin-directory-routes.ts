@@ -1,6 +1,6 @@
 import { Router, type Response } from 'express';
 import { z } from 'zod';
-import { identitiesSchema, RELATIONS, type DirectoryData, type Relation } from '../directory';
+import { directoryPropertiesSchema, identitiesSchema, RELATIONS, type DirectoryData, type Relation } from '../directory';
 import { parseBody, parseParam } from '../http';
 import { recordAdminKeyAudit } from './audit-repository';
 import type { ControlPlaneStore } from './control-plane-store';
@@ -16,7 +16,13 @@ const RESOURCE = /^[A-Za-z0-9._-]{1,128}$/;
 const RELATION = new RegExp(`^(${RELATIONS.join('|')})$`);
 
 const userBodySchema = z
-  .object({ email: z.email(), name: z.string().min(1).max(200), roles: z.array(z.string()).max(64).default([]), identities: identitiesSchema.optional() })
+  .object({
+    email: z.email(),
+    name: z.string().min(1).max(200),
+    roles: z.array(z.string()).max(64).default([]),
+    identities: identitiesSchema.optional(),
+    properties: directoryPropertiesSchema.optional(),
+  })
   .strict();
 
 /** A user named by id, or by e-mail when no id matches (handy from a shell). */
@@ -65,9 +71,10 @@ export function adminDirectoryRoutes(store: ControlPlaneStore): Router {
   router.put('/users/:id', async (req, res) => {
     const id = parseParam(req.params.id, DIRECTORY_USER_REF, 'user id');
     const body = parseBody(userBodySchema, req.body);
-    // A PUT replaces the user: identities left out are removed.
+    // A PUT replaces the user: identities and properties left out are removed.
     const identities = body.identities === undefined ? {} : { identities: [...new Set(body.identities)] };
-    await write(res, { op: 'user.put', user: { id, email: body.email, name: body.name, roles: [...new Set(body.roles)], ...identities } });
+    const properties = body.properties === undefined ? {} : { properties: body.properties };
+    await write(res, { op: 'user.put', user: { id, email: body.email, name: body.name, roles: [...new Set(body.roles)], ...identities, ...properties } });
   });
 
   router.delete('/users/:id', async (req, res) => {

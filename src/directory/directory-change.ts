@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { identitiesSchema, RELATIONS, type DirectoryData } from './directory-data';
+import { directoryPropertiesSchema } from './directory-properties';
 
 const userId = z.string().min(1).max(128);
 const roleId = z.string().regex(/^[a-z_][a-z0-9_]*$/).max(64);
@@ -14,7 +15,14 @@ export const directoryChangeSchema = z.discriminatedUnion('op', [
   z.object({
     rev: z.number().int().positive(),
     op: z.literal('user.put'),
-    user: z.object({ id: userId, email: z.email(), name: z.string().min(1).max(200), roles: z.array(roleId), identities: identitiesSchema.optional() }),
+    user: z.object({
+      id: userId,
+      email: z.email(),
+      name: z.string().min(1).max(200),
+      roles: z.array(roleId),
+      identities: identitiesSchema.optional(),
+      properties: directoryPropertiesSchema.optional(),
+    }),
   }),
   z.object({ rev: z.number().int().positive(), op: z.literal('user.delete'), user_id: userId }),
   z.object({ rev: z.number().int().positive(), op: z.literal('role.grant'), user_id: userId, role: roleId }),

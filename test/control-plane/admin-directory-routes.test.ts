@@ -94,6 +94,16 @@ describe.each(SQL_ENGINES)('admin directory API on $name', (engine) => {
     expect((await fx.store.directory.snapshot(fx.demo.tenant_id))?.revision).toBe(2);
   });
 
+  it('puts a user with properties a policy may read (a department), kept by later role changes; nested values are refused', async () => {
+    const put = (body: object) => request(fx.app).put(`${dir}/users/u-dept`).set(headers).send(body);
+    expect((await put({ email: 'dept@x.test', name: 'Dept', properties: { department: 'Legal', level: 3 } })).status).toBe(200);
+    expect((await snapshot()).users.find((u: { id: string }) => u.id === 'u-dept').properties).toEqual({ department: 'Legal', level: 3 });
+    await request(fx.app).put(`${dir}/users/u-dept/roles/viewer`).set(headers).expect(200);
+    expect((await snapshot()).users.find((u: { id: string }) => u.id === 'u-dept')).toEqual({ id: 'u-dept', email: 'dept@x.test', name: 'Dept', roles: ['viewer'], properties: { department: 'Legal', level: 3 } });
+    const nested = await put({ email: 'dept@x.test', name: 'Dept', properties: { department: { name: 'Legal' } } });
+    expect([nested.status, nested.body.code]).toEqual([400, 'bad_request']);
+  });
+
   it('validates user bodies: malformed JSON, bad fields, unknown role, duplicate e-mail, oversized', async () => {
     const put = (body: string | object) => request(fx.app).put(`${dir}/users/u1`).set(headers).set('content-type', 'application/json').send(body);
     expect((await put('{"email":')).body).toEqual({ code: 'bad_request', message: 'the request body is not valid JSON' });
