@@ -8,9 +8,19 @@
 // candidates evaluated one by one. The ratio is taken per round against that round's
 // baseline and printed as min/median/max; above 1 means the search is cheaper. The two
 // answers are checked equal before anything is timed.
+//
+// Then over HTTP: the bench control plane and a real sidecar edge (child processes this
+// script forks, as bench:relay does; the demo tenant, policy rbac, 5 users, 4 resources),
+// one client back to back: evaluation beside each search, p50/p99.
 import { join } from 'node:path';
 import { cpuUsage } from 'node:process';
 import { loadConfig } from '../../src/config';
+import { loadDirectorySeed } from '../../src/directory';
+import { forkBenchChild, type BenchChild } from './lib/child-harness';
+import { closeCalls, waitForRegistration } from './lib/control-plane-calls';
+import type { ControlPlaneInfo } from './lib/control-plane-server';
+import type { EdgeInfo } from './lib/edge-server';
+import { sequentialLatency } from './lib/load';
 import { createLocalAuthorizer, search, SEARCH_LIMITS, type SearchQuestion } from '../../src/decision';
 import type { SearchRequest } from '../../src/decision-protocol';
 import type { DirectoryData } from '../../src/directory';
@@ -53,7 +63,41 @@ function measure(work: () => void): { cpuUs: number; ms: number } {
   return { cpuUs: used.user + used.system, ms: Number(process.hrtime.bigint() - started) / 1e6 };
 }
 
-function main(): void {
+/** Sequential requests per endpoint over HTTP. */
+const HTTP_REQUESTS = 2_000;
+
+/** Evaluation and the three searches on a real sidecar, p50/p99 of one client back to back. */
+async function overHttp(mortyId: string): Promise<void> {
+  const children: BenchChild[] = [];
+  try {
+    const controlPlane = await forkBenchChild(join(__dirname, 'lib', 'control-plane-server.js'));
+    children.push(controlPlane);
+    const cp = await controlPlane.call<ControlPlaneInfo>('start');
+    const edgeChild = await forkBenchChild(join(__dirname, 'lib', 'edge-server.js'));
+    children.push(edgeChild);
+    const edge = await edgeChild.call<EdgeInfo>('start', { relayUrl: cp.url, connectionId: cp.connectionId, connectionSecret: cp.connectionSecret });
+    await waitForRegistration(cp, edge.instanceId);
+    const user = { type: 'user', id: mortyId };
+    const targets = [
+      ['evaluation', '/access/v1/evaluation', { subject: user, action: { name: 'GET' }, resource: { type: 'Resource', id: 'mega-seed' } }],
+      ['subject search (5 users)', '/access/v1/search/subject', { subject: { type: 'user' }, action: { name: 'GET' }, resource: { type: 'Resource', id: 'mega-seed' } }],
+      ['resource search (4 resources)', '/access/v1/search/resource', { subject: user, action: { name: 'GET' }, resource: { type: 'Resource' } }],
+      ['action search (4 actions)', '/access/v1/search/action', { subject: user, resource: { type: 'Resource', id: 'mega-seed' } }],
+    ] as const;
+    const rows: (string | number)[][] = [];
+    for (const [label, path, body] of targets) {
+      const latency = await sequentialLatency({ label, url: `${edge.edgeUrl}${path}`, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }, HTTP_REQUESTS);
+      rows.push([label, String(latency.count), latency.p50, latency.p99, latency.max]);
+    }
+    console.log('\nOver HTTP on the sidecar (demo tenant, policy rbac; decision cache on, as shipped):');
+    printTable(['request', 'n', 'p50 ms', 'p99 ms', 'max ms'], rows, 3);
+  } finally {
+    for (const child of children.reverse()) await child.stop();
+    closeCalls();
+  }
+}
+
+async function main(): Promise<void> {
   console.log(`Search bench: ${machineLine()}\n`);
   const config = loadConfig({ LOG_LEVEL: 'silent' });
   const policy = compilePolicyImage(readPolicyFolder(join(config.policiesDir, 'authzen-search')));
@@ -121,6 +165,13 @@ function main(): void {
   }
   printTable(['records', 'search p50 ms', 'search p99 ms', 'one by one p50 ms', 'one by one p99 ms', 'pages', 'CPU one by one ÷ search (min–max of rounds)', 'candidates per ms'], rows, 2);
   console.log(`\nA page ends at ${SEARCH_LIMITS.maxCandidates} candidates or ${SEARCH_LIMITS.timeBudgetMs} ms; "search" is every page of one search.`);
+
+  const morty = loadDirectorySeed(config.directorySeedFile).directory.users.find((u) => u.email === 'morty@the-citadel.com');
+  if (!morty) throw new Error('morty is not in the seed directory');
+  await overHttp(morty.id);
 }
 
-main();
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});
