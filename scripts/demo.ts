@@ -5,7 +5,11 @@
 //   3. `sync_edge_directory` through the relay — now the app says yes;
 //   4. push a changed rbac policy (editors may DELETE) — nothing changes until…
 //   5. `discovery` through the relay — the matrix changes;
-//   6. put everything back as it was.
+//   6. put everything back as it was;
+//   7. push on change: the same grant reaches the edge by itself, no command sent.
+//
+// Steps 1–6 run with the tenant's push on change off, so each shows what its command does;
+// step 7 turns it on, and the tenant's own setting is put back at the end.
 //
 //   npm run demo
 //
@@ -68,6 +72,46 @@ async function main(): Promise<void> {
     });
   const pushRbac = (files: Record<string, string>) =>
     callTenantApi<{ digest: string }>(admin, { method: 'POST', path: '/api/v2/admin/policies/rbac', body: { files } });
+  const setPushOnChange = (on: boolean) =>
+    callTenantApi<{ push_on_change: boolean }>(admin, { method: 'PUT', path: '/api/v2/admin/settings', body: { push_on_change: on } });
+  /** Asks the app every 50 ms until Morty gets `status`, for at most 5 s; the milliseconds it took. */
+  const mortyBecomes = async (status: number): Promise<number> => {
+    const started = performance.now();
+    while ((await deleteAs(MORTY)) !== status) {
+      if (performance.now() - started > 5000) throw new ScriptError(`Morty's DELETE did not become ${status} within 5 s; is push on change reaching the edge?`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return Math.round(performance.now() - started);
+  };
+  const pushing = (await callTenantApi<{ push_on_change: boolean }>(admin, { method: 'GET', path: '/api/v2/admin/settings' })).body.push_on_change;
+  if (pushing) await setPushOnChange(false);
+  try {
+    await runStory({ instanceId, connectionId, resourceUrl, policiesDir: config.policiesDir, deleteAs, matrix, exec, setMortyAdmin, pushRbac });
+    step(7, 'Push on change (docs/reference/api.md): a change reaches the edges by itself, no command sent.');
+    await setPushOnChange(true);
+    await setMortyAdmin(true);
+    console.log(`   granted Morty admin again; Morty at the app: 200 after ${await mortyBecomes(200)} ms`);
+    await setMortyAdmin(false);
+    console.log(`   revoked it; Morty at the app: 403 after ${await mortyBecomes(403)} ms`);
+  } finally {
+    await setPushOnChange(pushing);
+  }
+  console.log(`\nPush on change is ${pushing ? 'on' : 'off'} for this tenant, as it was (PUT /api/v2/admin/settings turns it ${pushing ? 'off' : 'on'}).`);
+}
+
+/** Steps 1–6: every change made live by a relay command. */
+async function runStory(deps: {
+  instanceId: string;
+  connectionId: string;
+  resourceUrl: string;
+  policiesDir: string;
+  deleteAs: (email: string) => Promise<number>;
+  matrix: () => Promise<void>;
+  exec: (command: CommandName) => Promise<void>;
+  setMortyAdmin: (grant: boolean) => Promise<{ body: { revision: number } }>;
+  pushRbac: (files: Record<string, string>) => Promise<{ body: { digest: string } }>;
+}): Promise<void> {
+  const { instanceId, connectionId, resourceUrl, deleteAs, matrix, exec, setMortyAdmin, pushRbac } = deps;
 
   console.log(`Edge instance ${instanceId} (connection ${connectionId}); DELETE ${resourceUrl}`);
   step(1, 'The DELETE matrix under the rbac policy: only admins may DELETE.');
@@ -82,7 +126,7 @@ async function main(): Promise<void> {
   console.log(`   Morty at the app: ${await deleteAs(MORTY)}`);
 
   step(4, 'Push a changed rbac policy: editors may DELETE too.');
-  const original = readPolicyFolder(join(config.policiesDir, 'rbac'));
+  const original = readPolicyFolder(join(deps.policiesDir, 'rbac'));
   // The rule as its own file, and the policy's tests that say editors may not DELETE changed to match.
   const changed = createPolicyImage('rbac', letEditorsDelete(original.files));
   const pushed = await pushRbac(changed.files);

@@ -3,6 +3,7 @@ import { directoryChangeSchema, directoryDataSchema } from '../directory';
 import { apiErrors, buildOpenApiDocument, type ApiRoute } from '../http';
 import { RELAY_ROUTES } from '../relay';
 import { sampledDecisionSchema } from '../relay-protocol';
+import { tenantSettingsSchema } from './admin-settings-routes';
 import { addSigningKeyBodySchema, signingKeyShape } from './admin-signing-key-routes';
 import { CONSOLE_ROUTES, policyVersionsSchema } from './console-openapi';
 import { decisionsPageSchema } from './decision-routes';
@@ -16,6 +17,7 @@ const EDGE_ERRORS = { 401: 'missing or wrong edge connection credentials' };
 const revision = z.strictObject({ revision: z.number().int() });
 const directoryWithRevision = directoryDataSchema.extend({ revision: z.number().int().min(0) });
 const outcome = z.enum(['allow', 'deny']);
+
 /** A flip's principal by name and e-mail, from the tenant's directory now; null when it has none for the id. */
 const principalNames = { principal_name: z.string().nullable(), principal_email: z.string().nullable() };
 const dryRunAnswer = z.strictObject({
@@ -136,6 +138,19 @@ export const CONTROL_PLANE_ROUTES: readonly ApiRoute[] = [
     path: `${ADMIN}/signing-keys/{kid}`,
     summary: 'Remove a signing key',
     responses: { 204: { description: 'removed' }, ...apiErrors({ 400: 'invalid key id', ...ADMIN_ERRORS, 404: 'no such key' }) },
+  },
+  {
+    method: 'get',
+    path: `${ADMIN}/settings`,
+    summary: "The tenant's settings: push_on_change",
+    responses: { 200: { description: 'the settings', schema: tenantSettingsSchema }, ...apiErrors(ADMIN_ERRORS) },
+  },
+  {
+    method: 'put',
+    path: `${ADMIN}/settings`,
+    summary: 'Turn push on change on or off: each directory change or policy push broadcast to the edges by itself',
+    requestBody: { content: { 'application/json': tenantSettingsSchema } },
+    responses: { 200: { description: 'the settings now', schema: tenantSettingsSchema }, ...apiErrors({ 400: 'not {"push_on_change": true|false}', ...ADMIN_ERRORS }) },
   },
   {
     method: 'get',

@@ -5,6 +5,7 @@ import { createDecisionRepository, type DecisionRepository } from './decision-re
 import { createDirectoryRepository, type DirectoryRepository } from './directory-repository';
 import { createMembershipRepository, type MembershipRepository } from './membership-repository';
 import type { SqlHandle } from './in-transaction';
+import { notingDirectory, notingImages, type ChangeListener, type TenantChange } from './note-changes';
 import { migrateSchema } from './migrations/migrate-schema';
 import { MIGRATION_LOCK_KEY, takeNodeLock } from './migrations/postgres-migrations';
 import { createPolicyImageRepository, type PolicyImageRepository } from './policy-image-repository';
@@ -79,6 +80,12 @@ export interface ControlPlaneStore extends ControlPlaneRepositories {
    * transaction-scoped advisory lock; a SQLite write transaction is exclusive anyway.
    */
   exclusiveTransaction<T>(work: (tx: ControlPlaneRepositories) => Promise<T>): Promise<T>;
+  /**
+   * Calls `listener` with each directory change and each policy push made through this store
+   * handle, once it is committed (after the transaction, for one made inside one); returns
+   * the function that stops it. Push on change listens here (docs/reference/api.md).
+   */
+  onChange(listener: ChangeListener): () => void;
   /** Constant-time; false for an unknown tenant. */
   verifyTenantKey(tenantId: string, kind: TenantKeyKind, key: string): Promise<boolean>;
   /** Constant-time; undefined for an unknown connection or a wrong secret. */
@@ -128,25 +135,42 @@ export async function openControlPlaneStore(at: ControlPlaneLocation, options: C
     await db.close();
     throw err;
   }
-  const repositories = (sql: SqlHandle): ControlPlaneRepositories => ({
+  const listeners = new Set<ChangeListener>();
+  const emit = (change: TenantChange) => {
+    for (const listener of listeners) listener(change);
+  };
+  const repositories = (sql: SqlHandle, note: ChangeListener = emit): ControlPlaneRepositories => ({
     tenants: createTenantRepository(sql, now),
     members: createMembershipRepository(sql, now),
     audit: createAuditRepository(sql, now),
-    images: createPolicyImageRepository(sql, now),
+    images: notingImages(createPolicyImageRepository(sql, now), note),
     signingKeys: createSigningKeyRepository(sql, now),
-    directory: createDirectoryRepository(sql, options.changeLogLimit ?? DEFAULT_CHANGE_LOG_LIMIT),
+    directory: notingDirectory(createDirectoryRepository(sql, options.changeLogLimit ?? DEFAULT_CHANGE_LOG_LIMIT), note),
     decisions: createDecisionRepository(sql),
   });
   const own = repositories(db);
+  async function afterCommit<T>(run: (note: ChangeListener) => Promise<T>): Promise<T> {
+    const noted: TenantChange[] = [];
+    const result = await run((change) => void noted.push(change));
+    for (const change of noted) emit(change);
+    return result;
+  }
   const { tenants } = own;
   return {
     ...own,
-    transaction: (work) => db.transaction((tx) => work(repositories(tx))),
+    // A transaction's changes are told only once it has committed, and none when it rolled back.
+    transaction: (work) => afterCommit((note) => db.transaction((tx) => work(repositories(tx, note)))),
     exclusiveTransaction: (work) =>
-      db.transaction(async (tx) => {
-        if (db.engine === 'postgres') await takeNodeLock(tx, EXCLUSIVE_LOCK_KEY, EXCLUSIVE_LOCK_TIMEOUT);
-        return work(repositories(tx));
-      }),
+      afterCommit((note) =>
+        db.transaction(async (tx) => {
+          if (db.engine === 'postgres') await takeNodeLock(tx, EXCLUSIVE_LOCK_KEY, EXCLUSIVE_LOCK_TIMEOUT);
+          return work(repositories(tx, note));
+        }),
+      ),
+    onChange(listener) {
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
+    },
     verifyTenantKey: (tenantId, kind, key) => tenants.verifyKey(tenantId, kind, key),
     verifyConnection: (connectionId, secret) => tenants.verifyConnection(connectionId, secret),
     openRegistrationDatabase: (relayOptions) =>

@@ -7,6 +7,7 @@ import { storageErrorTranslator } from '../sql';
 import { adminDirectoryRoutes } from './admin-directory-routes';
 import { adminDecisionRoutes } from './decision-routes';
 import { adminPolicyRoutes, type DecisionSampler } from './admin-policy-routes';
+import { adminSettingsRoutes } from './admin-settings-routes';
 import { adminSigningKeyRoutes } from './admin-signing-key-routes';
 import type { ControlPlaneStore } from './control-plane-store';
 import { edgeRoutes } from './edge-routes';
@@ -31,7 +32,7 @@ export interface ControlPlaneAppDeps {
 
 /**
  * The control plane's HTTP app: `GET /healthz`, the admin API (policy registry, image
- * signing keys and central directory, admin key), the edge download API (connection credentials), then
+ * signing keys, central directory and the tenant's settings, admin key), the edge download API (connection credentials), then
  * any extra routers. Starts nothing; the relay attaches its WebSocket to the server
  * the caller creates.
  */
@@ -51,6 +52,7 @@ export function createControlPlaneApp(deps: ControlPlaneAppDeps): Express {
   app.use('/api/v2/admin/policies', admin, jsonBody(BODY_LIMITS.policyImage), adminPolicyRoutes(deps.store, deps.sampleDecisions));
   app.use('/api/v2/admin/directory', admin, jsonBody(BODY_LIMITS.other), adminDirectoryRoutes(deps.store));
   app.use('/api/v2/admin/signing-keys', admin, jsonBody(BODY_LIMITS.other), adminSigningKeyRoutes(deps.store));
+  app.use('/api/v2/admin/settings', admin, jsonBody(BODY_LIMITS.other), adminSettingsRoutes(deps.store));
   app.use('/api/v2/admin/decisions', admin, adminDecisionRoutes(deps.store));
   app.use('/api/v2/edge', requireConnection(deps.store), edgeRoutes(deps.store));
 

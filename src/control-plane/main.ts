@@ -7,7 +7,7 @@ import { demoTenantPath, loadConfig } from '../config';
 import { loadDirectorySeed } from '../directory';
 import { baseUrl, close, listen, shutdownOnSignal } from '../http';
 import { createLogger } from '../observability';
-import { SERVER_BUSY_TIMEOUT_MS, controlPlaneLocation, createControlPlaneApp, describeControlPlaneLocation, createControlPlaneRelay, openControlPlaneStore, seedControlPlane, ensureDemoAppConnections, ensureDemoAccounts, ensureDemoConnectionLabels, createConsoleRouter, consolePublicDir, describeForeignDemoTenant } from '.';
+import { SERVER_BUSY_TIMEOUT_MS, controlPlaneLocation, createControlPlaneApp, describeControlPlaneLocation, createControlPlaneRelay, startPushOnChange, openControlPlaneStore, seedControlPlane, ensureDemoAppConnections, ensureDemoAccounts, ensureDemoConnectionLabels, createConsoleRouter, consolePublicDir, describeForeignDemoTenant } from '.';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -60,6 +60,9 @@ async function main(): Promise<void> {
       ? {}
       : { cluster: { redisUrl: config.controlPlane.redisUrl, ...(config.controlPlane.nodeId === undefined ? {} : { nodeId: config.controlPlane.nodeId }) } }),
   });
+  // A tenant that turned push on change on (the demo tenant does) has each directory change and
+  // policy push broadcast to its edges by itself (docs/reference/api.md, "Push on change").
+  const push = startPushOnChange({ store, relay, logger });
   const consoleRouter = createConsoleRouter({
     store,
     relay,
@@ -72,7 +75,10 @@ async function main(): Promise<void> {
   relay.attach(server);
   logger.info({ url: baseUrl(server) }, 'control plane and relay listening');
   shutdownOnSignal(logger, async () => {
+    // Nothing new is pushed from here; a running push ends as the relay closes its sockets.
+    const pushes = push.close();
     await relay.close();
+    await pushes;
     await close(server);
     await store.close();
   });

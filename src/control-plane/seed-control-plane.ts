@@ -69,7 +69,7 @@ function readSeedImages(policiesDir: string): PolicyImage[] {
 
 /**
  * First start: creates the demo tenant with its keys and members (and each demo user's
- * personal account), one edge connection for the
+ * personal account), push on change turned on, one edge connection for the
  * sidecar (policy `rbac`) and one per app's embedded edge (`apps.json`), each labelled with what it
  * serves, every policy folder as an image and the seeded directory (revision 1), and
  * writes `<dataDir>/demo-tenant.json` (mode 0600) with the database it belongs to. All of it
@@ -92,6 +92,8 @@ export async function seedControlPlane(store: ControlPlaneStore, options: SeedOp
     const { roles, users, resources } = options.directorySeed;
     const keys = await createTenant(tx, { name: DEMO_TENANT_NAME, directory: { roles, users, resources } });
     await seedDemoAccounts(tx, keys.tenantId, options.directorySeed);
+    // The demo shows a change reaching the edges by itself (docs/reference/api.md, "Push on change").
+    await tx.tenants.setPushOnChange(keys.tenantId, true);
     const connection = await tx.tenants.addConnection(keys.tenantId, DEMO_POLICY, DEMO_CONNECTION_LABELS.sidecar);
     const appConnections = await addAppConnections(tx, keys.tenantId, options.apps ?? projectApps());
     for (const image of images) await tx.images.push(keys.tenantId, image);

@@ -57,6 +57,13 @@ export interface TenantRepository {
    * labels existed); false when it has one already, or is not the tenant's.
    */
   labelConnection(tenantId: string, connectionId: string, label: string): Promise<boolean>;
+  /**
+   * Whether a directory change or a policy push is broadcast to the tenant's edges by itself
+   * (docs/reference/api.md, "Push on change"); false for an unknown tenant.
+   */
+  pushOnChange(tenantId: string): Promise<boolean>;
+  /** Turns push on change on or off; false for an unknown tenant. */
+  setPushOnChange(tenantId: string, on: boolean): Promise<boolean>;
   /** Replaces a key; the old one stops working at once. */
   rotateKey(tenantId: string, kind: TenantKeyKind): Promise<string>;
   verifyKey(tenantId: string, kind: TenantKeyKind, key: string): Promise<boolean>;
@@ -170,6 +177,13 @@ export function createTenantRepository(db: SqlHandle, now: () => number): Tenant
         tenantId,
       ]);
       return changes === 1;
+    },
+    async pushOnChange(tenantId) {
+      const row = await db.get<{ push_on_change: number }>('SELECT push_on_change FROM tenants WHERE id = ?', [tenantId]);
+      return row !== undefined && Number(row.push_on_change) === 1;
+    },
+    async setPushOnChange(tenantId, on) {
+      return (await db.run('UPDATE tenants SET push_on_change = ? WHERE id = ?', [on ? 1 : 0, tenantId])).changes === 1;
     },
     async rotateKey(tenantId, kind) {
       const key = generateSecret(kind === 'discovery' ? 'dk' : 'ak');

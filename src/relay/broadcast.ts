@@ -69,6 +69,8 @@ async function matches(r: Registration, filter: BroadcastFilter, desired: Desire
   if (filter.policyName !== undefined && r.policyName !== filter.policyName) return false;
   if (!filter.staleOnly) return true;
   const drift = edgeDrift(r, await desired(r.tenantId, r.connectionId));
+  if (filter.staleOnly === 'policy') return drift.policyDrift;
+  if (filter.staleOnly === 'directory') return drift.directoryLag > 0;
   return drift.policyDrift || drift.directoryLag > 0;
 }
 

@@ -6,8 +6,12 @@ import { isPlainObject, parseCommand } from './parse-exec-request';
 export interface BroadcastFilter {
   /** Only edges serving this policy. */
   readonly policyName?: string;
-  /** Only edges whose policy digest is not `latest` or whose directory revision is behind. */
-  readonly staleOnly?: boolean;
+  /**
+   * Only edges whose policy digest is not `latest` or whose directory revision is behind
+   * (`true`, the API's), or only those behind in one of the two (push on change narrows it to
+   * what changed).
+   */
+  readonly staleOnly?: boolean | 'policy' | 'directory';
 }
 
 /** A validated broadcast body. */

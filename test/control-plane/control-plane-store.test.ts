@@ -149,8 +149,8 @@ describe('openControlPlaneStore on a SQLite file (file modes, WAL, the file\'s b
   /** Rewinds the file to what an older build left: `script` undoes later migrations. */
   const downgrade = (script: string, version: number) => {
     const raw = new Database(file);
-    // Migrations 9, 8 (a CHECK only), 7, 6 and 5 are undone first in every rewind below them.
-    raw.exec('DROP TABLE decisions;');
+    // Migrations 10, 9, 8 (a CHECK only), 7, 6 and 5 are undone first in every rewind below them.
+    raw.exec('ALTER TABLE tenants DROP COLUMN push_on_change; DROP TABLE decisions;');
     raw.exec('ALTER TABLE connections DROP COLUMN label; ALTER TABLE audit_log DROP COLUMN actor_kind;');
     if (version < 6) raw.exec('DROP TABLE policy_versions; ALTER TABLE policy_signatures DROP COLUMN version;');
     if (version < 5) raw.exec('DROP INDEX policy_images_by_seq; ALTER TABLE policy_images DROP COLUMN seq;');
@@ -171,7 +171,7 @@ describe('openControlPlaneStore on a SQLite file (file modes, WAL, the file\'s b
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const raw = new Database(file, { readonly: true });
     expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(raw.pragma('user_version', { simple: true })).toBe(9);
+    expect(raw.pragma('user_version', { simple: true })).toBe(10);
     raw.close();
     // Foreign keys are per connection: a tenant's rows refuse a tenant that does not exist.
     await expect(store.directory.initialize('no-such-tenant', { roles: [], users: [], resources: [] })).rejects.toMatchObject({ code: 'SQLITE_CONSTRAINT_FOREIGNKEY' });
@@ -217,7 +217,7 @@ describe('openControlPlaneStore on a SQLite file (file modes, WAL, the file\'s b
       1,
     );
     const store = await openControlPlaneStore(file);
-    expect(userVersion()).toBe(9);
+    expect(userVersion()).toBe(10);
     expect(await store.tenants.exists(a.tenantId)).toBe(true);
     const jwk = { kty: 'OKP', crv: 'Ed25519', x: 'A'.repeat(43) } as const;
     expect(await store.signingKeys.add(a.tenantId, 'kid-1', jwk)).toEqual({ created: true });
@@ -232,7 +232,7 @@ describe('openControlPlaneStore on a SQLite file (file modes, WAL, the file\'s b
     // What a version-2 build left: no kind column, no members table, user_version 2.
     downgrade('DROP TABLE audit_log; DROP TABLE tenant_members; ALTER TABLE tenants DROP COLUMN kind;', 2);
     const store = await openControlPlaneStore(file);
-    expect(userVersion()).toBe(9);
+    expect(userVersion()).toBe(10);
     expect(await store.members.kind(a.tenantId)).toBe('organization');
     expect(await store.members.members(a.tenantId)).toEqual([]);
     expect(await store.verifyTenantKey(a.tenantId, 'admin', a.adminApiKey)).toBe(true);
@@ -251,7 +251,7 @@ describe('openControlPlaneStore on a SQLite file (file modes, WAL, the file\'s b
       3,
     );
     const store = await openControlPlaneStore(file);
-    expect(userVersion()).toBe(9);
+    expect(userVersion()).toBe(10);
     const raw = new Database(file, { readonly: true });
     expect(raw.prepare("SELECT name FROM sqlite_master WHERE name = 'relay_registrations'").all()).toEqual([]);
     expect(raw.prepare('SELECT instance_id, connected FROM relay_instances').all()).toEqual([{ instance_id: 'i-1', connected: 1 }]);
@@ -281,7 +281,7 @@ describe('openControlPlaneStore on a SQLite file (file modes, WAL, the file\'s b
     await first.close();
     downgrade('', 5);
     const store = await openControlPlaneStore(file);
-    expect(userVersion()).toBe(9);
+    expect(userVersion()).toBe(10);
     expect(await store.images.tagged(a.tenantId, 'rbac')).toEqual({ image, signature: 'a.b.c' });
     expect(await store.images.signedVersion(a.tenantId, 'rbac')).toBeUndefined();
     // The first versioned push may carry any version from 1.
@@ -295,12 +295,12 @@ describe('openControlPlaneStore on a SQLite file (file modes, WAL, the file\'s b
     const conn = await first.tenants.addConnection(a.tenantId, 'rbac');
     await first.close();
     const raw = new Database(file);
-    raw.exec('DROP TABLE decisions; ALTER TABLE connections DROP COLUMN label; ALTER TABLE audit_log DROP COLUMN actor_kind;');
+    raw.exec('ALTER TABLE tenants DROP COLUMN push_on_change; DROP TABLE decisions; ALTER TABLE connections DROP COLUMN label; ALTER TABLE audit_log DROP COLUMN actor_kind;');
     raw.prepare("INSERT INTO audit_log (tenant_id, actor, action, target, outcome, at) VALUES (?, 'u-1', 'discovery_key.rotate', NULL, 'ok', 1)").run(a.tenantId);
     raw.pragma('user_version = 6');
     raw.close();
     const store = await openControlPlaneStore(file);
-    expect(userVersion()).toBe(9);
+    expect(userVersion()).toBe(10);
     expect((await store.tenants.get(a.tenantId))!.connections).toEqual([{ connectionId: conn.connectionId, policyName: 'rbac', label: null }]);
     expect(await store.audit.list(a.tenantId)).toMatchObject([{ actor: 'u-1', actorKind: 'user', action: 'discovery_key.rotate' }]);
     await store.close();
@@ -320,7 +320,7 @@ describe('openControlPlaneStore on a SQLite file (file modes, WAL, the file\'s b
     old.close();
 
     const store = await openControlPlaneStore(file, { now: () => 5 });
-    expect(userVersion()).toBe(9);
+    expect(userVersion()).toBe(10);
     await recordCliAudit(store.audit, 't', 'member.remove', 'u-1');
     expect((await store.audit.list('t')).map((e) => [e.id, e.actor, e.actorKind])).toEqual([
       [4, 'tenants_cli', 'cli'],

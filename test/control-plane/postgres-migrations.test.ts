@@ -118,31 +118,31 @@ describe('PostgreSQL migrations', () => {
     const expected = await sqliteShape();
     expect(expected.columns.length).toBeGreaterThan(40);
     expect(await postgresShape(db)).toEqual(expected);
-    expect(await versions(db)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(await versions(db)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
   });
 
   it('are a no-op the second time', async () => {
     const db = connect(await pg.freshDatabase());
     await migratePostgres(db, POSTGRES_MIGRATIONS);
     const before = await db.all('SELECT version, applied_at FROM schema_version ORDER BY version');
-    expect(await migratePostgres(db, POSTGRES_MIGRATIONS)).toBe(9);
+    expect(await migratePostgres(db, POSTGRES_MIGRATIONS)).toBe(10);
     expect(await db.all('SELECT version, applied_at FROM schema_version ORDER BY version')).toEqual(before);
   });
 
   it('run exactly once when three nodes start on one fresh database at the same time', async () => {
     const url = await pg.freshDatabase();
     const nodes = [connect(url), connect(url), connect(url)];
-    expect(await Promise.all(nodes.map((db) => migratePostgres(db, POSTGRES_MIGRATIONS)))).toEqual([9, 9, 9]);
-    expect(await versions(nodes[0]!)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(await Promise.all(nodes.map((db) => migratePostgres(db, POSTGRES_MIGRATIONS)))).toEqual([10, 10, 10]);
+    expect(await versions(nodes[0]!)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
   });
 
   it('refuse a database newer than this build and leave it untouched', async () => {
     const db = connect(await pg.freshDatabase());
     await migratePostgres(db, POSTGRES_MIGRATIONS);
     await expect(migratePostgres(db, POSTGRES_MIGRATIONS.slice(0, 3))).rejects.toThrow(
-      'control-plane database has schema version 9, newer than this build (3)',
+      'control-plane database has schema version 10, newer than this build (3)',
     );
-    expect(await versions(db)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(await versions(db)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
   });
 
   it('leave nothing behind when a migration fails', async () => {

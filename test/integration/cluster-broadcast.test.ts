@@ -4,14 +4,24 @@
  * throwaway Redis, real edge runtimes on different nodes, a "killed" edge (its socket open,
  * its process answering nothing: a fake that never confirms), an edge that has gone, and
  * another tenant's edge. A broadcast sent to any node reaches every edge of its tenant on
- * every node, and only those.
+ * every node, and only those; with push on change (each node runs it, as main.ts does), a
+ * directory change made on one node reaches the edges on all three with no command sent.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config';
-import { createControlPlaneApp, createControlPlaneRelay, describeControlPlaneLocation, openControlPlaneStore, seedControlPlane, type ControlPlaneStore } from '../../src/control-plane';
+import {
+  createControlPlaneApp,
+  createControlPlaneRelay,
+  describeControlPlaneLocation,
+  openControlPlaneStore,
+  seedControlPlane,
+  startPushOnChange,
+  type ControlPlaneStore,
+  type PushOnChange,
+} from '../../src/control-plane';
 import { loadDirectorySeed } from '../../src/directory';
 import { baseUrl, close, listen } from '../../src/http';
 import { silentLogger } from '../../src/observability';
@@ -20,6 +30,7 @@ import { usePostgres } from '../helpers/postgres';
 import { useLocalRedis, waitUntil } from '../helpers/redis';
 import { FakeEdge } from '../relay/fake-edge';
 import { startEdgeNode, type EdgeHandle } from './edge-node';
+import { admin, tenantFromDemo, type LogLine, type TenantCredentials } from './stack-client';
 
 jest.setTimeout(120_000);
 
@@ -31,6 +42,7 @@ interface Node {
   readonly id: string;
   readonly store: ControlPlaneStore;
   readonly relay: Relay;
+  readonly push: PushOnChange;
   readonly server: Server;
   readonly url: string;
 }
@@ -43,7 +55,7 @@ let dir: string;
 const nodes: Node[] = [];
 const realEdges: EdgeHandle[] = [];
 const fakes: FakeEdge[] = [];
-let demo: Tenant;
+let demo: TenantCredentials;
 let demoConnection: { connectionId: string; connectionSecret: string };
 let other: Tenant;
 let otherEdge: FakeEdge;
@@ -57,10 +69,11 @@ async function startNode(id: string, databaseUrl: string): Promise<Node> {
     heartbeatMs: 60_000,
     cluster: { redisUrl: redis.server.url, nodeId: id },
   });
+  const push = startPushOnChange({ store, relay, logger: silentLogger() });
   const app = createControlPlaneApp({ store, logger: silentLogger(), routers: [relay.managementRouter] });
   const server = await listen(app, 0, '127.0.0.1');
   relay.attach(server);
-  const node = { id, store, relay, server, url: baseUrl(server) };
+  const node = { id, store, relay, push, server, url: baseUrl(server) };
   nodes.push(node);
   return node;
 }
@@ -116,7 +129,7 @@ beforeAll(async () => {
     database: describeControlPlaneLocation({ databaseUrl }),
   });
   if (!seeded) throw new Error('the fresh database was not seeded');
-  demo = { tenantId: seeded.tenant_id, discoveryApiKey: seeded.discovery_api_key };
+  demo = tenantFromDemo(seeded);
   demoConnection = { connectionId: seeded.connection_id, connectionSecret: seeded.connection_secret };
   const [second, third] = [await startNode('cp-2', databaseUrl), await startNode('cp-3', databaseUrl)];
   // One real edge per node, a silent one on the third, one that has gone from the second.
@@ -141,7 +154,9 @@ afterAll(async () => {
   await Promise.allSettled(fakes.map((f) => f.close()));
   await Promise.allSettled(realEdges.map((e) => e.stop()));
   for (const node of nodes) {
+    const pushes = node.push.close();
     await node.relay.close();
+    await pushes;
     node.server.closeAllConnections();
     await close(node.server);
     await node.store.close();
@@ -176,4 +191,26 @@ describe('broadcast across a 3-node cluster', () => {
     expect(otherEdge.commands.map((c) => c.command)).toEqual(['discovery']);
     expect(silent.commands.length).toBe(before);
   });
+
+  it('pushes a directory change made on one node to the edges on all three by itself (push on change)', async () => {
+    const before = silent.commands.length;
+    const synced = realEdges.filter((e) => e !== gone).map((e) => nextLine(e, 'directory synced', 2));
+    const grant = await admin(nodes[1]!.url, demo, 'PUT', '/api/v2/admin/directory/users/morty@the-citadel.com/roles/admin');
+    expect({ status: grant.status, body: grant.body }).toEqual({ status: 200, body: { revision: 2 } });
+    expect((await Promise.all(synced)).map((line) => line.revision)).toEqual([2, 2, 2]);
+    // Only edges behind on the directory: the silent one reports revision 3, so it is left alone.
+    expect(silent.commands.length).toBe(before);
+  });
 });
+
+/** The next `directory synced` line of `edge` at `revision`. */
+function nextLine(edge: EdgeHandle, msg: string, revision: number): Promise<LogLine> {
+  return new Promise((resolve) => {
+    const listener = (line: LogLine) => {
+      if (line.msg !== msg || line.revision !== revision) return;
+      edge.logs.off('log', listener);
+      resolve(line);
+    };
+    edge.logs.on('log', listener);
+  });
+}

@@ -98,6 +98,11 @@ describe('POST /api/v2/management/control_plane/broadcast (one node)', () => {
     expect([current, stale, todo].map((e) => e.commands.length)).toEqual([0, 1, 1]);
 
     expect((await broadcast({ ...discoveryAll, filter: { policy_name: 'opa' } })).body).toEqual({ result: { sent: 0, confirmed: 0, failed: [], not_connected: 0 } });
+
+    // Push on change narrows stale to what changed: this tenant has no directory, so none lags.
+    expect(await kit.relay.broadcast(kit.a.tenantId, 'sync_edge_directory', { staleOnly: 'directory' })).toEqual({ sent: 0, confirmed: 0, failed: [], not_connected: 0 });
+    expect(await kit.relay.broadcast(kit.a.tenantId, 'discovery', { policyName: 'rbac', staleOnly: 'policy' })).toEqual({ sent: 1, confirmed: 1, failed: [], not_connected: 0 });
+    expect([current, stale, todo].map((e) => e.commands.length)).toEqual([0, 2, 1]);
   });
 
   it(`answers 429 beyond ${BROADCAST_LIMITS.maxConcurrentPerTenant} broadcasts of one tenant at once, and serves another tenant meanwhile`, async () => {

@@ -182,6 +182,12 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   CREATE INDEX decisions_by_tenant ON decisions(tenant_id, id);
   CREATE INDEX decisions_by_request ON decisions(tenant_id, request_id);
   `,
+  // 10: push on change (docs/reference/api.md, "Push on change"): whether a directory change or
+  // a policy push is broadcast to the tenant's edges by itself. Off unless the tenant turns it
+  // on; the first-start seed turns it on for the demo tenant.
+  `
+  ALTER TABLE tenants ADD COLUMN push_on_change INTEGER NOT NULL DEFAULT 0;
+  `,
 ];
 
 /**
