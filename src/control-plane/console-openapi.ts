@@ -185,6 +185,15 @@ export const CONSOLE_ROUTES: readonly ApiRoute[] = [
     responses: { 200: { description: 'one page and the cursor of the next', schema: decisionsPageSchema }, ...apiErrors({ 400: 'a bad or unknown query parameter', ...MEMBER }) },
   },
   {
+    method: 'get',
+    path: `${TENANT}/decisions/stream`,
+    summary: 'New decision records as server-sent events (event: decision, id, data: the record), after `after` or Last-Event-ID, else from now; the listing\'s filters; ends after 5 minutes (reconnect with the last id)',
+    responses: {
+      200: { description: 'text/event-stream' },
+      ...apiErrors({ 400: 'a bad or unknown query parameter', ...MEMBER, 429: 'too many streams open on this node' }),
+    },
+  },
+  {
     method: 'put',
     path: `${TENANT}/members/{userId}`,
     summary: "Add a member or change a member's role (owner)",

@@ -6,6 +6,7 @@ import type { StoredDecision } from './decision-repository';
 import { parseDecisionQuery } from './parse-decision-query';
 import { memberOf, requireMember } from './require-member';
 import { authenticatedTenant } from './require-tenant-key';
+import { streamDecisions } from './stream-decisions';
 
 /** A page of decision records, for the OpenAPI documents: the edge's record with its id, instance and arrival time. */
 export const decisionsPageSchema = z.strictObject({
@@ -42,12 +43,18 @@ export function adminDecisionRoutes(store: ControlPlaneStore): Router {
 
 /**
  * The console's Decisions view under `…/tenants/:tenantId/decisions` (docs/reference/api.md,
- * Console API): every member reads the tenant's records, as the admin API lists them.
+ * Console API): every member reads the tenant's records, as the admin API lists them, and
+ * follows new ones at `…/decisions/stream`.
  */
 export function consoleDecisionRoutes(store: ControlPlaneStore): Router {
   const router = express.Router({ mergeParams: true });
-  router.get('/', requireMember(store, 'viewer'), async function listDecisions(req: Request, res: Response) {
+  const viewer = requireMember(store, 'viewer');
+  router.get('/', viewer, async function listDecisions(req: Request, res: Response) {
     res.json(await decisionsPage(store, memberOf(res.locals).tenantId, req.query));
+  });
+  // The Decisions view's live feed: server-sent events, resumable (stream-decisions.ts).
+  router.get('/stream', viewer, async function followDecisions(req: Request, res: Response) {
+    await streamDecisions(store.decisions, memberOf(res.locals).tenantId, req, res);
   });
   return router;
 }

@@ -35,6 +35,8 @@ export interface ConsoleStack {
   readonly store: ControlPlaneStore;
   readonly demo: TenantCredentials;
   readonly edge: EdgeHandle;
+  /** Ends every open HTTP connection of the control plane (a console stream's included), as a restart would; WebSockets stay. */
+  dropConnections(): void;
   close(): Promise<void>;
 }
 
@@ -84,7 +86,7 @@ export async function startConsoleStack(): Promise<ConsoleStack> {
       jwt: { issuer: idp.issuer, jwksUri: idp.jwksUri, audience: idp.audience },
     });
     cleanup.unshift(() => edge.stop());
-    return { idp, url, store, demo, edge, close: stop };
+    return { idp, url, store, demo, edge, dropConnections: () => server.closeAllConnections(), close: stop };
   } catch (err) {
     await stop();
     throw err;

@@ -6,6 +6,7 @@ import { api } from './api.js';
 import { auditView } from './audit.js';
 import { authorizersView } from './authorizers.js';
 import { connectionsView } from './connections.js';
+import { decisionsView } from './decisions.js';
 import { directoryView } from './directory.js';
 import { policiesView } from './policies.js';
 import { announce, setSignedInUser } from './dom.js';
@@ -18,6 +19,7 @@ const views = {
   policies: policiesView($('view-policies')),
   directory: directoryView($('view-directory')),
   account: accountView($('view-account')),
+  decisions: decisionsView($('view-decisions')),
   audit: auditView($('view-audit')),
 };
 let accounts = [];
