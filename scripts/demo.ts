@@ -6,7 +6,8 @@
 //   4. push a changed rbac policy (editors may DELETE) — nothing changes until…
 //   5. `discovery` through the relay — the matrix changes;
 //   6. put everything back as it was;
-//   7. push on change: the same grant reaches the edge by itself, no command sent.
+//   7. push on change: the same grant reaches the edge by itself, no command sent;
+//   8. the decisions the demo caused, as the edge recorded them, with their reasons.
 //
 // Steps 1–6 run with the tenant's push on change off, so each shows what its command does;
 // step 7 turns it on, and the tenant's own setting is put back at the end.
@@ -25,6 +26,7 @@ import { createPolicyImage, readPolicyFolder } from '../src/policy';
 import type { CommandName } from '../src/relay-protocol';
 import { deleteResource } from './lib/call-resource';
 import { callTenantApi } from './lib/call-tenant-api';
+import { newestDecisionId, printDemoDecisions } from './lib/demo-decisions';
 import { runScript } from './lib/run-script';
 import { scriptCommand } from './lib/script-command';
 import { fetchToken } from './lib/fetch-token';
@@ -51,7 +53,11 @@ async function main(): Promise<void> {
   for (const user of seed.directory.users) {
     tokens.set(user.email, (await fetchToken(config.idp.url, user.email, seed.demoPassword)).access_token);
   }
-  const deleteAs = async (email: string) => (await deleteResource(resourceUrl, `Bearer ${tokens.get(email)}`)).status;
+  let asked = 0;
+  const deleteAs = async (email: string) => {
+    asked += 1;
+    return (await deleteResource(resourceUrl, `Bearer ${tokens.get(email)}`)).status;
+  };
   const matrix = async () => {
     for (const user of seed.directory.users) {
       const status = await deleteAs(user.email);
@@ -59,6 +65,7 @@ async function main(): Promise<void> {
     }
   };
   const instanceId = await findInstanceId(discovery, connectionId);
+  const firstRecord = await newestDecisionId(admin);
   const exec = async (command: CommandName) => {
     const started = performance.now();
     const answer = await execRelayCommand(discovery, instanceId, command);
@@ -97,6 +104,8 @@ async function main(): Promise<void> {
     await setPushOnChange(pushing);
   }
   console.log(`\nPush on change is ${pushing ? 'on' : 'off'} for this tenant, as it was (PUT /api/v2/admin/settings turns it ${pushing ? 'off' : 'on'}).`);
+  step(8, `The ${asked} decisions this demo caused, as the edge recorded them (GET /api/v2/admin/decisions; the console's Decisions view shows them live):`);
+  await printDemoDecisions(admin, instanceId, firstRecord, asked);
 }
 
 /** Steps 1–6: every change made live by a relay command. */

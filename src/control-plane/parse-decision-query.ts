@@ -2,7 +2,7 @@ import { BadRequestError } from '../http';
 import { DECISION_RECORD_LIMITS } from '../relay-protocol';
 import { DECISION_PAGE, type DecisionFilter, type DecisionPage } from './decision-repository';
 
-const ID = /^[1-9][0-9]{0,15}$/;
+const ID = /^(0|[1-9][0-9]{0,15})$/;
 const KNOWN = new Set(['principal', 'action', 'resource', 'decision', 'instance', 'request_id', 'since', 'before', 'after', 'limit']);
 
 function text(query: Record<string, unknown>, name: string): string | undefined {
