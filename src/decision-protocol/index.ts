@@ -7,6 +7,7 @@ export { isRequestSchema, splitPolicyPath } from './is-request';
 export type { IsRequest } from './is-request';
 export { POLICY_NAME_PATTERN, POLICY_NAME_RULE } from './policy-name';
 export { freshnessFields, FRESHNESS_HEADERS } from './freshness-fields';
+export { EXPLAIN_HEADER, EXPLAIN_REASONS } from './explain-header';
 export {
   AUTHZEN_PATHS,
   MAX_EVALUATIONS,

@@ -5,17 +5,25 @@ import type { Logger } from '../observability';
 import type { EdgeRuntime } from './create-edge-runtime';
 import { decideEvaluation, decideEvaluations, type DecidedFrom, type ItemOutcome } from './decide-evaluations';
 import { readDemand, stateUsedHeaders, type DecisionInput, type DecisionRoute } from './decision-support';
+import { authzenReasonContext, reasonsOf, wantsReasons } from './explain-reasons';
 
 /** Body limit of both AuthZEN endpoints (a batch of 64 evaluations fits easily). */
 const AUTHZEN_LIMIT_BYTES = 64 * 1024;
 /** A body that is not JSON: 400, as the AuthZEN certification scenario requires (its §2.4.3). */
 const WRONG_MEDIA_TYPE = 400;
 
-/** One decision-log entry per evaluation (the error, for an item that could not be asked). */
+/** One decision-log entry per evaluation, with the determining policies' ids (the error, for an item that could not be asked). */
 function logEntry(o: ItemOutcome) {
   if ('problem' in o.item) return { decision: false, error: o.error?.message };
   const q = o.item;
-  return { principal: q.subject.id, action: q.action.name, resource: { type: q.resource.type, id: q.resource.id }, decision: o.allowed, ...(o.error ? { error: o.error.message } : {}) };
+  return {
+    principal: q.subject.id,
+    action: q.action.name,
+    resource: { type: q.resource.type, id: q.resource.id },
+    decision: o.allowed,
+    ...(o.decision ? { reasons: o.decision.reasons } : {}),
+    ...(o.error ? { error: o.error.message } : {}),
+  };
 }
 
 /**
@@ -26,24 +34,30 @@ function logEntry(o: ItemOutcome) {
  * one evaluation and answers like one (`{"decision": …}`); an item that is not a whole
  * question is a `false` with its error in `context`. Subjects are directory users
  * (`type: "user"`: an id, e-mail or identity); their `properties`, the action's and the
- * request's `context` reach the policy as Cedar `context`.
+ * request's `context` reach the policy as Cedar `context`. With `Outpost-Explain: reasons`
+ * each decision carries its reasons in its `context`; every decision becomes a decision record.
  */
 export function createAuthzenRoutes(deps: { runtime: EdgeRuntime; logger: Logger }): DecisionRoute[] {
   const { runtime, logger } = deps;
 
   function log(input: DecisionInput, outcomes: readonly ItemOutcome[], from: DecidedFrom): void {
-    for (const o of outcomes) if (o.decision) runtime.metrics.decision(o.allowed);
+    for (const o of outcomes) {
+      if (!o.decision) continue;
+      runtime.metrics.decision(o.allowed);
+      if (o.request) runtime.recordDecision(o.request, o.decision, input.id, o.latencyMs ?? 0);
+    }
     const fields = { req_id: input.id, policy_digest: from.policyDigest, directory_revision: from.directoryRevision };
     if (outcomes.length === 1) logger.info({ ...fields, decisions: [logEntry(outcomes[0]!)] }, 'decision');
     else logger.info({ ...fields, decisions: outcomes.map(logEntry) }, 'decisions');
   }
 
   /** A single question's answer (from `/evaluation`, or a batch that is one). */
-  function single(input: DecisionInput, q: Parameters<typeof decideEvaluation>[1]) {
-    const decision = decideEvaluation(runtime, q);
+  function single(input: DecisionInput, q: Parameters<typeof decideEvaluation>[1], explain: boolean) {
+    const { request, decision, latencyMs } = decideEvaluation(runtime, q);
     const from = { policyDigest: decision.policyDigest, directoryRevision: decision.directoryRevision };
-    log(input, [{ item: q, allowed: decision.allowed, decision }], from);
-    return { headers: stateUsedHeaders(from), body: { decision: decision.allowed } };
+    log(input, [{ item: q, allowed: decision.allowed, decision, request, latencyMs }], from);
+    const body = explain ? { decision: decision.allowed, context: authzenReasonContext(decision.allowed, reasonsOf(decision, runtime.state.policy)) } : { decision: decision.allowed };
+    return { headers: stateUsedHeaders(from), body };
   }
 
   return [
@@ -53,8 +67,9 @@ export function createAuthzenRoutes(deps: { runtime: EdgeRuntime; logger: Logger
       wrongMediaTypeStatus: WRONG_MEDIA_TYPE,
       async handle(input) {
         const body = parseBody(evaluationRequestSchema, input.body, { what: 'evaluation request' });
+        const explain = wantsReasons(input);
         await runtime.freshness.ensure(readDemand(input, body));
-        return single(input, body);
+        return single(input, body, explain);
       },
     },
     {
@@ -66,11 +81,17 @@ export function createAuthzenRoutes(deps: { runtime: EdgeRuntime; logger: Logger
         const { single: one, items } = expandEvaluations(body);
         const only = items[0]!;
         if (one && 'problem' in only) throw new BadRequestError(only.problem);
+        const explain = wantsReasons(input);
         await runtime.freshness.ensure(readDemand(input, body));
-        if (one && !('problem' in only)) return single(input, only);
+        if (one && !('problem' in only)) return single(input, only, explain);
         const { outcomes, from } = decideEvaluations(runtime, items, body.options?.evaluations_semantic ?? 'execute_all');
         log(input, outcomes, from);
-        const evaluations = outcomes.map((o) => (o.error ? { decision: false, context: { error: o.error } } : { decision: o.allowed }));
+        const policy = runtime.state.policy;
+        const evaluations = outcomes.map((o) => {
+          if (o.error) return { decision: false, context: { error: o.error } };
+          if (explain && o.decision) return { decision: o.allowed, context: authzenReasonContext(o.allowed, reasonsOf(o.decision, policy)) };
+          return { decision: o.allowed };
+        });
         return { headers: stateUsedHeaders(from), body: { evaluations } };
       },
     },

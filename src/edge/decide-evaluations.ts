@@ -1,5 +1,5 @@
 import type { BatchItem, Evaluation, EVALUATIONS_SEMANTICS } from '../decision-protocol';
-import type { LocalDecision } from '../decision';
+import type { AuthorizationRequest, LocalDecision } from '../decision';
 import { BadRequestError, HttpError } from '../http';
 import { toAuthorizationRequest } from './authzen-request';
 import type { EdgeRuntime } from './create-edge-runtime';
@@ -20,6 +20,9 @@ export interface ItemOutcome {
   readonly item: BatchItem;
   readonly allowed: boolean;
   readonly decision?: LocalDecision;
+  /** The decision core's request the item became, and how long deciding it took (for its decision record). */
+  readonly request?: AuthorizationRequest;
+  readonly latencyMs?: number;
   readonly error?: { readonly status: number; readonly message: string };
 }
 
@@ -29,9 +32,19 @@ export interface DecidedFrom {
   readonly directoryRevision: number;
 }
 
-function decideOne(runtime: EdgeRuntime, q: Evaluation, policyName: string, directory: Parameters<typeof toAuthorizationRequest>[2]): LocalDecision {
+/** One question decided: the request it became, the decision, and how long deciding took. */
+export interface Decided {
+  readonly request: AuthorizationRequest;
+  readonly decision: LocalDecision;
+  readonly latencyMs: number;
+}
+
+function decideOne(runtime: EdgeRuntime, q: Evaluation, policyName: string, directory: Parameters<typeof toAuthorizationRequest>[2]): Decided {
   if (q.subject.type !== USER) throw new BadRequestError(`unknown subject type "${q.subject.type.slice(0, 64)}"; this edge knows "${USER}"`, 'unknown_subject_type');
-  return runtime.authorizer.decideNow(toAuthorizationRequest(q, policyName, directory));
+  const request = toAuthorizationRequest(q, policyName, directory);
+  const started = performance.now();
+  const decision = runtime.authorizer.decideNow(request);
+  return { request, decision, latencyMs: performance.now() - started };
 }
 
 /**
@@ -53,8 +66,8 @@ export function decideEvaluations(
     if ('problem' in item) outcome = { item, allowed: false, error: { status: 400, message: item.problem } };
     else {
       try {
-        const decision = decideOne(runtime, item, policy.image.name, directory);
-        outcome = { item, allowed: decision.allowed, decision };
+        const { request, decision, latencyMs } = decideOne(runtime, item, policy.image.name, directory);
+        outcome = { item, allowed: decision.allowed, decision, request, latencyMs };
       } catch (err) {
         if (!(err instanceof HttpError) || err.status >= 500) throw err;
         outcome = { item, allowed: false, error: { status: err.status, message: err.message } };
@@ -68,7 +81,7 @@ export function decideEvaluations(
 }
 
 /** One evaluation: its decision, or its client error thrown (a single question's 400). */
-export function decideEvaluation(runtime: EdgeRuntime, q: Evaluation): LocalDecision {
+export function decideEvaluation(runtime: EdgeRuntime, q: Evaluation): Decided {
   const { policy, directory } = requireReady(runtime.state);
   return decideOne(runtime, q, policy.image.name, directory);
 }

@@ -31,6 +31,9 @@ const searchRoute = (kind: SearchKind, needs: string): ApiRoute => ({
   },
 });
 
+/** One reason of a decision (`Outpost-Explain: reasons`): the policy's `<file>:<line>` and first comment line, or null and "no policy permits". */
+const decisionReason = z.strictObject({ policy: z.string().nullable(), comment: z.string() });
+
 const searchEndpoints = z.object({ search_subject_endpoint: z.string(), search_resource_endpoint: z.string(), search_action_endpoint: z.string() });
 
 const readiness = z.strictObject({ status: z.enum(['ready', 'not_ready']), policy: z.boolean(), directory: z.boolean(), engine: z.boolean().optional() });
@@ -51,8 +54,11 @@ export const EDGE_ROUTES: readonly ApiRoute[] = [
     summary: 'Topaz-shaped decision: is this identity allowed <policy>.<action> on this resource?',
     requestBody: { content: { 'application/json': isRequestSchema } },
     responses: {
-      200: { description: 'one answer per decision asked', schema: z.strictObject({ decisions: z.array(z.strictObject({ decision: z.string(), is: z.boolean() })) }) },
-      ...apiErrors({ 400: 'malformed request, invalid identity, or a policy/decision this edge does not serve', 413: 'body over 16 kB', 415: 'a body that is not JSON', ...freshnessErrors }),
+      200: {
+        description: 'one answer per decision asked; with `Outpost-Explain: reasons`, each with the policies that determined it',
+        schema: z.strictObject({ decisions: z.array(z.strictObject({ decision: z.string(), is: z.boolean(), reasons: z.array(decisionReason).optional() })) }),
+      },
+      ...apiErrors({ 400: 'malformed request, invalid identity, a policy/decision this edge does not serve, or an `Outpost-Explain` value other than `reasons` (`invalid_explain`)', 413: 'body over 16 kB', 415: 'a body that is not JSON', ...freshnessErrors }),
     },
   },
   {

@@ -1,10 +1,12 @@
 import { BadRequestError, parseBody } from '../http';
+import { explainDecision } from '../policy';
 import type { Logger } from '../observability';
 import { isRequestSchema, splitPolicyPath, type IsRequest } from '../decision-protocol';
 import type { DirectoryData } from '../directory';
 import type { EdgeRuntime } from './create-edge-runtime';
 import { readDemand, requireReady, resolveUserId, stateUsedHeaders, type DecisionRoute } from './decision-support';
 import type { VerifyJwtIdentity } from './verify-identity';
+import { reasonsOf, wantsReasons } from './explain-reasons';
 
 /** The decision Outpost's policies answer; the only one `decisions` may ask for. */
 const ALLOWED = 'allowed';
@@ -26,8 +28,9 @@ async function resolvePrincipal(body: IsRequest, directory: DirectoryData, verif
  * freshness (the edge syncs first if the caller asked for newer state; 409/503),
  * readiness (503), policy name (400 `unknown_policy`), identity (400 / 503), then the
  * decision. Anonymous callers are never allowed: Outpost's policies speak only about
- * directory users. One log line per decision — who, what, the answer and the state it
- * came from; never the token.
+ * directory users. One log line per decision — who, what, the answer, the determining
+ * policies and the state it came from; never the token. With `Outpost-Explain: reasons` each
+ * answer carries its reasons (docs/reference/api.md, "Reasons").
  */
 export function createIsRoute(deps: { runtime: EdgeRuntime; verifyJwt: VerifyJwtIdentity; logger: Logger }): DecisionRoute {
   const { runtime, verifyJwt, logger } = deps;
@@ -36,6 +39,7 @@ export function createIsRoute(deps: { runtime: EdgeRuntime; verifyJwt: VerifyJwt
     limitBytes: 16 * 1024,
     async handle(input) {
       const body = parseBody(isRequestSchema, input.body, { what: 'decision request' });
+      const explain = wantsReasons(input);
       await runtime.freshness.ensure(readDemand(input, body));
       const { policy, directory } = requireReady(runtime.state);
       const path = body.policy_context.path;
@@ -67,12 +71,16 @@ export function createIsRoute(deps: { runtime: EdgeRuntime; verifyJwt: VerifyJwt
           path,
           resource: { type, id },
           decision: allowed,
+          reasons: decision?.reasons ?? [],
           policy_digest: used.policyDigest,
           directory_revision: used.directoryRevision,
         },
         'decision',
       );
-      return { headers: stateUsedHeaders(used), body: { decisions: body.policy_context.decisions.map(() => ({ decision: ALLOWED, is: allowed })) } };
+      // An anonymous caller is denied before any policy is asked: no policy permits it either.
+      const reasons = !explain ? undefined : decision ? reasonsOf(decision, policy) : explainDecision({}, { allowed: false, reasons: [] });
+      const answer = reasons ? { decision: ALLOWED, is: allowed, reasons } : { decision: ALLOWED, is: allowed };
+      return { headers: stateUsedHeaders(used), body: { decisions: body.policy_context.decisions.map(() => answer) } };
     },
   };
 }
