@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { AuthorizerUnavailableError, type AuthorizationRequest, type Authorizer, type LocalDecision } from '../decision';
 import type { DirectoryData } from '../directory';
 import { splitPolicyPath, type SearchKind, type SearchRequest } from '../decision-protocol';
-import { createEdgeRuntime, searchEdge, type EdgeRuntime, type EdgeRuntimeDeps, type EdgeSearchOptions, type EdgeSearchOutcome } from '../edge';
+import { createEdgeRuntime, reasonsOf, searchEdge, type EdgeRuntime, type EdgeRuntimeDeps, type EdgeSearchOptions, type EdgeSearchOutcome } from '../edge';
 
 /** How long `open` waits for the first sync before the app starts serving anyway (it then answers 503 until synced). */
 export const FIRST_SYNC_WAIT_MS = 5_000;
@@ -38,22 +38,33 @@ export async function openEmbeddedAuthorizer(deps: EdgeRuntimeDeps): Promise<Emb
   const ready = await edge.settle(FIRST_SYNC_WAIT_MS);
   if (!ready) deps.logger.warn({ instance_id: edge.instanceId }, 'embedded edge has no policy or directory yet; decisions answer 503 until it syncs');
 
+  /** An image of another policy than the one asked about is a 503, never a guess. */
+  function checkPolicy(request: AuthorizationRequest): void {
+    const active = edge.state.policy?.image.name;
+    const asked = splitPolicyPath(request.policyPath).policy;
+    if (active !== undefined && active !== asked) {
+      throw new AuthorizerUnavailableError(`the embedded edge holds policy ${active}, not ${asked}: its connection serves another policy`);
+    }
+  }
+
   return {
     kind: 'embedded',
     edge,
     directory: () => edge.state.directory,
     ready: () => edge.state.policy !== undefined && edge.state.directory !== undefined,
     async authorize(request) {
-      const active = edge.state.policy?.image.name;
-      const asked = splitPolicyPath(request.policyPath).policy;
-      if (active !== undefined && active !== asked) {
-        throw new AuthorizerUnavailableError(`the embedded edge holds policy ${active}, not ${asked}: its connection serves another policy`);
-      }
+      checkPolicy(request);
       // Decided and recorded in one tick, so the record names the state the decision used.
       const started = performance.now();
       const decision = edge.authorizer.decideNow(request);
       edge.recordDecision(request, decision, request.requestId ?? randomUUID(), performance.now() - started);
       return decision;
+    },
+    async explain(request) {
+      checkPolicy(request);
+      // Decided and explained in one tick, with the image the decision used; no record.
+      const decision = edge.authorizer.decideNow(request);
+      return { allowed: decision.allowed, policyPath: decision.policyPath, reasons: reasonsOf(decision, edge.state.policy) };
     },
     search: (kind, request, options) => searchEdge(edge, kind, request, options),
     close: () => edge.close(),

@@ -5,7 +5,7 @@
  * `Authorizer` interface.
  */
 export { AuthorizerUnavailableError } from '../decision';
-export type { Authorizer, AuthorizationRequest, AuthorizationDecision } from '../decision';
+export type { Authorizer, AuthorizationRequest, AuthorizationDecision, ExplainedDecision } from '../decision';
 export { openLocalAuthorizer } from './open-local-authorizer';
 export type { OpenedLocalAuthorizer } from './open-local-authorizer';
 export { createEdgeAuthorizer, toIsRequest } from './edge-authorizer';

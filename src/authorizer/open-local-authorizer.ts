@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { DirectoryData } from '../directory';
 import { POLICY_NAME_PATTERN } from '../decision-protocol';
-import { compilePolicyImage, readPolicyFolder, type CompiledPolicy } from '../policy';
+import { compilePolicyImage, explainDecision, readPolicyFolder, type CompiledPolicy } from '../policy';
 import { assertPolicyTestsPass, createLocalAuthorizer, type LocalAuthorizer } from '../decision';
 
 export interface OpenLocalAuthorizerOptions {
@@ -45,6 +45,10 @@ export function openLocalAuthorizer(options: OpenLocalAuthorizerOptions): Opened
     ...authorizer,
     kind: 'local',
     policy,
+    async explain(request) {
+      const decision = await authorizer.authorize(request);
+      return { allowed: decision.allowed, policyPath: decision.policyPath, reasons: explainDecision(image.files, decision) };
+    },
     async close() {
       await authorizer.close();
       policy.release();

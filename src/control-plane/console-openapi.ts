@@ -6,7 +6,7 @@ import { ACCOUNT_KINDS, MEMBER_ROLES } from './account';
 import { consoleMemberSchema } from './console-member-routes';
 import { CONSOLE_PAGE_PATH } from './console-page';
 import { consoleConnectionSchema } from './console-connection-routes';
-import { decisionsPageSchema } from './decision-routes';
+import { decisionsPageSchema, tryDecisionBodySchema } from './decision-routes';
 import { CONSOLE_API_PATH, consoleCommandSchema } from './console-routes';
 
 const TENANT = `${CONSOLE_API_PATH}/tenants/{tenantId}`;
@@ -183,6 +183,33 @@ export const CONSOLE_ROUTES: readonly ApiRoute[] = [
     path: `${TENANT}/decisions`,
     summary: "The tenant's decision records, newest first, as the admin API lists them (any member)",
     responses: { 200: { description: 'one page and the cursor of the next', schema: decisionsPageSchema }, ...apiErrors({ 400: 'a bad or unknown query parameter', ...MEMBER }) },
+  },
+  {
+    method: 'post',
+    path: `${TENANT}/decisions/try`,
+    summary: 'Try a decision: one edge of the tenant decides the request over the relay, from its current image and directory, and records nothing (any member)',
+    requestBody: { content: { 'application/json': tryDecisionBodySchema } },
+    responses: {
+      200: {
+        description: 'the decision, why, and the state it was made from',
+        schema: z.strictObject({
+          principal: z.strictObject({ id: z.string(), email: z.string().optional() }),
+          decision: z.enum(['allow', 'deny']),
+          reasons: z.array(z.strictObject({ policy: z.string().nullable(), comment: z.string() })),
+          policy_digest: z.string(),
+          directory_revision: z.number().int(),
+        }),
+      },
+      ...apiErrors({
+        400: 'malformed body or instance id',
+        ...MEMBER,
+        409: 'the instance is not connected (or, in cluster mode, connected to another node)',
+        429: 'too many tried decisions waiting on the instance',
+        502: 'the edge could not decide (no image or directory yet, or a request its policy cannot take)',
+        503: 'the relay is shutting down',
+        504: 'no answer within the exec timeout',
+      }),
+    },
   },
   {
     method: 'get',

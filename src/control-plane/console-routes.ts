@@ -28,8 +28,11 @@ export const consoleCommandSchema = z.strictObject({ command: z.enum(COMMANDS) }
 /** Dependencies of {@link createConsoleRouter}. */
 export interface ConsoleDeps {
   readonly store: ControlPlaneStore;
-  /** The relay's exec, broadcast and registrations: the console takes exactly the API's path (§4.2, §4.3, "Broadcast"). */
-  readonly relay: Pick<Relay, 'exec' | 'broadcast' | 'registrations'>;
+  /**
+   * The relay's exec, broadcast and registrations: the console takes exactly the API's path (§4.2, §4.3, "Broadcast");
+   * and its `tryDecision`, for the Decisions view's "Try a decision" (absent: 404 there).
+   */
+  readonly relay: Pick<Relay, 'exec' | 'broadcast' | 'registrations'> & Partial<Pick<Relay, 'tryDecision'>>;
   readonly auth: ConsoleAuthOptions;
   /** The console's web page under `/console/`; the API alone when absent. */
   readonly page?: ConsolePage;
@@ -124,7 +127,7 @@ export function createConsoleRouter(deps: ConsoleDeps): Router {
 
   api.use('/tenants/:tenantId/connections', consoleConnectionRoutes(store, (tenantId) => `${CONSOLE_API_PATH}/tenants/${tenantId}/discovery-key/rotate`));
   api.use('/tenants/:tenantId/audit', consoleAuditRoutes(store));
-  api.use('/tenants/:tenantId/decisions', consoleDecisionRoutes(store));
+  api.use('/tenants/:tenantId/decisions', consoleDecisionRoutes(store, relay.tryDecision));
   api.use('/tenants/:tenantId/members', consoleMemberRoutes(store));
   api.use('/tenants/:tenantId/directory', consoleDirectoryRoutes(store));
   api.use('/tenants/:tenantId/policies', consolePolicyRoutes(store));

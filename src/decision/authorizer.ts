@@ -1,4 +1,5 @@
 import { BadRequestError, ServiceUnavailableError } from '../http';
+import type { DecisionReason } from '../policy';
 
 /**
  * One authorization question: may `principal` do `action` on `resource`, under the
@@ -37,6 +38,11 @@ export interface AuthorizationDecision {
   readonly policyPath: string;
 }
 
+/** A decision with why: the policies that determined it and their first comment lines, or "no policy permits". */
+export interface ExplainedDecision extends AuthorizationDecision {
+  readonly reasons: readonly DecisionReason[];
+}
+
 /**
  * Answers authorization questions. `local` evaluates Cedar in-process; `embedded` does
  * too, inside an edge runtime the relay keeps in sync; `edge` asks an edge authorizer
@@ -51,6 +57,12 @@ export interface Authorizer {
    * `edge` kind: the edge it asks is ready itself); absent means always.
    */
   ready?(): boolean | Promise<boolean>;
+  /**
+   * The same decision with its reasons, for a page that shows what its user may do and why
+   * (the todo page). Writes no decision record: it answers what the app shows, not what a
+   * request did. Absent where the authorizer cannot say why (the `edge` kind).
+   */
+  explain?(request: AuthorizationRequest): Promise<ExplainedDecision>;
   close(): Promise<void>;
 }
 

@@ -4,7 +4,7 @@
  * the sample apps' `local` authorizer calls it directly.
  */
 export { AuthorizerUnavailableError, InvalidPropertyError } from './authorizer';
-export type { Authorizer, AuthorizationRequest, AuthorizationDecision } from './authorizer';
+export type { Authorizer, AuthorizationRequest, AuthorizationDecision, ExplainedDecision } from './authorizer';
 export { createLocalAuthorizer } from './local-authorizer';
 export type { LocalAuthorizer, LocalDecision } from './local-authorizer';
 export { runPolicyTests, assertPolicyTestsPass, checkPolicyImage, describeTestFailure, PolicyTestsFailedError } from './run-policy-tests';

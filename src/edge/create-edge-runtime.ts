@@ -17,6 +17,7 @@ import { loadOrCreateInstanceId } from './instance-id';
 import { createPeriodicJob } from './periodic-job';
 import { createRelayClient } from './relay-client';
 import { createDecisionShipper } from './ship-decisions';
+import { createTryDecision } from './try-decision';
 import type { CommandOutcome } from './relay-client-contract';
 import { createDirectorySync, loadPersistedDirectory } from './sync-directory';
 import { loadPersistedPolicy, syncPolicy, type PinnedKeys, type PinnedVerification, type SyncOutcome } from './sync-policy';
@@ -162,6 +163,7 @@ export function createEdgeRuntime(deps: EdgeRuntimeDeps): EdgeRuntime {
 
   const decisionSample = createDecisionSample();
   const shipper = createDecisionShipper(decisionLog, () => relay);
+  const tryDecision = createTryDecision(state);
   const authorizer = createLocalAuthorizer({
     policy: () => state.policy?.compiled,
     directory: () => state.directory,
@@ -210,6 +212,7 @@ export function createEdgeRuntime(deps: EdgeRuntimeDeps): EdgeRuntime {
         status: () => edgeStatus(state),
         onCommand: runCommand,
         decisionSample: () => decisionSample.entries(),
+        tryDecision: tryDecision.decide,
         onRegistered: (again) => {
           if (again) resyncAfterReconnect();
         },
@@ -234,6 +237,7 @@ export function createEdgeRuntime(deps: EdgeRuntimeDeps): EdgeRuntime {
       client.abort();
       await Promise.all([discoveryJob.idle(), directoryJob.idle()]);
       await authorizer.close();
+      await tryDecision.close();
       // Frees the image in Cedar's memory, which outlives this edge in an embedded process.
       state.policy?.compiled.release();
       state.policy = undefined;

@@ -13,3 +13,4 @@ export type { DecisionRoute, DecisionInput, DecisionReply } from './decision-sup
 export { loadPinnedSigningKeys } from './pinned-signing-keys';
 export { searchEdge } from './search-edge';
 export type { EdgeSearchOutcome, EdgeSearchOptions } from './search-edge';
+export { reasonsOf, reasonText } from './explain-reasons';

@@ -1,5 +1,6 @@
 import type { Logger } from '../observability';
-import { RELAY_PATH, type CommandName, type EdgeMessage, type EdgeStatus, type SampledDecision } from '../relay-protocol';
+import { RELAY_PATH, type CommandName, type EdgeMessage, type EdgeStatus, type SampledDecision, type TryDecisionRequest } from '../relay-protocol';
+import type { TryOutcome } from './try-decision';
 import type { EdgeCredentials } from './control-plane-client';
 import type { Timers } from './timers';
 
@@ -19,6 +20,8 @@ export interface RelayClientOptions {
   readonly onCommand: (command: CommandName) => Promise<CommandOutcome>;
   /** The decision sample a `sample_request` asks for (docs/reference/api.md, "Dry run"). */
   readonly decisionSample: () => readonly SampledDecision[];
+  /** Decides a `try_decision` without recording it ("Try a decision"); absent, the edge answers `try_failed`. */
+  readonly tryDecision?: (request: TryDecisionRequest) => TryOutcome;
   readonly logger: Logger;
   readonly timers?: Timers;
   readonly random?: () => number;

@@ -96,6 +96,12 @@ export function createRelayClient(options: RelayClientOptions): RelayClient {
         logger.info({ command: frame.command, request_id: frame.request_id }, 'relay command');
         void runCommand(ws, frame.request_id, frame.command);
         break;
+      case 'try_decision': {
+        const outcome = options.tryDecision?.(frame.request) ?? { ok: false as const, error: { code: 'try_failed', message: 'this edge cannot try decisions' } };
+        if (outcome.ok) send({ type: 'try_result', request_id: frame.request_id, ...outcome.result });
+        else send({ type: 'command_result', request_id: frame.request_id, ok: false, error: { code: outcome.error.code.slice(0, 64), message: outcome.error.message.slice(0, 1024) } });
+        break;
+      }
       case 'sample_request':
         logger.info({ request_id: frame.request_id }, 'relay asked for the decision sample');
         sendSample(frame.request_id);

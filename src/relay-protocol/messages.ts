@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { decisionsFrameSchema } from './decision-record';
+import { tryDecisionFrameSchema, tryResultFrameSchema } from './try-decision';
 
 /**
  * The WebSocket protocol between an edge authorizer and the relay.
@@ -98,6 +99,7 @@ export const EDGE_FAILURE_CODES: ReadonlySet<string> = new Set([
   'no_image',
   'no_directory',
   'resync_required',
+  'try_failed',
 ]);
 
 /** Frames the edge sends. */
@@ -126,6 +128,8 @@ export const edgeMessageSchema = z.discriminatedUnion('type', [
   }),
   /** Decision records, batched and unsolicited (docs/reference/api.md, "Decision records"). */
   decisionsFrameSchema,
+  /** The answer to a `try_decision`. */
+  tryResultFrameSchema,
   // zod needs one variant per `type`, so the two outcomes nest under `ok`.
   z.discriminatedUnion('ok', [
     z.object({
@@ -149,6 +153,8 @@ export const relayMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('command'), request_id: requestId, command: z.enum(COMMANDS) }),
   /** Send the decision sample now, as `sample_chunk` frames. */
   z.object({ type: z.literal('sample_request'), request_id: requestId }),
+  /** Decide one request now and answer with `try_result`; no record is written (docs/reference/api.md, "Decision records"). */
+  tryDecisionFrameSchema,
   /** Stable error codes: `bad_frame`, `not_registered`, `already_registered`, `unknown_request`. */
   z.object({ type: z.literal('error'), code: z.string(), message: z.string() }),
 ]);

@@ -1,10 +1,10 @@
 import type { Server } from 'node:http';
 import type { RequestHandler, Router } from 'express';
 import { WebSocketServer } from 'ws';
-import type { HttpError } from '../http';
+import { HttpError } from '../http';
 import type { Logger } from '../observability';
 import { MAX_FRAME_BYTES } from '../relay-protocol';
-import type { CommandName, DecisionRecord, EdgeStatus } from '../relay-protocol';
+import type { CommandName, DecisionRecord, EdgeStatus, TryDecisionRequest, TryDecisionResult } from '../relay-protocol';
 import { CLOSE_CODES } from './close-codes';
 import { startEdgeSession } from './edge-session';
 import type { EdgeSession } from './edge-session';
@@ -73,6 +73,12 @@ export interface Relay {
    * with exec's errors: 404 unknown, 409 not connected, 502 edge failure, 504 timeout.
    */
   sampleDecisions(tenantId: string, instanceId: string): Promise<DecisionSampleReply>;
+  /**
+   * Asks one of the tenant's instances to decide `request` without recording it ("Try a
+   * decision", docs/reference/api.md, "Decision records"), with exec's errors; in cluster mode
+   * only an edge connected to this node (another's is 409 `instance_elsewhere`).
+   */
+  tryDecision(tenantId: string, instanceId: string, request: TryDecisionRequest): Promise<TryDecisionResult>;
   /**
    * Sends a command to every connected edge of the tenant matching `filter`, on every node,
    * and resolves once all confirmed or the deadline (the exec timeout) passed
@@ -222,6 +228,12 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     return session ? session.send(command) : clusterNode!.exec({ tenantId, instanceId }, command);
   }
 
+  async function tryDecision(tenantId: string, instanceId: string, request: TryDecisionRequest): Promise<TryDecisionResult> {
+    const session = await liveSession(tenantId, instanceId);
+    if (!session) throw new HttpError(409, 'instance_elsewhere', 'the instance is connected to another control-plane node; try again (another node may answer)');
+    return session.tryDecision(request);
+  }
+
   async function sampleDecisions(tenantId: string, instanceId: string): Promise<DecisionSampleReply> {
     const session = await liveSession(tenantId, instanceId);
     return session ? session.sample() : clusterNode!.sample({ tenantId, instanceId });
@@ -285,6 +297,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     exec,
     broadcast: (tenantId, command, filter = {}) => broadcast(tenantId, command, filter),
     sampleDecisions,
+    tryDecision,
     registrations: (tenantId, query) => registrationsPage({ registrations, links, desiredState: deps.desiredState }, tenantId, query),
     async close() {
       closing = true;

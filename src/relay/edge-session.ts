@@ -1,7 +1,7 @@
 import type { RawData, WebSocket } from 'ws';
 import type { EdgeConnection } from './relay-store';
 import type { Logger } from '../observability';
-import type { CommandName, DecisionRecord, EdgeMessage, EdgeStatus, RelayMessage } from '../relay-protocol';
+import type { CommandName, DecisionRecord, EdgeMessage, EdgeStatus, RelayMessage, TryDecisionRequest, TryDecisionResult } from '../relay-protocol';
 import { CLOSE_CODES } from './close-codes';
 import { createFrameBucket } from './frame-rate';
 import { parseEdgeFrame } from './parse-edge-frame';
@@ -15,6 +15,8 @@ import type { RegistrationWrite } from './relay-database';
 
 /** Bad frames tolerated on one connection before it is closed. */
 export const MAX_BAD_FRAMES = 5;
+/** Tried decisions that may wait on one edge at once; more get 429 `too_many_pending`. */
+export const MAX_PENDING_TRIES = 8;
 
 /** One authenticated edge connection, before and after its `register` frame. */
 export interface EdgeSession {
@@ -30,6 +32,8 @@ export interface EdgeSession {
   send(command: CommandName, timeoutMs?: number): Promise<EdgeStatus>;
   /** Asks for the edge's decision sample and resolves once its last chunk arrived. */
   sample(): Promise<DecisionSampleReply>;
+  /** Asks the edge to decide one request without recording it ("Try a decision"); resolves with its answer. */
+  tryDecision(request: TryDecisionRequest): Promise<TryDecisionResult>;
   /**
    * Queues one write of this session's registration behind the ones before it, so they
    * are applied in order even where the engine runs statements concurrently. Resolves
@@ -76,6 +80,8 @@ export function startEdgeSession(ws: WebSocket, connection: EdgeConnection, deps
   const log = deps.logger.child({ connection_id: connection.connectionId });
   const pending = createPendingCommands({ timeoutMs: deps.execTimeoutMs, max: deps.maxPending });
   const samples = createPendingSamples({ timeoutMs: deps.execTimeoutMs });
+  // Tried decisions waiting for their answer; few at once, they come from people at a page.
+  const tries = createPendingCommands<TryDecisionResult>({ timeoutMs: deps.execTimeoutMs, max: MAX_PENDING_TRIES });
   let instanceId: string | undefined;
   let key: InstanceKey | undefined;
   let badFrames = 0;
@@ -123,6 +129,12 @@ export function startEdgeSession(ws: WebSocket, connection: EdgeConnection, deps
       if (ws.readyState !== ws.OPEN) return Promise.reject(instanceDisconnected());
       const { requestId, result } = samples.add();
       reply({ type: 'sample_request', request_id: requestId });
+      return result;
+    },
+    tryDecision(request) {
+      if (ws.readyState !== ws.OPEN) return Promise.reject(instanceDisconnected());
+      const { requestId, result } = tries.add();
+      reply({ type: 'try_decision', request_id: requestId, request });
       return result;
     },
     record(what, write) {
@@ -174,6 +186,15 @@ export function startEdgeSession(ws: WebSocket, connection: EdgeConnection, deps
         frames.refund();
         if (message.done) recordStatus(id, message.status);
         return;
+      case 'try_result': {
+        const { type: _type, request_id: requestId, ...result } = message;
+        if (!tries.resolve(requestId, result)) {
+          reply({ type: 'error', code: 'unknown_request', message: 'no tried decision is waiting for this request id' });
+          return;
+        }
+        frames.refund();
+        return;
+      }
       case 'decisions':
         // Unsolicited and counted by the frame bucket like any frame; stored off this handler.
         deps.onDecisions?.(id, message.records);
@@ -183,7 +204,8 @@ export function startEdgeSession(ws: WebSocket, connection: EdgeConnection, deps
         const known = message.ok
           ? pending.resolve(message.request_id, message.status)
           : pending.reject(message.request_id, edgeError(message.error.message, message.error.code)) ||
-            samples.reject(message.request_id, edgeError(message.error.message, message.error.code));
+            samples.reject(message.request_id, edgeError(message.error.message, message.error.code)) ||
+            tries.reject(message.request_id, edgeError(message.error.message, message.error.code));
         if (!known) {
           // A result for a command never sent (or already timed out) changes nothing.
           reply({ type: 'error', code: 'unknown_request', message: 'no command is waiting for this request id' });
@@ -258,6 +280,7 @@ export function startEdgeSession(ws: WebSocket, connection: EdgeConnection, deps
     clearTimeout(registerTimer);
     pending.rejectAll(instanceDisconnected());
     samples.rejectAll(instanceDisconnected());
+    tries.rejectAll(instanceDisconnected());
     log.info({ instance_id: instanceId, code }, 'edge disconnected');
     deps.onClosed(session);
   });

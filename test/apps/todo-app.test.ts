@@ -105,6 +105,28 @@ describe('todo sample app end to end (real IdP, real SQLite file, todo policy)',
     expect((await call('rick', 'DELETE', `/todos/${todo.id}`)).status).toBe(404);
   });
 
+  it('with ?permissions says what the caller may do to each todo and why, exactly as the routes then decide', async () => {
+    const todo = await create('morty', 'permissions test');
+    type Permission = { allowed: boolean; why: string | null };
+    for (const who of ['morty', 'summer', 'rick', 'beth'] as const) {
+      const listed = await call(who, 'GET', '/todos?permissions');
+      expect(listed.status).toBe(200);
+      const permissions = listed.body!.permissions as { can_create_todo: Permission; todos: Record<string, { can_update_todo: Permission; can_delete_todo: Permission }> };
+      expect(Object.keys(permissions.todos).sort()).toEqual((listed.body!.todos as Todo[]).map((t) => t.id).sort());
+      const mine = permissions.todos[todo.id]!;
+      // Each answer is what the route decides: the page's hint and the API agree.
+      const update = await call(who, 'PUT', `/todos/${todo.id}`, { completed: false });
+      expect({ who, update: mine.can_update_todo.allowed }).toEqual({ who, update: update.status === 200 });
+      const create = await call(who, 'POST', '/todos', { title: `created by ${who}` });
+      expect({ who, create: permissions.can_create_todo.allowed }).toEqual({ who, create: create.status === 201 });
+      for (const p of [mine.can_update_todo, mine.can_delete_todo, permissions.can_create_todo]) {
+        expect(p.why).toMatch(p.allowed ? /^permitted by todo\.cedar:\d+ \(.+\)$/ : /^denied: no policy permits$/);
+      }
+    }
+    // Without the query, the list is as before.
+    expect(Object.keys((await call('beth', 'GET', '/todos')).body!)).toEqual(['todos']);
+  });
+
   it('refuses bad bodies with 400 and changes nothing', async () => {
     const todo = await create('morty', 'keep me');
     const cases = [

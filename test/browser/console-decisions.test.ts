@@ -51,4 +51,28 @@ describe('console Decisions view in Chromium', () => {
     // The cut stream is the one error the page saw.
     expect(ctx.browser.consoleErrors.filter((e) => !e.includes('ERR_INCOMPLETE_CHUNKED_ENCODING'))).toEqual([]);
   });
+
+  it('tries a decision at the chosen edge over the relay, shows its answer and why, and records nothing', async () => {
+    const form = view().locator('form.try-form');
+    await form.locator('select[name="instance"] option').first().waitFor({ state: 'attached' });
+    expect(await form.locator('select[name="instance"]').inputValue()).toBe(ctx.stack.edge.instanceId);
+    const tryAs = async (principal: string) => {
+      await form.getByLabel('User').fill(principal);
+      await form.getByLabel('Resource id').fill('try-target');
+      await form.getByRole('button', { name: 'Try' }).click();
+      await view().locator('.try-result[data-decision]').waitFor();
+    };
+    await tryAs(USERS.morty.email);
+    await view().locator('.try-result[data-decision="deny"]').waitFor();
+    expect(await view().locator('.try-result').textContent()).toMatch(/^deny: no policy permits \(image [0-9a-f]{12}…, directory revision \d+; not recorded\)$/);
+    await tryAs(USERS.rick.email);
+    await view().locator('.try-result[data-decision="allow"]').waitFor();
+    expect(await view().locator('.try-result').textContent()).toMatch(/^allow: Admins may do everything, DELETE included\. — rbac\.cedar:19 /);
+
+    // Nothing recorded: a real decision made after the tries arrives, and none of the tries before it.
+    expect(await edgeAllows(ctx.stack.edge.url, { type: 'SUB', value: USERS.summer.id }, 'rbac.GET', 'after-the-tries')).toBe(true);
+    await view().locator('tbody tr', { has: ctx.page.locator('[data-col="what"]', { hasText: 'Resource:after-the-tries' }) }).waitFor({ timeout: 10_000 });
+    const tried = await ctx.stack.store.decisions.list(ctx.stack.demo.tenantId, { resource: 'try-target' }, { limit: 10 });
+    expect(tried).toEqual([]);
+  });
 });

@@ -112,6 +112,11 @@ describe('todo web page in Chromium', () => {
   it('shows the policy refusing Beth (a viewer) the delete, and keeps the todo', async () => {
     await signIn('beth@the-smiths.com');
     await page.waitForSelector('#who:has-text("signed in as beth@the-smiths.com")');
+    // The page asked ahead and says why beside each control; the button still works, and the API refuses.
+    await page.waitForSelector('li:has-text("Fix the portal gun") .why:has-text("may not update, may not delete")');
+    expect(await page.getAttribute('li:has-text("Fix the portal gun") button', 'title')).toBe('not allowed: denied: no policy permits');
+    expect(await page.getAttribute('#add-button', 'class')).toBe('denied');
+    expect(await page.textContent('#add-why')).toBe('You may not add todos (denied: no policy permits).');
     await page.click('li:has-text("Fix the portal gun") button');
     await page.waitForSelector('#status:has-text("403")');
     expect(await page.textContent('#status')).toBe('403 Forbidden by policy todo.can_delete_todo');
@@ -122,6 +127,8 @@ describe('todo web page in Chromium', () => {
   it('lets Rick (an admin) delete it', async () => {
     await signIn('rick@the-citadel.com');
     await page.waitForSelector('#who:has-text("signed in as rick@the-citadel.com")');
+    await page.waitForSelector('li:has-text("Fix the portal gun") button[title^="allowed: permitted by todo.cedar:"]');
+    expect(await page.textContent('#add-why')).toBe('');
     await page.click('li:has-text("Fix the portal gun") button');
     await page.waitForSelector('#status:has-text("deleted")');
     expect(await page.locator('li').count()).toBe(0);

@@ -116,6 +116,32 @@ describe.each(SQL_ENGINES)('decision records on $name', (engine) => {
     expect((await consoleCall(keys.tenantId)).status).toBe(404);
   });
 
+  it("'Try a decision' asks the chosen edge over the relay and records nothing; the console API refuses what it must", async () => {
+    const token = await consoleToken(stack, USERS.morty.email);
+    const tryIt = (body: unknown, tenantId = stack.demo.tenantId) =>
+      expectConforms(stack.relayUrl, CONTROL_PLANE_ROUTES, {
+        method: 'POST',
+        path: `/console/api/tenants/${tenantId}/decisions/try`,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const ask = (principal: string) => ({ instance_id: stack.edge.instanceId, principal, action: 'DELETE', resource: { type: 'Resource', id: 'tried-only' } });
+    const rick = await tryIt(ask(USERS.rick.email));
+    expect({ status: rick.status, body: rick.body }).toEqual({
+      status: 200,
+      body: { principal: { id: USERS.rick.id, email: USERS.rick.email }, decision: 'allow', reasons: [ADMINS], policy_digest: digest, directory_revision: expect.any(Number) },
+    });
+    const morty = await tryIt(ask(USERS.morty.id));
+    expect(morty.body).toMatchObject({ decision: 'deny', reasons: [NOTHING] });
+    expect((await tryIt({ ...ask(USERS.rick.id), instance_id: 'no-such-edge' })).status).toBe(404);
+    expect((await tryIt({ ...ask(USERS.rick.id), action: '' })).status).toBe(400);
+    expect((await tryIt({ ...ask(USERS.rick.id), extra: true })).status).toBe(400);
+    // A real decision made after the tries arrives; the tries, shipped before it if at all, are not there.
+    expect(await edgeAllows(stack.edge.url, { type: 'SUB', value: USERS.beth.id }, 'rbac.GET', 'after-tries')).toBe(true);
+    await waitFor('the decision after the tries', async () => (await list(stack.demo, 'resource=after-tries'))[0], 1_000);
+    expect(await list(stack.demo, 'resource=tried-only')).toEqual([]);
+  });
+
   it('refuses a bad or unknown query parameter with 400', async () => {
     for (const query of ['decision=maybe', 'limit=0', 'limit=501', 'before=x', 'since=yesterday', 'colour=red', 'before=1&after=2']) {
       const reply = await expectConforms(stack.relayUrl, CONTROL_PLANE_ROUTES, {

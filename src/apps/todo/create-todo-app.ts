@@ -1,5 +1,6 @@
 import express, { type Request, type RequestHandler } from 'express';
-import type { Authorizer } from '../../authorizer';
+import { AuthorizerUnavailableError, type AuthorizationRequest, type Authorizer } from '../../authorizer';
+import { reasonText } from '../../edge';
 import { TODO_CLIENT_ID, findProjectRoot } from '../../config';
 import { resolveUserId, type DirectoryData } from '../../directory';
 import { HttpError, NotFoundError, createApp, finishApp, OPENAPI_PATH, parseBody, serveBrowserModules, serveOpenApi, jsonBody } from '../../http';
@@ -28,6 +29,9 @@ export interface TodoAppDeps {
 
 const POLICY = 'todo';
 
+/** Todos whose buttons `GET /todos?permissions` explains, at most (two decisions each); the rest get no entry (docs/reference/limits.md). */
+export const MAX_EXPLAINED_TODOS = 500;
+
 /** Loads the todo named in the path (404 when absent) and keeps it for the handler. */
 const loadTodo =
   (store: TodoStore): RequestHandler =>
@@ -40,6 +44,18 @@ const loadTodo =
   };
 
 const theTodo = (req: Request): Todo => req.res?.locals.todo as Todo;
+
+/** What the page shows for one button: whether its user may press it, and why (null when the authorizer cannot say). */
+export interface Permission {
+  readonly allowed: boolean;
+  readonly why: string | null;
+}
+
+/** Every button of the page for one user: add, and each todo's update and delete. */
+export interface TodoPermissions {
+  readonly can_create_todo: Permission;
+  readonly todos: Readonly<Record<string, { readonly can_update_todo: Permission; readonly can_delete_todo: Permission }>>;
+}
 
 /**
  * The todo sample: a small REST API whose rules live in `policies/todo`, named as in the
@@ -72,8 +88,39 @@ export function createTodoApp(deps: TodoAppDeps): express.Express {
   serveProbes(app, deps.authorizer);
   app.get(OPENAPI_PATH, serveOpenApi(TODO_OPENAPI));
 
-  app.get('/todos', auth, may('can_read_todos', collection), (_req, res) => {
-    res.json({ todos: deps.store.list() });
+  /** One button's answer, with its reasons where the authorizer gives them; a failure is a 503, never an allow. */
+  async function permission(request: AuthorizationRequest): Promise<Permission> {
+    try {
+      if (!deps.authorizer.explain) return { allowed: (await deps.authorizer.authorize(request)).allowed === true, why: null };
+      const { allowed, reasons } = await deps.authorizer.explain(request);
+      return { allowed: allowed === true, why: reasonText(allowed === true, reasons) };
+    } catch (err) {
+      if (err instanceof HttpError) throw err;
+      throw Object.assign(new AuthorizerUnavailableError(`could not decide ${request.policyPath}`), { cause: err });
+    }
+  }
+
+  /** What `sub` may do on the page now: the same questions the routes ask, asked ahead. */
+  async function permissionsOf(sub: string, todos: readonly Todo[], requestId: string): Promise<TodoPermissions> {
+    const ask = (action: string, resource: AuthorizationRequest['resource']) => permission({ principal: sub, action, resource, policyPath: `${policy}.${action}`, requestId });
+    const perTodo: Record<string, { can_update_todo: Permission; can_delete_todo: Permission }> = {};
+    for (const todo of todos.slice(0, MAX_EXPLAINED_TODOS)) {
+      const resource = { type: 'todo', id: todo.id, attributes: { ownerID: todo.owner_id } };
+      perTodo[todo.id] = { can_update_todo: await ask('can_update_todo', resource), can_delete_todo: await ask('can_delete_todo', resource) };
+    }
+    return { can_create_todo: await ask('can_create_todo', collection()), todos: perTodo };
+  }
+
+  // `?permissions` adds what the caller may do to each todo and why, so the page asks once
+  // per render; the routes still decide every change themselves.
+  app.get('/todos', auth, may('can_read_todos', collection), async (req, res) => {
+    const todos = deps.store.list();
+    if (req.query.permissions === undefined) {
+      res.json({ todos });
+      return;
+    }
+    const sub = (req as { auth?: { sub: string } }).auth!.sub;
+    res.json({ todos, permissions: await permissionsOf(sub, todos, req.id) });
   });
   app.post('/todos', auth, json, may('can_create_todo', collection), (req, res) => {
     const { title } = parseBody(createTodoBody, req.body, { code: 'invalid_body' });

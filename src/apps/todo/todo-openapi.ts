@@ -15,6 +15,13 @@ const notFound = { 404: { description: 'no such todo or user', schema: apiErrorS
 const conflict = { 409: { description: 'the todo was deleted meanwhile', schema: apiErrorSchema } };
 
 /** Every JSON route of the todo sample app (its web page is static files). */
+/** One button of the page: may the caller press it, and why (null when the authorizer cannot say). */
+const permission = z.strictObject({ allowed: z.boolean(), why: z.string().nullable() });
+const todoPermissions = z.strictObject({
+  can_create_todo: permission,
+  todos: z.record(z.string(), z.strictObject({ can_update_todo: permission, can_delete_todo: permission })),
+});
+
 export const TODO_ROUTES: readonly ApiRoute[] = [
   HEALTH_ROUTE,
   READY_ROUTE,
@@ -24,7 +31,12 @@ export const TODO_ROUTES: readonly ApiRoute[] = [
     summary: 'Where and as whom the page signs in',
     responses: { 200: { description: 'the IdP and the client id', schema: z.strictObject({ auth_url: z.string().nullable(), client_id: z.string() }) } },
   },
-  { method: 'get', path: '/todos', summary: 'Every todo', responses: { 200: { description: 'the todos', schema: z.strictObject({ todos: z.array(todo) }) }, ...APP_REFUSALS } },
+  {
+    method: 'get',
+    path: '/todos',
+    summary: 'Every todo; with `?permissions`, also what the caller may do (add, and update and delete each todo) and why',
+    responses: { 200: { description: 'the todos', schema: z.strictObject({ todos: z.array(todo), permissions: todoPermissions.optional() }) }, ...APP_REFUSALS },
+  },
   {
     method: 'post',
     path: '/todos',

@@ -1,6 +1,8 @@
 // The todo page: signs in at the IdP with the authorization code flow (sign-in.js), then
-// calls the todo API with the access token (never the ID token). Every refusal from the
-// API is shown as it came.
+// calls the todo API with the access token (never the ID token). Each render asks once what
+// the user may do and why (GET /todos?permissions) and says so beside every button; the
+// buttons stay pressable, because the API decides every change itself, and every refusal
+// from the API is shown as it came.
 import { accessToken, completeSignIn, refresh, signIn, signOut } from './sign-in.js';
 
 const names = new Map();
@@ -43,10 +45,19 @@ async function ownerName(id) {
   return names.get(id);
 }
 
+/** Marks a control the policy would refuse, and says why: the page's hint, never the enforcement. */
+function hint(element, permission) {
+  if (!permission) return;
+  element.classList.toggle('denied', !permission.allowed);
+  if (permission.why) element.title = `${permission.allowed ? 'allowed' : 'not allowed'}: ${permission.why}`;
+}
+
 async function render() {
-  const { todos } = await api('GET', '/todos');
+  const { todos, permissions } = await api('GET', '/todos?permissions');
   const list = $('todos');
   list.replaceChildren();
+  hint($('add-button'), permissions.can_create_todo);
+  $('add-why').textContent = permissions.can_create_todo.allowed ? '' : `You may not add todos (${permissions.can_create_todo.why ?? 'denied'}).`;
   for (const todo of todos) {
     const li = document.createElement('li');
     li.className = todo.completed ? 'done' : '';
@@ -64,7 +75,14 @@ async function render() {
     const del = document.createElement('button');
     del.textContent = 'Delete';
     del.onclick = () => act(() => api('DELETE', `/todos/${todo.id}`), 'deleted');
-    li.append(box, title, owner, del);
+    const mine = permissions.todos[todo.id];
+    hint(box, mine?.can_update_todo);
+    hint(del, mine?.can_delete_todo);
+    const why = document.createElement('small');
+    why.className = 'why';
+    why.textContent = [mine && !mine.can_update_todo.allowed ? 'may not update' : '', mine && !mine.can_delete_todo.allowed ? 'may not delete' : ''].filter(Boolean).join(', ');
+    if (mine) why.title = `update: ${mine.can_update_todo.why ?? '?'}\ndelete: ${mine.can_delete_todo.why ?? '?'}`;
+    li.append(box, title, owner, del, why);
     list.append(li);
   }
 }

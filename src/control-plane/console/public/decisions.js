@@ -7,6 +7,7 @@
 import { api, tenantPath } from './api.js';
 import { el, labelCells } from './dom.js';
 import { accessToken, refresh } from './sign-in.js';
+import { tryDecisionPanel } from './try-decision.js';
 
 /** Rows kept on the page; older ones leave as new ones come. */
 const MAX_ROWS = 200;
@@ -102,6 +103,7 @@ export function decisionsView(section) {
   let filters = {};
   let stream = null; // the AbortController of the stream in progress
   let after = 0;
+  const trying = tryDecisionPanel(section.querySelector('.try'));
 
   async function open(d) {
     const shown = account;
@@ -170,6 +172,7 @@ export function decisionsView(section) {
     async show(next) {
       stop();
       account = next;
+      trying.show(next);
       const shown = next;
       rows.replaceChildren();
       detail.hidden = true;
@@ -192,6 +195,7 @@ export function decisionsView(section) {
     },
     hide() {
       stop();
+      trying.hide();
       account = null;
     },
   };
