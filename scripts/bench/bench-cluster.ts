@@ -8,7 +8,9 @@
 // commands/s across the cluster, memory per edge per node, and the time from SIGKILL of a
 // node to all of its edges being registered on the others. The commands/s figure is measured
 // twice in the same run: every exec sent to the node holding the edge (nothing routed), then
-// to a random node (two in three routed), with the CPU each kind of process spent on it.
+// to a random node (two in three routed), with the CPU each kind of process spent on it. And
+// one broadcast to every edge of the tenant (docs/reference/api.md, "Broadcast"), sent to
+// each node in turn: each node sends to its own edges and asks the others for theirs.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -33,6 +35,7 @@ const LATENCY_PAIRS = 400;
 const THROUGHPUT_SECONDS = 5;
 const IN_FLIGHT = 64;
 const FAILOVER_LIMIT_MS = 60_000;
+const BROADCASTS = 30;
 
 interface Node {
   readonly id: string;
@@ -172,6 +175,20 @@ async function main(): Promise<void> {
     const row = (name: string, s: LatencySummary) => [name, s.count, s.p50, s.p99, s.mean, s.max];
     printTable(['exec', 'n', 'p50 ms', 'p99 ms', 'mean ms', 'max ms'], [row(`on the owning node (${first.id})`, l), row(`routed (${second.id} → ${first.id})`, r)], 2);
 
+    // One broadcast to all the edges, sent to each node in turn; every edge must confirm.
+    const broadcastMs: number[] = [];
+    for (let i = 0; i < BROADCASTS; i += 1) {
+      const node = nodes[i % nodes.length]!;
+      const started = process.hrtime.bigint();
+      const res = await request(`${node.url}/api/v2/management/control_plane/broadcast`, 'POST', auth, JSON.stringify({ command: { sync_edge_directory: {} } }));
+      broadcastMs.push(Number(process.hrtime.bigint() - started) / 1e6);
+      const result = res.status === 200 ? (JSON.parse(res.text) as { result: { sent: number; confirmed: number } }).result : undefined;
+      if (!result || result.sent !== options.edges || result.confirmed !== result.sent) throw new Error(`broadcast on ${node.id} answered ${res.status}: ${res.text.slice(0, 300)}`);
+    }
+    const b = summarize(broadcastMs);
+    console.log(`\nOne broadcast (sync_edge_directory) to all ${options.edges} edges, ${BROADCASTS} times, sent to each node in turn (every edge confirmed each time):`);
+    printTable(['measure', 'n', 'p50 ms', 'p99 ms', 'mean ms', 'max ms'], [row(`broadcast across ${options.nodes} nodes`, b)], 2);
+
     // Throughput, twice: every exec to the node holding the edge, then to a random node. CPU
     // is read only from the processes this bench started and their descendants (the
     // postmaster's backends), never from every `postgres` on the machine.
@@ -254,6 +271,7 @@ async function main(): Promise<void> {
       [
         [`routed p99 ≤ ${GOALS.routedToLocalP99}× local p99`, `${fmt(r.p99 / l.p99, 2)}× (${fmt(r.p99, 2)} vs ${fmt(l.p99, 2)} ms)`, verdict(r.p99 / l.p99 <= GOALS.routedToLocalP99)],
         [`≥ ${GOALS.commandsPerSecond} commands/s`, `${fmt(perSecond, 0)} (${fmt(perSecond / localRun.perSecond, 2)} of the same run with nothing routed: ${fmt(localRun.perSecond, 0)})`, verdict(perSecond >= GOALS.commandsPerSecond)],
+        [`one broadcast to ${options.edges} edges on ${options.nodes} nodes`, `p50 ${fmt(b.p50, 1)} ms, p99 ${fmt(b.p99, 1)} ms`, '—'],
         [`failover p99 < ${GOALS.failoverP99Ms / 1000} s`, `${fmt(back.p99 / 1000, 2)} s (all back: ${report.back.length === held})`, verdict(back.p99 < GOALS.failoverP99Ms && report.back.length === held)],
       ],
     );

@@ -3,8 +3,9 @@
 // Processes: the control plane + relay (lib/control-plane-server, started with
 // --expose-gc so its memory can be measured after a full GC), a real edge plus the same
 // decision routes behind Express and bare JSON endpoints (lib/edge-server), and for the
-// fan-out part 1,000 fake edges (lib/fake-edges). This process makes the operators' HTTP
-// calls and runs autocannon.
+// fan-out part 1,000 fake edges (lib/fake-edges): execs one by one, then one broadcast to
+// all (docs/reference/api.md, "Broadcast"). This process makes the operators' HTTP calls and
+// runs autocannon.
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config';
 import { loadDirectorySeed } from '../../src/directory';
@@ -17,8 +18,8 @@ import type { ControlPlaneInfo } from './lib/control-plane-server';
 import type { EdgeInfo } from './lib/edge-server';
 import type { FakeEdgesInfo } from './lib/fake-edges';
 import { alternate, cpuPerRequest, printMedians, roundSamples, runLoad, sequentialLatency, type LoadTarget } from './lib/load';
-import { measureExecRoundTrips, measureFanOut, measurePropagation, type RelayBenchSetup } from './lib/relay-measurements';
-import type { LatencySummary } from './lib/stats';
+import { measureBroadcast, measureExecRoundTrips, measureFanOut, measurePropagation, type RelayBenchSetup } from './lib/relay-measurements';
+import { summarize, type LatencySummary } from './lib/stats';
 import { fmt, machineLine, printTable, verdict } from './lib/table';
 import { scriptCommand } from '../lib/script-command';
 
@@ -31,7 +32,9 @@ const CLIENTS = 50;
 const SEQUENTIAL_REQUESTS = 2_000;
 const OPEN_LOOP_RATE = 1_000;
 const BATCH = 25;
-const GOALS = { changedDiscoveryP99Ms: 50, commandsPerSecond: 500, bytesPerEdge: 50 * 1024, ofBareNode: 0.85, openLoopP99Ms: 5 };
+const BROADCAST_ROUNDS = 5;
+const BROADCASTS_PER_ROUND = 10;
+const GOALS = { changedDiscoveryP99Ms: 50, commandsPerSecond: 500, bytesPerEdge: 50 * 1024, ofBareNode: 0.85, openLoopP99Ms: 5, broadcastP99Ms: 200 };
 
 /** The baseline of the sidecar's ratios: the same decision behind a bare node:http handler. */
 const BARE_NODE = 'bare node:http JSON';
@@ -78,12 +81,27 @@ async function main(): Promise<void> {
       [`${IN_FLIGHT} in flight`, await measureFanOut(cp, fleet.instanceIds, IN_FLIGHT)],
     ] as const;
     printTable(['mode', 'commands/s', 'p50 ms', 'p99 ms'], fanOut.map(([mode, r]) => [mode, r.perSecond, r.latency.p50, r.latency.p99]), 2);
-    const answered = await fakes.call<number>('answered');
-    const expected = 2 * FAKE_EDGES + WARMUP_EXECS;
-    if (answered !== expected) throw new Error(`the fake edges answered ${answered} commands, expected ${expected}`);
     for (const [mode, r] of fanOut) {
       summary.push([`commands/s, ${mode}`, fmt(r.perSecond, 0), `≥ ${GOALS.commandsPerSecond}`, verdict(r.perSecond >= GOALS.commandsPerSecond)]);
     }
+
+    console.log(
+      `\nOne broadcast (discovery) to all ${FAKE_EDGES} fake edges, against the same ${FAKE_EDGES} commands as execs (${IN_FLIGHT} in flight); ` +
+        `${BROADCAST_ROUNDS} rounds, each an exec fan-out then ${BROADCASTS_PER_ROUND} broadcasts:`,
+    );
+    const rounds = await measureBroadcast(cp, fleet.instanceIds, { rounds: BROADCAST_ROUNDS, perRound: BROADCASTS_PER_ROUND, inFlight: IN_FLIGHT });
+    const broadcasts = summarize(rounds.flatMap((r) => r.broadcastMs));
+    printTable(['measure', 'n', 'p50 ms', 'p99 ms', 'max ms'], [['one broadcast, all confirmed', String(broadcasts.count), broadcasts.p50, broadcasts.p99, broadcasts.max]], 2);
+    // Per round: the round's median broadcast ÷ the round's exec fan-out (below 1: the broadcast is faster).
+    const ratios = rounds.map((r) => summarize(r.broadcastMs).p50 / r.execFanOutMs).sort((x, y) => x - y);
+    const spread = `${fmt(ratios[Math.floor(ratios.length / 2)]!, 3)} (${fmt(ratios[0]!, 3)}–${fmt(ratios[ratios.length - 1]!, 3)})`;
+    console.log(`broadcast ÷ ${FAKE_EDGES} execs (${IN_FLIGHT} in flight), per round, median (min–max): ${spread}`);
+    summary.push([`one broadcast to ${FAKE_EDGES} fake edges, all confirmed, p99`, `${fmt(broadcasts.p99, 1)} ms`, `< ${GOALS.broadcastP99Ms} ms`, verdict(broadcasts.p99 < GOALS.broadcastP99Ms)]);
+    summary.push([`  its time ÷ ${FAKE_EDGES} execs ${IN_FLIGHT} in flight (per round)`, spread, '—', '—']);
+
+    const answered = await fakes.call<number>('answered');
+    const expected = 2 * FAKE_EDGES + WARMUP_EXECS + BROADCAST_ROUNDS * (1 + BROADCASTS_PER_ROUND) * FAKE_EDGES;
+    if (answered !== expected) throw new Error(`the fake edges answered ${answered} commands, expected ${expected}`);
     await fakes.stop();
     children.pop();
 
@@ -169,7 +187,7 @@ async function measureSidecar(edge: EdgeInfo, edgeChild: BenchChild, principal: 
 
 scriptCommand(
   'npm run bench:relay --',
-  'control plane, relay and edge on loopback: exec round trips, propagation, 1,000 fake edges on one relay, the sidecar against bare node:http, AuthZEN batches',
+  'control plane, relay and edge on loopback: exec round trips, propagation, 1,000 fake edges on one relay (execs and one broadcast), the sidecar against bare node:http, AuthZEN batches',
   'npm run bench:relay',
 ).parse();
 

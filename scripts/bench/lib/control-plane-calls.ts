@@ -46,6 +46,25 @@ export async function execCommand(cp: ControlPlaneInfo, instanceId: string, comm
   });
 }
 
+/** What one broadcast came to (docs/reference/api.md, "Broadcast"). */
+export interface BroadcastCounts {
+  readonly sent: number;
+  readonly confirmed: number;
+  readonly failed: readonly { id: string; code: string }[];
+  readonly not_connected: number;
+}
+
+/** `POST /api/v2/management/control_plane/broadcast`: one command to every connected edge of the tenant; resolves with the result. */
+export async function broadcastCommand(cp: ControlPlaneInfo, command: 'discovery' | 'sync_edge_directory'): Promise<BroadcastCounts> {
+  const answer = (await call(`${cp.url}/api/v2/management/control_plane/broadcast`, {
+    method: 'POST',
+    key: cp.discoveryApiKey,
+    tenantId: cp.tenantId,
+    body: { command: { [command]: {} } },
+  })) as { result: BroadcastCounts };
+  return answer.result;
+}
+
 /** Pushes a policy folder's files as a new image; resolves to its digest. */
 export async function pushPolicy(cp: ControlPlaneInfo, name: string, files: Record<string, string>): Promise<string> {
   const body = (await call(`${cp.url}/api/v2/admin/policies/${name}`, {

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { readPolicyFolder } from '../../../src/policy';
 import { letEditorsDelete } from '../../lib/let-editors-delete';
-import { askEdge, execCommand, pushPolicy, setRole } from './control-plane-calls';
+import { askEdge, broadcastCommand, execCommand, pushPolicy, setRole } from './control-plane-calls';
 import type { ControlPlaneInfo } from './control-plane-server';
 import { msSince, summarize, timeEach, type LatencySummary } from './stats';
 
@@ -91,6 +91,43 @@ export async function measurePropagation(
 }
 
 /** An exec to each instance in turn with `inFlight` workers; commands/s and per-exec latency. */
+/** One round of {@link measureBroadcast}: the exec fan-out's time and each broadcast's. */
+export interface BroadcastRound {
+  readonly execFanOutMs: number;
+  readonly broadcastMs: readonly number[];
+}
+
+/**
+ * One command to every one of `instanceIds` (with the tenant's other connected edges) two ways,
+ * alternated per round so each ratio has its baseline from the same round: a fan-out of
+ * execs, `inFlight` at a time, then `perRound` broadcasts. Every broadcast must come back
+ * with all of them confirmed.
+ */
+export async function measureBroadcast(
+  cp: ControlPlaneInfo,
+  instanceIds: readonly string[],
+  options: { rounds: number; perRound: number; inFlight: number },
+): Promise<BroadcastRound[]> {
+  const rounds: BroadcastRound[] = [];
+  for (let r = 0; r < options.rounds; r += 1) {
+    const started = process.hrtime.bigint();
+    await measureFanOut(cp, instanceIds, options.inFlight);
+    const execFanOutMs = msSince(started);
+    const broadcastMs: number[] = [];
+    for (let i = 0; i < options.perRound; i += 1) {
+      const t = process.hrtime.bigint();
+      const result = await broadcastCommand(cp, 'discovery');
+      broadcastMs.push(msSince(t));
+      // The tenant's other edges (the bench's real one) are reached too.
+      if (result.failed.length > 0 || result.confirmed !== result.sent || result.sent < instanceIds.length) {
+        throw new Error(`a broadcast reached ${result.confirmed} of ${result.sent} edges (${instanceIds.length} fakes): ${JSON.stringify(result.failed.slice(0, 5))}`);
+      }
+    }
+    rounds.push({ execFanOutMs, broadcastMs });
+  }
+  return rounds;
+}
+
 export async function measureFanOut(
   cp: ControlPlaneInfo,
   instanceIds: readonly string[],
