@@ -142,6 +142,34 @@ describe.each(SQL_ENGINES)('decision records on $name', (engine) => {
     expect(await list(stack.demo, 'resource=tried-only')).toEqual([]);
   });
 
+  it('streams new records to a member as server-sent events, resuming after an id; refuses a bad query and a non-member', async () => {
+    const token = await consoleToken(stack, USERS.morty.email);
+    const open = (tenantId: string, query: string, signal?: AbortSignal) =>
+      fetch(`${stack.relayUrl}/console/api/tenants/${tenantId}/decisions/stream?${query}`, { headers: { authorization: `Bearer ${token}` }, ...(signal ? { signal } : {}) });
+    const bad = await open(stack.demo.tenantId, 'decision=maybe');
+    expect({ status: bad.status, body: await bad.json() }).toEqual({ status: 400, body: { code: 'bad_request', message: 'decision must be allow or deny' } });
+    const { roles, users, resources } = loadDirectorySeed(stack.config.directorySeedFile).directory;
+    const other = await createTenant(stack.store, { name: 'not morty\'s', directory: { roles, users, resources } });
+    expect((await open(other.tenantId, '')).status).toBe(404);
+
+    const [newest] = await list(stack.demo, 'limit=1');
+    const controller = new AbortController();
+    const res = await open(stack.demo.tenantId, `after=${newest!.id}&resource=streamed`, controller.signal);
+    expect([res.status, res.headers.get('content-type')]).toEqual([200, 'text/event-stream; charset=utf-8']);
+    expect(await edgeAllows(stack.edge.url, { type: 'SUB', value: USERS.rick.id }, 'rbac.DELETE', 'streamed')).toBe(true);
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = '';
+    while (!text.includes('event: decision')) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`the stream ended: ${text}`);
+      text += value;
+    }
+    controller.abort();
+    const event = /event: decision\nid: (\d+)\ndata: (.+)\n/.exec(text)!;
+    const record = JSON.parse(event[2]!) as Stored;
+    expect(record).toMatchObject({ id: Number(event[1]), principal: { id: USERS.rick.id }, resource: { type: 'Resource', id: 'streamed' }, decision: 'allow', reasons: [ADMINS] });
+  });
+
   it('refuses a bad or unknown query parameter with 400', async () => {
     for (const query of ['decision=maybe', 'limit=0', 'limit=501', 'before=x', 'since=yesterday', 'colour=red', 'before=1&after=2']) {
       const reply = await expectConforms(stack.relayUrl, CONTROL_PLANE_ROUTES, {
