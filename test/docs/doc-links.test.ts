@@ -66,6 +66,7 @@ describe('links in the documentation', () => {
 
 describe('the README', () => {
   it('is at most 250 lines: the rest is in docs/guide/ and docs/reference/', () => {
-    expect(readFileSync(join(ROOT, 'README.md'), 'utf8').split('\n').length).toBeLessThanOrEqual(250);
+    const text = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    expect(text.split('\n').length - (text.endsWith('\n') ? 1 : 0)).toBeLessThanOrEqual(250);
   });
 });
