@@ -57,6 +57,9 @@ function readAllowed(text: string): boolean | undefined {
  * own mistake, which stays a 400 ({@link InvalidPropertyError}). It is ready while the edge's `GET /readyz` answers
  * 200 within the same deadline.
  */
+/** A request id the edge takes as its own (the rule of `requestIdFor`); any other is not sent. */
+const FORWARDED_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
 export function createEdgeAuthorizer(options: EdgeAuthorizerOptions): Authorizer {
   const endpoint = new URL('/api/v2/authz/is', options.url);
   if (endpoint.protocol !== 'http:' && endpoint.protocol !== 'https:') throw new Error(`edge URL must be http(s): ${options.url}`);
@@ -64,14 +67,16 @@ export function createEdgeAuthorizer(options: EdgeAuthorizerOptions): Authorizer
   const timeoutMs = options.timeoutMs ?? 2_000;
   const agent = new transport.Agent({ keepAlive: true, maxSockets: 64, keepAliveMsecs: 1_000 });
 
-  function post(payload: string): Promise<{ status: number; text: string }> {
+  function post(payload: string, requestId: string | undefined): Promise<{ status: number; text: string }> {
+    // The app's request id travels on, so the edge's decision record names the app's request (docs/reference/api.md, "Decision records").
+    const forwarded = requestId !== undefined && FORWARDED_REQUEST_ID.test(requestId) ? { 'x-request-id': requestId } : {};
     return new Promise((resolve, reject) => {
       const req = transport.request(
         endpoint,
         {
           method: 'POST',
           agent,
-          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), accept: 'application/json' },
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), accept: 'application/json', ...forwarded },
           signal: AbortSignal.timeout(timeoutMs),
         },
         (res) => {
@@ -110,7 +115,7 @@ export function createEdgeAuthorizer(options: EdgeAuthorizerOptions): Authorizer
     async authorize(request): Promise<AuthorizationDecision> {
       let answer: { status: number; text: string };
       try {
-        answer = await post(JSON.stringify(toIsRequest(request)));
+        answer = await post(JSON.stringify(toIsRequest(request)), request.requestId);
       } catch (err) {
         const reason = (err as NodeJS.ErrnoException).code ?? (err as Error).name;
         throw new AuthorizerUnavailableError(`edge authorizer unreachable (${reason})`);

@@ -81,6 +81,8 @@ describe.each(SQL_ENGINES)('decision records on $name', (engine) => {
     expect(byRick).toMatchObject({ ...common, principal: { id: USERS.rick.id, email: USERS.rick.email }, decision: 'allow', reasons: [ADMINS] });
     expect(byMorty).toMatchObject({ ...common, principal: { id: USERS.morty.id, email: USERS.morty.email }, decision: 'deny', reasons: [NOTHING] });
     expect(byMorty.id).toBeGreaterThan(byRick.id);
+    // The app's request id reaches the sidecar with the question: its record names the app's request.
+    expect([byRick.request_id, byMorty.request_id]).toEqual([rick.headers.get('x-request-id'), morty.headers.get('x-request-id')]);
     // Never a token: the record holds ids, e-mails and policy text only.
     expect(JSON.stringify([byRick, byMorty])).not.toContain(tokens.rick!.slice(0, 20));
   });

@@ -22,13 +22,14 @@ beforeAll(async () => {
   const rick = await callResource(stack.appUrl, 'DELETE', 'mega-seed', (await stack.idp.token(USERS.rick.email)).access_token);
   const morty = await callResource(stack.appUrl, 'DELETE', 'mega-seed', (await stack.idp.token(USERS.morty.email)).access_token);
   expect([rick.status, morty.status]).toEqual([200, 403]);
-  // The sidecar's own request id for Morty's decision: the app does not pass its id on.
+  // Morty's request id, as the sidecar recorded it (the app's own X-Request-Id, passed on).
   const listed = await waitFor('both records', async () => {
     const reply = await admin(stack.relayUrl, stack.demo, 'GET', '/api/v2/admin/decisions?action=DELETE');
     const decisions = (reply.body as { decisions: { request_id: string; principal: { id: string } }[] }).decisions;
     return decisions.length >= 2 ? decisions : undefined;
   });
   mortyRequest = listed.find((d) => d.principal.id === USERS.morty.id)!.request_id;
+  expect(mortyRequest).toBe(morty.headers.get('x-request-id'));
 }, SLOW);
 afterAll(async () => {
   await stack?.close();
