@@ -28,6 +28,7 @@ import { compilePolicyImage, readPolicyFolder } from '../../src/policy';
 import { roundRatios, spreadOf, formatSpread } from './lib/compare-rounds';
 import { summarize } from './lib/stats';
 import { fmt, machineLine, printTable } from './lib/table';
+import { scriptCommand } from '../lib/script-command';
 
 const SIZES = [100, 1_000, 10_000] as const;
 const USERS = 50;
@@ -170,6 +171,12 @@ async function main(): Promise<void> {
   if (!morty) throw new Error('morty is not in the seed directory');
   await overHttp(morty.id);
 }
+
+scriptCommand(
+  'npm run bench:search --',
+  'AuthZEN search cost at 100, 1,000 and 10,000 records against evaluating the same candidates one by one, then evaluation and the three searches over HTTP on a real sidecar',
+  'npm run bench:search',
+).parse();
 
 main().catch((err: unknown) => {
   console.error(err);
