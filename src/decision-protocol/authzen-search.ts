@@ -15,7 +15,7 @@ export const AUTHZEN_SEARCH_PATHS = {
 /** What a search looks for. */
 export type SearchKind = keyof typeof AUTHZEN_SEARCH_PATHS;
 
-/** Most results in one page: a larger `page.limit` is lowered to it (see the README's Limits). */
+/** Most results in one page: a larger `page.limit` is lowered to it (docs/reference/limits.md). */
 export const MAX_SEARCH_PAGE_SIZE = 1_000;
 
 /** Longest page token accepted (ours are under 200 characters). */

@@ -16,7 +16,7 @@ export const AUTHZEN_PATHS = {
   evaluations: '/access/v1/evaluations',
 } as const;
 
-/** Most evaluations in one batch call (see the README's Limits). */
+/** Most evaluations in one batch call (docs/reference/limits.md). */
 export const MAX_EVALUATIONS = 64;
 
 const properties = z.record(z.string().max(64), z.unknown()).optional();

@@ -9,7 +9,7 @@ import { actionCandidates, resourceCandidates, subjectCandidates, SUBJECT_TYPE, 
 /**
  * How much one search request may cost. A page ends early — with a `next_token` to go on
  * from — when either bound is reached, so a search never runs unbounded on the event loop
- * and a caller still reaches every result by paging (see the README's Limits).
+ * and a caller still reaches every result by paging (docs/reference/limits.md).
  */
 export const SEARCH_LIMITS = {
   /** Candidates evaluated for one page. */

@@ -7,7 +7,7 @@ export const RELATIONS = ['owner', 'writer', 'reader'] as const;
 export type Relation = (typeof RELATIONS)[number];
 
 const roleSchema = z.object({ id: z.string().regex(/^[a-z_][a-z0-9_]*$/), includes: z.array(z.string()) });
-/** Most identities one user may hold (see the README's Limits). */
+/** Most identities one user may hold (docs/reference/limits.md). */
 export const MAX_IDENTITIES_PER_USER = 16;
 
 /**

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Most properties one user or resource may hold (see the README's Limits). */
+/** Most properties one user or resource may hold (docs/reference/limits.md). */
 export const MAX_DIRECTORY_PROPERTIES = 32;
 
 /**

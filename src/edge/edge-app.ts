@@ -32,7 +32,7 @@ export function createEdgeApp(deps: { runtime: EdgeRuntime; verifyJwt: VerifyJwt
     const directory = state.directory !== undefined;
     const engine = isEngineHealthy();
     const ready = policy && directory && engine;
-    // `engine: false` appears only when Cedar lost the images it held (see the README).
+    // `engine: false` appears only when Cedar lost the images it held (docs/guide/02-policies.md, "Asking an edge directly").
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', policy, directory, ...(engine ? {} : { engine }) });
   });
   app.get(OPENAPI_PATH, serveOpenApi(EDGE_OPENAPI));
