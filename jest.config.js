@@ -12,6 +12,10 @@ module.exports = {
   },
   transformIgnorePatterns: ['/node_modules/(?!(jose|oauth4webapi|openid-client|oidc-provider)/)'],
   testTimeout: 20000,
+  // Two workers on the 2-core machines this runs on (Jest's default there is one): the whole
+  // suite took 389 s instead of 574 s on 2026-11-25, every test green both ways. Every test
+  // file is independent: its own servers on port 0, its own PostgreSQL/Redis, its own temp folders.
+  maxWorkers: 2,
   // Jest's per-file lines and summary, then one line counting the run (test/count-reporter.js).
   reporters: ['default', '<rootDir>/test/count-reporter.js'],
 };
