@@ -25,11 +25,10 @@ import { measureDirectoryPropagation, measurePolicyPropagation, type Propagation
 import type { AppsInfo } from './lib/apps-server';
 import { forkBenchChild, type BenchChild } from './lib/child-harness';
 import { compareRounds, goalRow, printComparisons, printLayers } from './lib/compare-rounds';
+import { startBenchStack } from './lib/bench-stack';
 import { closeCalls, waitForRegistration } from './lib/control-plane-calls';
-import type { ControlPlaneInfo } from './lib/control-plane-server';
 import { measureDecisionLatency } from './lib/decision-latency';
 import { measureRecordCost, spread } from './lib/record-cost';
-import type { EdgeInfo } from './lib/edge-server';
 import { alternate, cpuPerRequest, printMedians, roundSamples, type LoadTarget } from './lib/load';
 import { fmt, machineLine, printTable, verdict } from './lib/table';
 import { scriptCommand } from '../lib/script-command';
@@ -77,13 +76,7 @@ async function main(): Promise<void> {
   const children: BenchChild[] = [];
   const latencyDir = mkdtempSync(join(tmpdir(), 'outpost-bench-latency-'));
   try {
-    const controlPlane = await forkBenchChild(join(__dirname, 'lib', 'control-plane-server.js'));
-    children.push(controlPlane);
-    const cp = await controlPlane.call<ControlPlaneInfo>('start');
-    const edgeChild = await forkBenchChild(join(__dirname, 'lib', 'edge-server.js'));
-    children.push(edgeChild);
-    const edge = await edgeChild.call<EdgeInfo>('start', { relayUrl: cp.url, connectionId: cp.connectionId, connectionSecret: cp.connectionSecret });
-    await waitForRegistration(cp, edge.instanceId);
+    const { cp, edge } = await startBenchStack(children);
 
     const profileDir = process.env.BENCH_CPU_PROF;
     const apps = await forkBenchChild(join(__dirname, 'lib', 'apps-server.js'), profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []);

@@ -10,11 +10,11 @@ import { join } from 'node:path';
 import { loadConfig } from '../../src/config';
 import { loadDirectorySeed } from '../../src/directory';
 import { forkBenchChild, type BenchChild } from './lib/child-harness';
-import { closeCalls, isRequestBody, waitForRegistration } from './lib/control-plane-calls';
+import { startBenchStack } from './lib/bench-stack';
+import { closeCalls, isRequestBody } from './lib/control-plane-calls';
 import { evaluationBody, evaluationsBody } from './lib/authzen-bodies';
 import { compareRounds, goalRow, printComparisons } from './lib/compare-rounds';
 import { measureHandlerCosts } from './lib/handler-costs';
-import type { ControlPlaneInfo } from './lib/control-plane-server';
 import type { EdgeInfo } from './lib/edge-server';
 import type { FakeEdgesInfo } from './lib/fake-edges';
 import { alternate, cpuPerRequest, printMedians, roundSamples, runLoad, sequentialLatency, type LoadTarget } from './lib/load';
@@ -51,14 +51,7 @@ async function main(): Promise<void> {
   const children: BenchChild[] = [];
   const summary: (string | number)[][] = [];
   try {
-    const controlPlane = await forkBenchChild(join(__dirname, 'lib', 'control-plane-server.js'), ['--expose-gc']);
-    children.push(controlPlane);
-    const cp = await controlPlane.call<ControlPlaneInfo>('start');
-    const edgeChild = await forkBenchChild(join(__dirname, 'lib', 'edge-server.js'));
-    children.push(edgeChild);
-    const credentials = { relayUrl: cp.url, connectionId: cp.connectionId, connectionSecret: cp.connectionSecret };
-    const edge = await edgeChild.call<EdgeInfo>('start', credentials);
-    await waitForRegistration(cp, edge.instanceId);
+    const { controlPlane, cp, edgeChild, edge, credentials } = await startBenchStack(children, ['--expose-gc']);
     const setup: RelayBenchSetup = { cp, edgeUrl: edge.edgeUrl, instanceId: edge.instanceId, policiesDir: config.policiesDir, mortyId: morty.id };
 
     const before = await controlPlane.call<Memory>('memory');

@@ -16,10 +16,9 @@ import { join } from 'node:path';
 import { cpuUsage } from 'node:process';
 import { loadConfig } from '../../src/config';
 import { loadDirectorySeed } from '../../src/directory';
-import { forkBenchChild, type BenchChild } from './lib/child-harness';
-import { closeCalls, waitForRegistration } from './lib/control-plane-calls';
-import type { ControlPlaneInfo } from './lib/control-plane-server';
-import type { EdgeInfo } from './lib/edge-server';
+import { startBenchStack } from './lib/bench-stack';
+import type { BenchChild } from './lib/child-harness';
+import { closeCalls } from './lib/control-plane-calls';
 import { sequentialLatency } from './lib/load';
 import { createLocalAuthorizer, search, SEARCH_LIMITS, type SearchQuestion } from '../../src/decision';
 import type { SearchRequest } from '../../src/decision-protocol';
@@ -71,13 +70,7 @@ const HTTP_REQUESTS = 2_000;
 async function overHttp(mortyId: string): Promise<void> {
   const children: BenchChild[] = [];
   try {
-    const controlPlane = await forkBenchChild(join(__dirname, 'lib', 'control-plane-server.js'));
-    children.push(controlPlane);
-    const cp = await controlPlane.call<ControlPlaneInfo>('start');
-    const edgeChild = await forkBenchChild(join(__dirname, 'lib', 'edge-server.js'));
-    children.push(edgeChild);
-    const edge = await edgeChild.call<EdgeInfo>('start', { relayUrl: cp.url, connectionId: cp.connectionId, connectionSecret: cp.connectionSecret });
-    await waitForRegistration(cp, edge.instanceId);
+    const { edge } = await startBenchStack(children);
     const user = { type: 'user', id: mortyId };
     const targets = [
       ['evaluation', '/access/v1/evaluation', { subject: user, action: { name: 'GET' }, resource: { type: 'Resource', id: 'mega-seed' } }],
