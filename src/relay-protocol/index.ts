@@ -13,5 +13,5 @@ export {
 export type { CommandName, EdgeMessage, RelayMessage, EdgeStatus, SampledDecision } from './messages';
 export { DECISION_RECORD_LIMITS, decisionRecordSchema, decisionReasonSchema, decisionsFrameSchema } from './decision-record';
 export type { DecisionRecord, DecisionRecordReason } from './decision-record';
-export { tryDecisionRequestSchema } from './try-decision';
+export { tryDecisionRequestSchema, tryResultFrameSchema } from './try-decision';
 export type { TryDecisionRequest, TryDecisionResult } from './try-decision';

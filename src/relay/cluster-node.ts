@@ -1,5 +1,5 @@
 import type { Logger } from '../observability';
-import type { CommandName, EdgeStatus } from '../relay-protocol';
+import type { CommandName, EdgeStatus, TryDecisionRequest, TryDecisionResult } from '../relay-protocol';
 import { CLOSE_CODES } from './close-codes';
 import { MAX_BUS_BROADCAST_IDS, type BusAsk, type BusRequest, type HeldEdge, type RelayCluster } from './cluster';
 import type { EdgeSession } from './edge-session';
@@ -8,7 +8,7 @@ import type { HttpError } from '../http';
 import { instanceNotConnected } from './relay-errors';
 import type { InstanceKey } from './registration';
 import { failureCode, sendToLocalEdges, type SendOutcome } from './send-to-edges';
-import { parseRoutedOutcome } from './routed-outcome';
+import { parseRoutedOutcome, parseRoutedTryResult } from './routed-outcome';
 
 /** How much sooner than the asker a node answering a routed broadcast stops waiting (at most a quarter of the time). */
 export const ROUTED_BROADCAST_MARGIN_MS = 250;
@@ -42,6 +42,8 @@ export interface ClusterNode {
   /** Sends a command to the edge through the node that holds it (409 when none does). */
   exec(key: InstanceKey, command: CommandName): Promise<EdgeStatus>;
   sample(key: InstanceKey): Promise<DecisionSampleReply>;
+  /** Asks the edge to decide `request` without recording it, through the node that holds it. */
+  tryDecision(key: InstanceKey, request: TryDecisionRequest): Promise<TryDecisionResult>;
   /**
    * Sends a command to several of the tenant's edges that `owner` holds, in requests of at
    * most `MAX_BUS_BROADCAST_IDS` ids, and resolves within `timeoutMs` with what they came to;
@@ -81,6 +83,7 @@ export function joinCluster(deps: ClusterNodeDeps): ClusterNode {
     }
     if (!session) throw instanceNotConnected();
     if (request.kind === 'sample') return session.sample();
+    if (request.kind === 'try') return session.tryDecision(request.request!);
     return session.send(request.command!);
   });
 
@@ -152,6 +155,7 @@ export function joinCluster(deps: ClusterNodeDeps): ClusterNode {
     },
     exec: (key, command) => route<EdgeStatus>(key, { kind: 'exec', tenant: key.tenantId, instance: key.instanceId, command }),
     sample: (key) => route<DecisionSampleReply>(key, { kind: 'sample', tenant: key.tenantId, instance: key.instanceId }),
+    tryDecision: async (key, request) => parseRoutedTryResult(await route<unknown>(key, { kind: 'try', tenant: key.tenantId, instance: key.instanceId, request })),
     async broadcast(owner, tenantId, instanceIds, command, timeoutMs) {
       // The owner stops waiting a little before the asker does, so its answer arrives in time.
       const ownerTimeoutMs = Math.max(1, timeoutMs - Math.min(ROUTED_BROADCAST_MARGIN_MS, Math.floor(timeoutMs / 4)));

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { RequestHandler, Router } from 'express';
 import { WebSocketServer } from 'ws';
-import { HttpError } from '../http';
+import type { HttpError } from '../http';
 import type { Logger } from '../observability';
 import { MAX_FRAME_BYTES } from '../relay-protocol';
 import type { CommandName, DecisionRecord, EdgeStatus, TryDecisionRequest, TryDecisionResult } from '../relay-protocol';
@@ -76,7 +76,7 @@ export interface Relay {
   /**
    * Asks one of the tenant's instances to decide `request` without recording it ("Try a
    * decision", docs/reference/api.md, "Decision records"), with exec's errors; in cluster mode
-   * only an edge connected to this node (another's is 409 `instance_elsewhere`).
+   * an edge on another node is asked through that node, as exec is.
    */
   tryDecision(tenantId: string, instanceId: string, request: TryDecisionRequest): Promise<TryDecisionResult>;
   /**
@@ -230,8 +230,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
 
   async function tryDecision(tenantId: string, instanceId: string, request: TryDecisionRequest): Promise<TryDecisionResult> {
     const session = await liveSession(tenantId, instanceId);
-    if (!session) throw new HttpError(409, 'instance_elsewhere', 'the instance is connected to another control-plane node; try again (another node may answer)');
-    return session.tryDecision(request);
+    return session ? session.tryDecision(request) : clusterNode!.tryDecision({ tenantId, instanceId }, request);
   }
 
   async function sampleDecisions(tenantId: string, instanceId: string): Promise<DecisionSampleReply> {

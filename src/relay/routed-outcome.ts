@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { HttpError } from '../http';
+import { tryResultFrameSchema, type TryDecisionResult } from '../relay-protocol';
 import type { SendOutcome } from './send-to-edges';
 
 const outcomeSchema = z.strictObject({
@@ -17,5 +19,17 @@ export function parseRoutedOutcome(answer: unknown, asked: readonly string[]): S
   if (!parsed.success || parsed.data.confirmed + parsed.data.failed.length !== asked.length || !parsed.data.failed.every((f) => askedIds.has(f.id))) {
     return { confirmed: 0, failed: asked.map((id) => ({ id, code: 'server_error' })) };
   }
+  return parsed.data;
+}
+
+const tryResultSchema = tryResultFrameSchema.omit({ type: true, request_id: true }).strict();
+
+/**
+ * Another node's answer to a routed try ("Try a decision"), checked as the owner checked the
+ * edge's `try_result`: anything else is our own failure, a 500, never shown to the member.
+ */
+export function parseRoutedTryResult(answer: unknown): TryDecisionResult {
+  const parsed = tryResultSchema.safeParse(answer);
+  if (!parsed.success) throw new HttpError(500, 'server_error', 'internal error', {}, 'another node answered a try with something else than a try result');
   return parsed.data;
 }

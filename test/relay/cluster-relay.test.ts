@@ -149,6 +149,26 @@ describe('cluster mode: exec sent to a node that does not hold the edge', () => 
     expect(await result).toEqual({ status: EDGE_STATUS, entries });
   });
 
+  it('routes a tried decision to the owning node and brings back its answer, or the edge\'s failure as exec does', async () => {
+    const [n1, n2] = nodes as [Node, Node];
+    const e = await edge(n1, a, { instanceId: 'edge-1' });
+    const request = { principal: 'rick@the-citadel.com', action: 'DELETE', resource: { type: 'Resource', id: 'x' } };
+    const answer = { principal: { id: 'u-rick', email: 'rick@the-citadel.com' }, decision: 'allow' as const, reasons: [{ policy: 'rbac.cedar:19', comment: 'Admins may do everything, DELETE included.' }], policy_digest: EDGE_STATUS.policy_digest!, directory_revision: 3 };
+    const tried = n2.relay.tryDecision(a.tenantId, 'edge-1', request);
+    const frame: RelayMessage = await e.next();
+    if (frame.type !== 'try_decision') throw new Error(`expected try_decision, got ${frame.type}`);
+    expect(frame.request).toEqual(request);
+    e.sendJson({ type: 'try_result', request_id: frame.request_id, ...answer });
+    expect(await tried).toEqual(answer);
+
+    const failing = n2.relay.tryDecision(a.tenantId, 'edge-1', request);
+    const next: RelayMessage = await e.next();
+    e.sendJson({ type: 'command_result', request_id: (next as { request_id: string }).request_id, ok: false, error: { code: 'no_image', message: 'the edge has no policy image yet' } });
+    await expect(failing).rejects.toMatchObject({ status: 502, code: 'no_image' });
+    // Another tenant cannot reach the edge through either node.
+    await expect(n2.relay.tryDecision(b.tenantId, 'edge-1', request)).rejects.toMatchObject({ status: 404, code: 'instance_not_found' });
+  });
+
   it('answers 404 for an instance no node knows', async () => {
     const [, n2] = nodes as [Node, Node];
     expect(await exec(n2, a, 'nobody')).toMatchObject({ status: 404, body: { code: 'instance_not_found' } });

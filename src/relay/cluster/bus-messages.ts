@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { COMMANDS } from '../../relay-protocol';
+import { COMMANDS, tryDecisionRequestSchema } from '../../relay-protocol';
 import { MAX_KEY_PART_LENGTH, NODE_ID_PATTERN } from './redis-keys';
 
 /** The largest bus request a node publishes or reads; a larger one is dropped and logged. */
@@ -12,8 +12,11 @@ export const MAX_BUS_MESSAGE_BYTES = 64 * 1024;
  */
 export const MAX_BUS_REPLY_BYTES = 5 * 1024 * 1024;
 
-/** What one node may ask of the node that holds an edge's socket (`broadcast`: of several edges' sockets). */
-export const BUS_REQUEST_KINDS = ['exec', 'sample', 'replaced', 'broadcast'] as const;
+/**
+ * What one node may ask of the node that holds an edge's socket (`broadcast`: of several
+ * edges' sockets; `try`: "Try a decision", its `request` as the edge's `try_decision` carries it).
+ */
+export const BUS_REQUEST_KINDS = ['exec', 'sample', 'replaced', 'broadcast', 'try'] as const;
 
 /**
  * Instance ids in one routed broadcast request: 512 ids of at most 64 characters stay well
@@ -39,8 +42,10 @@ const requestSchema = z.strictObject({
   instances: z.array(part).min(1).max(MAX_BUS_BROADCAST_IDS).optional(),
   timeout_ms: z.int().min(1).max(MAX_BUS_TIMEOUT_MS).optional(),
   command: z.enum(COMMANDS).optional(),
+  request: tryDecisionRequestSchema.optional(),
 })
   .refine((request) => (request.kind === 'exec' || request.kind === 'broadcast') === (request.command !== undefined), 'exec and broadcast, and only they, name a command')
+  .refine((request) => (request.kind === 'try') === (request.request !== undefined), 'a try, and only a try, carries a request')
   .refine(
     (request) =>
       request.kind === 'broadcast'

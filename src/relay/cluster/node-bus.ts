@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../../observability';
-import type { CommandName } from '../../relay-protocol';
+import type { CommandName, TryDecisionRequest } from '../../relay-protocol';
 import { edgeError, edgeTimeout, instanceNotConnected, relayClosing } from '../relay-errors';
 import { maxBusBytes, parseBusMessage, type BusReply, type BusRequest, type BusRequestKind } from './bus-messages';
 import { callRedis, disconnectRedis, redisReady, watchRedis } from './connect-redis';
@@ -24,6 +24,8 @@ export interface BusAsk {
   readonly timeoutMs?: number;
   /** Required for `exec` and `broadcast`, absent otherwise. */
   readonly command?: CommandName;
+  /** Required for `try`, absent otherwise: the decision to try. */
+  readonly request?: TryDecisionRequest;
 }
 
 /** Answers another node's request; resolves with a JSON-able result or throws an HttpError. */
@@ -186,6 +188,7 @@ export async function startNodeBus(options: NodeBusOptions): Promise<NodeBus> {
       if (ask.instances !== undefined) message.instances = [...ask.instances];
       if (ask.timeoutMs !== undefined) message.timeout_ms = ask.timeoutMs;
       if (ask.command !== undefined) message.command = ask.command;
+      if (ask.request !== undefined) message.request = ask.request;
       return new Promise<T>((resolve, reject) => {
         const timer = setTimeout(() => take(id)?.reject(edgeTimeout(timeoutMs)), timeoutMs);
         waiting.set(id, { resolve: resolve as (result: unknown) => void, reject, timer });

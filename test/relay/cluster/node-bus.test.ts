@@ -202,6 +202,9 @@ describe('node bus', () => {
       JSON.stringify({ ...valid, kind: 'exec', command: undefined }),
       JSON.stringify({ ...valid, from: 'node a' }),
       JSON.stringify({ ...valid, extra: true }),
+      // A try carries a tried decision and no command; nothing else carries one.
+      JSON.stringify({ ...valid, kind: 'try', command: undefined }),
+      JSON.stringify({ ...valid, request: { principal: 'p', action: 'a', resource: { type: 't', id: 'i' } } }),
       JSON.stringify({ type: 'reply', id: valid.id, ok: true, result: 1 }),
       // A valid request padded past 64 KiB: dropped for its size alone.
       JSON.stringify(valid, null, 70 * 1024).replace(/\n/g, ' '.repeat(11_000)),
