@@ -5,13 +5,14 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { openKeyStore, systemClock } from '../../src/idp';
 import { silentLogger } from '../../src/observability';
+import { compiled } from '../helpers/compiled';
 
 const run = promisify(execFile);
-const script = join(__dirname, '..', '..', 'scripts', 'rotate-key.ts');
+const script = compiled('scripts/rotate-key.ts');
 
 /** `npm run rotate-key` as its own process, from source, on `dataDir`. */
 function rotateKey(dataDir: string): Promise<{ stdout: string }> {
-  return run(process.execPath, ['-r', 'ts-node/register/transpile-only', script], {
+  return run(process.execPath, [script], {
     env: { ...process.env, OUTPOST_DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
   });
 }

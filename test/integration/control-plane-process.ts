@@ -1,11 +1,11 @@
 /**
- * A control plane as a real process (`src/control-plane/main.ts` under ts-node), for tests
+ * A control plane as a real process (`src/control-plane/main.ts` compiled, test/helpers/compiled.ts), for tests
  * of several nodes: killed with SIGKILL like a crash, or stopped with SIGTERM.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 import { freePort } from '../../scripts/lib/free-port';
 import { findProjectRoot } from '../../src/config';
+import { compiled } from '../helpers/compiled';
 
 /** A running control-plane process. */
 export interface ControlPlaneProcess {
@@ -25,7 +25,7 @@ export interface ControlPlaneProcess {
 export async function startControlPlaneProcess(env: Record<string, string>, timeoutMs = 60_000): Promise<ControlPlaneProcess> {
   const root = findProjectRoot();
   const port = await freePort();
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', join(root, 'src/control-plane/main.ts')], {
+  const child = spawn(process.execPath, [compiled('src/control-plane/main.ts')], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', CONTROL_PLANE_PORT: String(port), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

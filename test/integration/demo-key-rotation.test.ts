@@ -16,10 +16,11 @@ import { loadTenantCredentials } from '../../scripts/lib/tenant-credentials';
 import { SQL_ENGINES } from '../helpers/sql-engines';
 import { listRegistrations } from './stack-client';
 import { consoleToken, startStack, type Stack } from './stack-fixture';
+import { compiled } from '../helpers/compiled';
 
 const RICK = 'rick@the-citadel.com';
 const RICK_ID = 'c8c8a5d4-3f1e-4b7a-9d1e-0a1b2c3d4e01';
-const tenantsScript = join(__dirname, '..', '..', 'scripts', 'tenants.ts');
+const tenantsScript = compiled('scripts/tenants.ts');
 
 describe.each(SQL_ENGINES)('rotating the demo tenant\'s keys on $name', (engine) => {
   let stack: Stack;
@@ -62,7 +63,7 @@ describe.each(SQL_ENGINES)('rotating the demo tenant\'s keys on $name', (engine)
   it('writes a key rotated with npm run tenants -- rotate-key into the file, and says so', async () => {
     const env: NodeJS.ProcessEnv = { ...process.env, OUTPOST_DATA_DIR: stack.dataDir, LOG_LEVEL: 'silent' };
     if (typeof stack.controlPlaneLocation !== 'string') env.DATABASE_URL = stack.controlPlaneLocation.databaseUrl;
-    const { stdout } = await promisify(execFile)(process.execPath, ['-r', 'ts-node/register/transpile-only', tenantsScript, 'rotate-key', stack.demo.tenantId, 'admin'], { env });
+    const { stdout } = await promisify(execFile)(process.execPath, [tenantsScript, 'rotate-key', stack.demo.tenantId, 'admin'], { env });
     const key = /^admin_api_key=(\S+)$/m.exec(stdout)?.[1];
     expect(readDemoTenantFile(stack.dataDir).admin_api_key).toBe(key);
     expect(stdout).toContain(`${file()} has the new key too: the scripts go on working.`);

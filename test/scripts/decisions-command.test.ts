@@ -4,15 +4,15 @@
  * shows them, with their reasons.
  */
 import { execFile } from 'node:child_process';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { USERS } from '../apps/app-fixture';
 import { admin, callResource, waitFor } from '../integration/stack-client';
 import { startStack, type Stack } from '../integration/stack-fixture';
+import { compiled } from '../helpers/compiled';
 
 const run = promisify(execFile);
-const script = join(__dirname, '..', '..', 'scripts', 'decisions.ts');
-/** Each run compiles the script under ts-node: seconds each on a busy machine. */
+const script = compiled('scripts/decisions.ts');
+/** Several processes a test: generous, for a busy machine. */
 const SLOW = 90_000;
 
 let stack: Stack;
@@ -45,7 +45,7 @@ async function decisions(...args: string[]): Promise<{ code: number; stdout: str
     LOG_LEVEL: 'silent',
   };
   try {
-    const { stdout, stderr } = await run(process.execPath, ['-r', 'ts-node/register/transpile-only', script, ...args], { env });
+    const { stdout, stderr } = await run(process.execPath, [script, ...args], { env });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const failed = err as { code: number; stdout: string; stderr: string };

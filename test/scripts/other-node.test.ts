@@ -1,12 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { headersFor } from '../../scripts/lib/node-runtime';
+import { compiled } from '../helpers/compiled';
 
 const root = join(__dirname, '..', '..');
 
-/** Runs a script from source with `--help`: it must print its usage and do nothing else. */
+/** Runs a compiled script with `--help`, as its npm script does: it must print its usage and do nothing else. */
 function help(script: string) {
-  return spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', join(root, script), '--help'], {
+  return spawnSync(process.execPath, [compiled(script), '--help'], {
     cwd: root,
     encoding: 'utf8',
     timeout: 60_000,

@@ -9,10 +9,11 @@ import { keyPairFiles, parseSignedVersion, readPrivateKey, readPublicKeys, write
 import { baseUrl, close, listen } from '../../src/http';
 import { readPolicyFolder, signPolicyImage, signingKeyId, verifyImageSignature } from '../../src/policy';
 import { makeFixture, policiesDir, type Fixture } from '../control-plane/fixture';
+import { compiled } from '../helpers/compiled';
 
 const IMAGE = { name: 'rbac', digest: `sha256:${'ab'.repeat(32)}` };
 const run = promisify(execFile);
-const script = join(__dirname, '..', '..', 'scripts', 'policy.ts');
+const script = compiled('scripts/policy.ts');
 
 describe('npm run policy -- keygen / push --sign key files', () => {
   let dir: string;
@@ -87,7 +88,7 @@ describe('npm run policy -- push --sign: versions', () => {
       LOG_LEVEL: 'silent',
     };
     try {
-      const { stdout, stderr } = await run(process.execPath, ['-r', 'ts-node/register/transpile-only', script, ...args], { env });
+      const { stdout, stderr } = await run(process.execPath, [script, ...args], { env });
       return { code: 0, output: `${stdout}${stderr}` };
     } catch (err) {
       const failed = err as { code: number; stdout: string; stderr: string };
@@ -95,7 +96,7 @@ describe('npm run policy -- push --sign: versions', () => {
     }
   }
   const latest = () => fx.store.images.taggedDigest(fx.demo.tenant_id, 'rbac');
-  /** Each run compiles the script under ts-node: seconds each on a busy machine. */
+  /** Several processes a test: generous, for a busy machine. */
   const SLOW = 90_000;
 
   it('signs the next version each time, so pushing an older folder again is a rollback the control plane takes', async () => {

@@ -7,9 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { controlPlaneDbPath, openControlPlaneStore } from '../../src/control-plane';
+import { compiled } from '../helpers/compiled';
 
 const run = promisify(execFile);
-const script = join(__dirname, '..', '..', 'scripts', 'tenants.ts');
+const script = compiled('scripts/tenants.ts');
 
 describe('npm run tenants in the audit log', () => {
   let dataDir: string;
@@ -24,7 +25,7 @@ describe('npm run tenants in the audit log', () => {
   async function tenants(...args: string[]): Promise<{ code: number; stdout: string; output: string }> {
     const { DATABASE_URL: _unused, ...env } = process.env;
     try {
-      const { stdout, stderr } = await run(process.execPath, ['-r', 'ts-node/register/transpile-only', script, ...args], {
+      const { stdout, stderr } = await run(process.execPath, [script, ...args], {
         env: { ...env, OUTPOST_DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
       });
       return { code: 0, stdout, output: `${stdout}${stderr}` };

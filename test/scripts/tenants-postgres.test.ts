@@ -6,9 +6,10 @@ import { promisify } from 'node:util';
 import { Client } from 'pg';
 import { openControlPlaneStore } from '../../src/control-plane';
 import { postgresServer } from '../helpers/sql-engines';
+import { compiled } from '../helpers/compiled';
 
 const run = promisify(execFile);
-const script = join(__dirname, '..', '..', 'scripts', 'tenants.ts');
+const script = compiled('scripts/tenants.ts');
 
 /** A password no output may show; the throwaway server trusts every login, so it is never checked. */
 const PASSWORD = 'pw-never-printed-7f3c';
@@ -23,7 +24,7 @@ interface Ran {
 /** `npm run tenants -- <args>` as its own process, from source, with `DATABASE_URL` set. */
 async function tenants(databaseUrl: string, dataDir: string, ...args: string[]): Promise<Ran> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['-r', 'ts-node/register/transpile-only', script, ...args], {
+    const { stdout, stderr } = await run(process.execPath, [script, ...args], {
       env: { ...process.env, DATABASE_URL: databaseUrl, OUTPOST_DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
     });
     return { code: 0, output: `${stdout}${stderr}`, stdout };

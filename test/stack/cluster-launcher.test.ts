@@ -1,6 +1,6 @@
 /**
- * `npm run cluster` as a person runs it (scripts/cluster.ts under ts-node, so its components
- * run from src/ too): two nodes on a throwaway PostgreSQL and Redis behind the round-robin
+ * `npm run cluster` as a person runs it (dist/scripts/cluster.js, as the npm script runs it, so
+ * its components run from dist/ too): two nodes on a throwaway PostgreSQL and Redis behind the round-robin
  * front, the sidecar edge and both apps. One node is killed like a crash: the stack goes on,
  * its edges reconnect and the launcher restarts it; SIGTERM then stops every process it
  * started, the restarted node included, and removes the servers.
@@ -14,6 +14,7 @@ import { findProjectRoot, readDemoTenantFile } from '../../src/config';
 import { fetchToken } from '../../scripts/lib/fetch-token';
 import { callResource, exec, registrations, tenantFromDemo, type RegistrationView, type TenantCredentials } from '../integration/stack-client';
 import { childrenOf, commandLine, stopLauncher } from './process-tree';
+import { compiled } from '../helpers/compiled';
 
 const STARTUP_TIMEOUT_MS = 90_000;
 const FAILOVER_TIMEOUT_MS = 45_000;
@@ -90,7 +91,7 @@ describe('npm run cluster', () => {
   it('serves through the front, survives and restarts a killed node, and leaves nothing behind on SIGTERM', async () => {
     const front = await freePortRun(2);
     const ports = { idp: await freePort(), edge: await freePort(), rbac: await freePort(), todo: await freePort() };
-    launcher = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', join(root, 'scripts/cluster.ts'), '--nodes', '2'], {
+    launcher = spawn(process.execPath, [compiled('scripts/cluster.ts'), '--nodes', '2'], {
       cwd: root,
       env: {
         PATH: process.env.PATH ?? '',

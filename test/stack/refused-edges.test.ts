@@ -1,5 +1,5 @@
 /**
- * `npm start` as a person runs it (src/stack/main.ts under ts-node) on the state the issue's
+ * `npm start` as a person runs it (dist/src/stack/main.js, as `npm start` runs it) on the state the issue's
  * reporter had: a data folder whose demo-tenant.json another control plane wrote over, with
  * the edges' last good state from that control plane on disk. Every edge then answers its
  * `/readyz` while the relay refuses it (401); the launcher used to print "Outpost is up"
@@ -17,6 +17,7 @@ import { startEdgeNode } from '../integration/edge-node';
 import { startStack } from '../integration/stack-fixture';
 import { isPortFree } from '../../src/stack/check-ports';
 import { stopLauncher } from './process-tree';
+import { compiled } from '../helpers/compiled';
 
 const RUN_TIMEOUT_MS = 120_000;
 
@@ -67,7 +68,7 @@ describe('npm start with edges the relay refuses', () => {
 
   it('does not claim "up": it names every refused edge with the way out, stops everything and exits 1', async () => {
     const ports = { IDP_PORT: await freePort(), CONTROL_PLANE_PORT: await freePort(), EDGE_PORT: await freePort(), RBAC_PORT: await freePort(), TODO_PORT: await freePort() };
-    launcher = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', join(root, 'src/stack/main.ts')], {
+    launcher = spawn(process.execPath, [compiled('src/stack/main.ts')], {
       cwd: root,
       env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', OUTPOST_DATA_DIR: dataDir, ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])) },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,6 +1,6 @@
 /**
- * `npm start` as a person runs it (src/stack/main.ts under ts-node, so its components run from
- * src/ too), on free ports with a temporary data folder. Each of the five components is killed
+ * `npm start` as a person runs it (dist/src/stack/main.js, so its components run from dist/
+ * too), on free ports with a temporary data folder. Each of the five components is killed
  * like a crash in turn: the others keep answering their health path all along, the launcher
  * restarts the dead one, which answers again within a bound; SIGTERM then exits 0 and leaves
  * no process, the restarted ones included.
@@ -12,13 +12,14 @@ import { join } from 'node:path';
 import { freePort } from '../../scripts/lib/free-port';
 import { findProjectRoot } from '../../src/config';
 import { childrenOf, commandLine, stopLauncher } from './process-tree';
+import { compiled } from '../helpers/compiled';
 
 const STARTUP_TIMEOUT_MS = 90_000;
 /** From the kill to the restarted component answering: 0.25 s of backoff, then a start from source. */
 const BACK_WITHIN_MS = 20_000;
 const STOP_TIMEOUT_MS = 30_000;
 
-/** The five components as the launcher labels them, the entry file it starts and the path it waits on. */
+/** The five components as the launcher labels them, the source of the entry file it starts (compiled) and the path it waits on. */
 const COMPONENTS = [
   { label: 'IdP', entry: 'src/idp/main.ts', port: 'IDP_PORT', path: '/healthz' },
   { label: 'control plane', entry: 'src/control-plane/main.ts', port: 'CONTROL_PLANE_PORT', path: '/healthz' },
@@ -68,7 +69,7 @@ describe('npm start heals itself', () => {
     const ports = new Map<string, number>();
     for (const c of COMPONENTS) ports.set(c.port, await freePort());
     const url = (c: (typeof COMPONENTS)[number]) => `http://127.0.0.1:${ports.get(c.port)}${c.path}`;
-    launcher = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', join(root, 'src/stack/main.ts')], {
+    launcher = spawn(process.execPath, [compiled('src/stack/main.ts')], {
       cwd: root,
       env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', OUTPOST_DATA_DIR: dataDir, ...Object.fromEntries([...ports].map(([k, v]) => [k, String(v)])) },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -104,7 +105,7 @@ describe('npm start heals itself', () => {
     await said(/Outpost is up\.[\s\S]*Stop with Ctrl\+C\./, 'the banner', STARTUP_TIMEOUT_MS);
     const pids = new Map<string, number>();
     for (const pid of childrenOf(child.pid!)) {
-      const c = COMPONENTS.find((component) => commandLine(pid).some((arg) => arg.endsWith(component.entry)));
+      const c = COMPONENTS.find((component) => commandLine(pid).includes(compiled(component.entry)));
       if (c) pids.set(c.label, pid);
       seen.add(pid);
     }
