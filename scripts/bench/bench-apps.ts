@@ -28,7 +28,7 @@ import { compareRounds, goalRow, printComparisons, printLayers } from './lib/com
 import { startBenchStack } from './lib/bench-stack';
 import { closeCalls, waitForRegistration } from './lib/control-plane-calls';
 import { measureDecisionLatency } from './lib/decision-latency';
-import { measureRecordCost, spread } from './lib/record-cost';
+import { reportRecordCost } from './lib/record-cost';
 import { alternate, cpuPerRequest, printMedians, roundSamples, type LoadTarget } from './lib/load';
 import { fmt, machineLine, printTable, verdict } from './lib/table';
 import { scriptCommand } from '../lib/script-command';
@@ -141,19 +141,8 @@ async function main(): Promise<void> {
 
       // Decision records on the hot path: the same cached decision with and without queueing its record.
       const request = { principal: userId(BENCH_USER), action: 'DELETE', resource: { type: 'Resource', id: 'record-cost' }, policyPath: 'rbac.DELETE' };
-      const cost = measureRecordCost(embeddedHere.edge, request, RECORD_ROUNDS, RECORD_DECISIONS);
-      const [without, withRecord, added] = [spread(cost.withoutNs), spread(cost.withNs), spread(cost.addedNs)];
-      console.log(`\nDecision records on the hot path: ${RECORD_DECISIONS} cached decisions each way, ${RECORD_ROUNDS} rounds (ns per decision; the shipper runs in both):`);
-      printTable(
-        ['decision', 'min ns', 'median ns', 'max ns'],
-        [
-          ['without a record (decideNow)', without.min, without.median, without.max],
-          ['with its record queued (as authorize() does)', withRecord.min, withRecord.median, withRecord.max],
-          ['added by the record, per round', added.min, added.median, added.max],
-        ],
-      );
-      console.log(`Shipped meanwhile: ${embeddedHere.edge.decisionLog.dropped} dropped at the edge, ${embeddedHere.edge.decisionLog.size} still queued.`);
-      goals.push(['decision record, added per decision (median of rounds)', `${fmt(added.median, 0)} ns`, `< ${GOALS.recordNs} ns`, verdict(added.median < GOALS.recordNs)]);
+      const added = reportRecordCost(embeddedHere.edge, request, RECORD_ROUNDS, RECORD_DECISIONS);
+      goals.push(['decision record, added per decision (median of rounds)', `${fmt(added, 0)} ns`, `< ${GOALS.recordNs} ns`, verdict(added < GOALS.recordNs)]);
     } finally {
       await embeddedHere.close();
     }

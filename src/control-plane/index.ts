@@ -30,3 +30,4 @@ export type { ConsoleDeps } from './console-routes';
 export type { ConsoleAuthOptions } from './require-console-user';
 export { CONSOLE_PAGE_PATH, consolePublicDir } from './console-page';
 export type { ConsolePage } from './console-page';
+export { createDecisionIngest } from './ingest-decisions';

@@ -5,6 +5,7 @@
 import type { AuthorizationRequest } from '../../../src/decision';
 import type { EdgeRuntime } from '../../../src/edge';
 import { median } from './stats';
+import { printTable } from './table';
 
 /** Per-round figures: ns per decision without and with recording, and the difference. */
 export interface RecordCost {
@@ -49,4 +50,24 @@ export function measureRecordCost(edge: EdgeRuntime, request: AuthorizationReque
 /** min / median / max of per-round values. */
 export function spread(values: readonly number[]): { min: number; median: number; max: number } {
   return { min: Math.min(...values), median: median(values), max: Math.max(...values) };
+}
+
+/**
+ * Measures and prints the record's cost on `edge` (a table of the three per-round spreads and
+ * what the shipper did meanwhile); returns the added ns per decision, median of rounds.
+ */
+export function reportRecordCost(edge: EdgeRuntime, request: AuthorizationRequest, rounds: number, iterations: number): number {
+  const cost = measureRecordCost(edge, request, rounds, iterations);
+  const [without, withRecord, added] = [spread(cost.withoutNs), spread(cost.withNs), spread(cost.addedNs)];
+  console.log(`\nDecision records on the hot path: ${iterations} cached decisions each way, ${rounds} rounds (ns per decision; the shipper runs in both):`);
+  printTable(
+    ['decision', 'min ns', 'median ns', 'max ns'],
+    [
+      ['without a record (decideNow)', without.min, without.median, without.max],
+      ['with its record queued (as authorize() does)', withRecord.min, withRecord.median, withRecord.max],
+      ['added by the record, per round', added.min, added.median, added.max],
+    ],
+  );
+  console.log(`Shipped meanwhile: ${edge.decisionLog.dropped} dropped at the edge, ${edge.decisionLog.size} still queued.`);
+  return added.median;
 }
