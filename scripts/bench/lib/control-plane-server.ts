@@ -9,6 +9,7 @@ import { createControlPlaneApp, createControlPlaneRelay, openControlPlaneStore, 
 import { loadDirectorySeed } from '../../../src/directory';
 import { baseUrl, close, listen } from '../../../src/http';
 import { createLogger } from '../../../src/observability';
+import { useBaselineWasm } from '../../../src/policy';
 import type { Relay } from '../../../src/relay';
 import { measureMemory, serveParent } from './child-endpoint';
 
@@ -28,6 +29,7 @@ const dataDir = mkdtempSync(join(tmpdir(), 'outpost-bench-cp-'));
 let running: { store: ControlPlaneStore; relay: Relay; server: Server } | undefined;
 
 async function start(): Promise<ControlPlaneInfo> {
+  useBaselineWasm(); // as control-plane/main does
   const config = loadConfig({ OUTPOST_DATA_DIR: dataDir, LOG_LEVEL: 'info' });
   // Logs at the deployed level, written to /dev/null by the harness: their cost is real.
   const logger = createLogger('control-plane', 'info');
