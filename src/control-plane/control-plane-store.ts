@@ -86,8 +86,8 @@ export interface ControlPlaneStore extends ControlPlaneRepositories {
    * the function that stops it. Push on change listens here (docs/reference/api.md).
    */
   onChange(listener: ChangeListener): () => void;
-  /** Constant-time; false for an unknown tenant. */
-  verifyTenantKey(tenantId: string, kind: TenantKeyKind, key: string): Promise<boolean>;
+  /** Constant-time; false for an unknown tenant. Several candidates (readings of one credential) cost one read. */
+  verifyTenantKey(tenantId: string, kind: TenantKeyKind, key: string | readonly string[]): Promise<boolean>;
   /** Constant-time; undefined for an unknown connection or a wrong secret. */
   verifyConnection(connectionId: string, secret: string): Promise<EdgeConnection | undefined>;
   /**

@@ -25,12 +25,12 @@ export function requireTenantKey(store: ControlPlaneStore, kind: TenantKeyKind):
     const tenantId = req.get(TENANT_HEADER)?.trim();
     const credential = basicCredential(req.get('authorization'));
     if (!tenantId || !credential) throw tenantUnauthorized();
-    let valid = await store.verifyTenantKey(tenantId, kind, credential);
-    if (!valid) {
-      const pair = decodeBasicPair(credential);
-      valid = pair !== undefined && pair.user === tenantId && (await store.verifyTenantKey(tenantId, kind, pair.password));
-    }
-    if (!valid) throw tenantUnauthorized();
+    // Both readings of the credential against one read of the stored hash. The hash is read
+    // on every call, never cached, so a key rotated on one node is refused on every node at
+    // once (docs/architecture.md, "Cluster mode: Redis keys and channels").
+    const pair = decodeBasicPair(credential);
+    const candidates = pair !== undefined && pair.user === tenantId ? [credential, pair.password] : [credential];
+    if (!(await store.verifyTenantKey(tenantId, kind, candidates))) throw tenantUnauthorized();
     res.locals.tenantId = tenantId;
     next();
   };

@@ -66,7 +66,11 @@ export interface TenantRepository {
   setPushOnChange(tenantId: string, on: boolean): Promise<boolean>;
   /** Replaces a key; the old one stops working at once. */
   rotateKey(tenantId: string, kind: TenantKeyKind): Promise<string>;
-  verifyKey(tenantId: string, kind: TenantKeyKind, key: string): Promise<boolean>;
+  /**
+   * Whether `key`, or any of several candidate readings of one credential, is the tenant's
+   * key of that kind: one read of the stored hash, every candidate compared in constant time.
+   */
+  verifyKey(tenantId: string, kind: TenantKeyKind, key: string | readonly string[]): Promise<boolean>;
   verifyConnection(connectionId: string, secret: string): Promise<EdgeConnection | undefined>;
   /** The policy name a connection serves, or undefined for an unknown connection. */
   connectionPolicy(connectionId: string): Promise<string | undefined>;
@@ -192,8 +196,12 @@ export function createTenantRepository(db: SqlHandle, now: () => number): Tenant
       return key;
     },
     async verifyKey(tenantId, kind, key) {
+      // Read on every call, never cached: a rotation on any node is refused on every node at once.
       const row = await db.get<{ hash: Buffer }>(SELECT_KEY_HASH[kind], [tenantId]);
-      return secretMatches(key, row?.hash);
+      let matched = false;
+      // No early exit: each candidate costs one comparison whichever matches.
+      for (const candidate of typeof key === 'string' ? [key] : key) matched = secretMatches(candidate, row?.hash) || matched;
+      return matched;
     },
     async verifyConnection(connectionId, secret) {
       const row = await db.get<{ tenant_id: string; secret_hash: Buffer; policy_name: string }>(

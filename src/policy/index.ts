@@ -8,6 +8,7 @@ export { qualifyType, localType } from './describe-schema';
 export type { PolicySchemaInfo, AttributeKind } from './describe-schema';
 export { preparsedCount } from './preparsed-registry';
 export { CedarEngineError, isEngineHealthy, engineGeneration } from './cedar-engine';
+export { useBaselineWasm } from './use-baseline-wasm';
 export {
   PolicyImageError,
   PolicyImageTooLargeError,

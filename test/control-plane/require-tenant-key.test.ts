@@ -61,6 +61,34 @@ describe.each(SQL_ENGINES)('requireTenantKey on $name', (engine) => {
     ['base64 with an empty key', () => ({ 'service-tenant-id': fx.demo.tenant_id, authorization: `Basic ${b64(`${fx.demo.tenant_id}:`)}` })],
   ];
 
+  it('reads the stored key once per call, whichever form the credential has and whether it is right', async () => {
+    let reads = 0;
+    const counted = new Proxy(fx.store, {
+      get(target, name, receiver) {
+        const value = Reflect.get(target, name, receiver) as unknown;
+        if (name !== 'verifyTenantKey' || typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          reads += 1;
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const counting = express();
+    counting.get('/d', requireTenantKey(counted, 'discovery'), (_req, res) => void res.json({}));
+    counting.use(createErrorHandler(silentLogger(), 'api'));
+    const tenant = fx.demo.tenant_id;
+    const calls: [Record<string, string>, number][] = [
+      [{ 'service-tenant-id': tenant, authorization: `basic ${fx.demo.discovery_api_key}` }, 200],
+      [{ 'service-tenant-id': tenant, authorization: `Basic ${b64(`${tenant}:${fx.demo.discovery_api_key}`)}` }, 200],
+      [{ 'service-tenant-id': tenant, authorization: `Basic ${b64(`${tenant}:dk_wrong`)}` }, 401],
+    ];
+    for (const [headers, status] of calls) {
+      reads = 0;
+      expect((await request(counting).get('/d').set(headers)).status).toBe(status);
+      expect(reads).toBe(1);
+    }
+  });
+
   it.each(failures)('answers the same 401 for %s', async (_name, headers) => {
     const res = await call(headers());
     expect(res.status).toBe(401);

@@ -1,6 +1,6 @@
 // Bench child: the control plane with its relay on 127.0.0.1 (random port), a temporary
 // SQLite file and the first-start seed (demo tenant, policies, directory).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +9,7 @@ import { createControlPlaneApp, createControlPlaneRelay, openControlPlaneStore, 
 import { loadDirectorySeed } from '../../../src/directory';
 import { baseUrl, close, listen } from '../../../src/http';
 import { createLogger } from '../../../src/observability';
+import { useBaselineWasm } from '../../../src/policy';
 import type { Relay } from '../../../src/relay';
 import { measureMemory, serveParent } from './child-endpoint';
 
@@ -22,12 +23,26 @@ export interface ControlPlaneInfo {
   readonly connectionSecret: string;
   /** The RBAC app's connection, for an embedded edge. */
   readonly appConnection: { readonly connectionId: string; readonly connectionSecret: string };
+  /** The relay process's open-file limit: each edge socket takes one descriptor. */
+  readonly openFileLimit: number;
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), 'outpost-bench-cp-'));
 let running: { store: ControlPlaneStore; relay: Relay; server: Server } | undefined;
 
-async function start(): Promise<ControlPlaneInfo> {
+/** Options of `start`: the per-credential socket cap (the fake fleets share one credential). */
+export interface ControlPlaneStartArgs {
+  readonly maxSocketsPerConnection?: number;
+}
+
+/** The relay process's open-file limit (soft), from /proc: the ceiling on sockets it can hold. */
+function openFileLimit(): number {
+  const line = /^Max open files\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'));
+  return line ? Number(line[1]) : Number.POSITIVE_INFINITY;
+}
+
+async function start(args: ControlPlaneStartArgs | null = null): Promise<ControlPlaneInfo> {
+  useBaselineWasm(); // as control-plane/main does
   const config = loadConfig({ OUTPOST_DATA_DIR: dataDir, LOG_LEVEL: 'info' });
   // Logs at the deployed level, written to /dev/null by the harness: their cost is real.
   const logger = createLogger('control-plane', 'info');
@@ -40,7 +55,7 @@ async function start(): Promise<ControlPlaneInfo> {
   });
   if (!demo) throw new Error('the fresh store was not seeded');
   // 1,000 fake edges share one connection credential here; real deployments keep the default cap.
-  const relay = await createControlPlaneRelay({ store, logger, execTimeoutMs: 10_000, heartbeatMs: 30_000, maxSocketsPerConnection: 5000 });
+  const relay = await createControlPlaneRelay({ store, logger, execTimeoutMs: 10_000, heartbeatMs: 30_000, maxSocketsPerConnection: args?.maxSocketsPerConnection ?? 5000 });
   const server = await listen(createControlPlaneApp({ store, logger, routers: [relay.managementRouter] }), 0, '127.0.0.1');
   relay.attach(server);
   running = { store, relay, server };
@@ -52,6 +67,7 @@ async function start(): Promise<ControlPlaneInfo> {
     connectionId: demo.connection_id,
     connectionSecret: demo.connection_secret,
     appConnection: { connectionId: demo.app_connections!.rbac.connection_id, connectionSecret: demo.app_connections!.rbac.connection_secret },
+    openFileLimit: openFileLimit(),
   };
 }
 

@@ -12,6 +12,12 @@ export interface FakeEdgesArgs {
   readonly count: number;
   /** Instance ids are `<prefix><index>`. */
   readonly prefix: string;
+  /**
+   * The loopback address the sockets leave from (127.0.0.x): one source address has ~28,000
+   * ephemeral ports (32768–60999) towards one listening address, so larger fleets spread
+   * over several children, each with its own.
+   */
+  readonly localAddress?: string;
 }
 
 export interface FakeEdgesInfo {
@@ -30,7 +36,7 @@ let commandsAnswered = 0;
 function connectOne(args: FakeEdgesArgs, instanceId: string): Promise<void> {
   const url = `${args.relayUrl.replace(/^http/, 'ws')}${RELAY_PATH}`;
   const authorization = `Basic ${Buffer.from(`${args.connectionId}:${args.connectionSecret}`).toString('base64')}`;
-  const ws = new WebSocket(url, { headers: { authorization }, perMessageDeflate: false });
+  const ws = new WebSocket(url, { headers: { authorization }, perMessageDeflate: false, ...(args.localAddress ? { localAddress: args.localAddress } : {}) });
   sockets.push(ws);
   const send = (message: EdgeMessage) => ws.send(JSON.stringify(message));
   return new Promise((resolve, reject) => {
@@ -54,7 +60,7 @@ function connectOne(args: FakeEdgesArgs, instanceId: string): Promise<void> {
 
 async function start(args: FakeEdgesArgs): Promise<FakeEdgesInfo> {
   const started = process.hrtime.bigint();
-  const instanceIds = Array.from({ length: args.count }, (_v, i) => `${args.prefix}${String(i).padStart(4, '0')}`);
+  const instanceIds = Array.from({ length: args.count }, (_v, i) => `${args.prefix}${String(i).padStart(args.count > 10_000 ? 5 : 4, '0')}`);
   for (let i = 0; i < instanceIds.length; i += BATCH) {
     await Promise.all(instanceIds.slice(i, i + BATCH).map((id) => connectOne(args, id)));
   }

@@ -1,0 +1,253 @@
+// The relay's scale goals of issue 22 on loopback:  npm run bench:relay-scale
+//
+// Processes: the control plane + relay (lib/control-plane-server, --expose-gc so its memory is
+// read after full GCs), the floor under exec (lib/bare-relay: HTTP → ws → HTTP and nothing
+// else), real edge runtimes (lib/real-edges, several per child) and fake edges (lib/fake-edges,
+// one child per source address 127.0.0.x). This process makes the operators' HTTP calls.
+//
+// 1. Real edges: 100 edge runtimes; a changed policy image is pushed, then one broadcast of
+//    `discovery` makes every one download, check and swap it in; timed to the answer.
+// 2. Exec against the bare path: sequential execs to one fake edge alternated, round by round,
+//    with the same request through the bare server; the ratio of p50s per round.
+// 3. The fleet: exec latency to random edges of a small fleet, then as many edges as the relay
+//    process can hold (its open-file limit, at most 50,000), the RSS per edge, and the same
+//    exec latency again.
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../src/config';
+import { forkBenchChild, type BenchChild } from './lib/child-harness';
+import { broadcastCommand, closeCalls, pushPolicy, request } from './lib/control-plane-calls';
+import type { ControlPlaneInfo } from './lib/control-plane-server';
+import type { FakeEdgesInfo } from './lib/fake-edges';
+import { sequentialLatency, type LoadTarget } from './lib/load';
+import { policyVariant } from './lib/relay-measurements';
+import { median, msSince, summarize, type LatencySummary } from './lib/stats';
+import { fmt, machineLine, printTable, verdict } from './lib/table';
+import { scriptCommand } from '../lib/script-command';
+
+/** Real edge runtimes, in children of this many each. */
+const REAL_EDGES = 100;
+const REAL_EDGES_PER_CHILD = 10;
+const REAL_BROADCASTS = 5;
+/** Exec against the bare path: rounds, and sequential requests per target per round. */
+const RATIO_ROUNDS = 5;
+const RATIO_REQUESTS = 1_000;
+/** The fleet: the small one, the goal, and the descriptors the relay keeps for everything else. */
+const SMALL_FLEET = 1_000;
+const FLEET_GOAL = 50_000;
+const RESERVED_DESCRIPTORS = 1_000;
+/** Edges per fake-edge child (each child is a process with the same open-file limit). */
+const EDGES_PER_CHILD = 10_000;
+/** Sequential execs to random edges per round, and rounds, at each fleet size. */
+const FLEET_EXECS = 1_000;
+const FLEET_ROUNDS = 3;
+const GOALS = { realBroadcastMs: 1_000, execOfBare: 1.5, bytesPerEdge: 20 * 1024, p99Unchanged: 1.25 };
+
+type Memory = { rss: number; heapUsed: number; external: number; gc: boolean };
+const LATENCY_HEADERS = ['measure', 'n', 'p50 ms', 'p99 ms', 'mean ms', 'max ms'];
+const row = (name: string, s: LatencySummary) => [name, String(s.count), s.p50, s.p99, s.mean, s.max];
+const spread = (values: readonly number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return `${fmt(median(sorted), 2)} (${fmt(sorted[0]!, 2)}–${fmt(sorted[sorted.length - 1]!, 2)})`;
+};
+
+function execTarget(cp: ControlPlaneInfo, url: string, instanceId: string, label: string): LoadTarget {
+  return {
+    label,
+    url: `${url}/api/v2/management/control_plane/exec`,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'service-tenant-id': cp.tenantId, authorization: `basic ${cp.discoveryApiKey}` },
+    body: JSON.stringify({ id: instanceId, command: { discovery: {} } }),
+  };
+}
+
+/** The tenant's registrations that are connected, all pages. */
+async function connectedIds(cp: ControlPlaneInfo): Promise<Set<string>> {
+  const found = new Set<string>();
+  let token: string | undefined;
+  do {
+    const query = `page_size=1000${token ? `&page_token=${token}` : ''}`;
+    const res = await request(`${cp.url}/api/v2/management/control_plane/instance_registrations?${query}`, 'GET', { 'service-tenant-id': cp.tenantId, authorization: `basic ${cp.discoveryApiKey}` });
+    const body = JSON.parse(res.text) as { result: { id: string; info: { connected: boolean } }[]; next_page_token?: string };
+    for (const r of body.result) if (r.info.connected) found.add(r.id);
+    token = body.next_page_token;
+  } while (token);
+  return found;
+}
+
+/** The CPU time (µs) the children have used, summed. */
+async function cpuOf(children: readonly BenchChild[]): Promise<number> {
+  let total = 0;
+  for (const child of children) total += await child.call<number>('cpu');
+  return total;
+}
+
+/** Sequential execs to random edges of `ids`, `rounds` × `count`; every one must answer 200. */
+async function execToRandomEdges(cp: ControlPlaneInfo, ids: readonly string[], rounds: number, count: number): Promise<LatencySummary> {
+  const samples: number[] = [];
+  for (let r = 0; r < rounds; r += 1) {
+    for (let i = 0; i < count; i += 1) {
+      const target = execTarget(cp, cp.url, ids[Math.floor(Math.random() * ids.length)]!, 'exec');
+      const t = process.hrtime.bigint();
+      const res = await request(target.url, 'POST', target.headers!, target.body);
+      samples.push(msSince(t));
+      if (res.status !== 200) throw new Error(`exec answered ${res.status}: ${res.text.slice(0, 200)}`);
+    }
+  }
+  return summarize(samples);
+}
+
+async function main(): Promise<void> {
+  console.log(`Relay scale bench: ${machineLine()}\n`);
+  const config = loadConfig({ LOG_LEVEL: 'silent' });
+  const children: BenchChild[] = [];
+  const summary: (string | number)[][] = [];
+  const fork = async (module: string, execArgv: readonly string[] = []) => {
+    const child = await forkBenchChild(join(__dirname, 'lib', module), execArgv);
+    children.push(child);
+    return child;
+  };
+  try {
+    const controlPlane = await fork('control-plane-server.js', ['--expose-gc']);
+    const cp = await controlPlane.call<ControlPlaneInfo>('start', { maxSocketsPerConnection: FLEET_GOAL });
+    const idle = await controlPlane.call<Memory>('memory');
+    console.log(`Idle relay (control plane after its first-start seed, no edge), after a full GC: RSS ${fmt(idle.rss / 2 ** 20)} MB, heap used ${fmt(idle.heapUsed / 2 ** 20)} MB, external ${fmt(idle.external / 2 ** 20)} MB`);
+
+    // 1. Real edge runtimes.
+    const realChildren: BenchChild[] = [];
+    for (let c = 0; c < REAL_EDGES / REAL_EDGES_PER_CHILD; c += 1) realChildren.push(await fork('real-edges.js'));
+    const started = process.hrtime.bigint();
+    const real: string[] = [];
+    for (const [c, child] of realChildren.entries()) {
+      const args = { relayUrl: cp.url, connectionId: cp.connectionId, connectionSecret: cp.connectionSecret, count: REAL_EDGES_PER_CHILD, prefix: `real-${c}-` };
+      real.push(...(await child.call<{ instanceIds: string[] }>('start', args)).instanceIds);
+    }
+    for (const deadline = Date.now() + 30_000; ; ) {
+      const connected = await connectedIds(cp);
+      if (real.every((id) => connected.has(id))) break;
+      if (Date.now() > deadline) throw new Error('the real edges did not all register within 30 s');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    console.log(`\n${real.length} real edge runtimes (${REAL_EDGES / REAL_EDGES_PER_CHILD} processes of ${REAL_EDGES_PER_CHILD}) started, synced and registered in ${fmt(msSince(started) / 1000, 1)} s.`);
+    console.log(`One broadcast (discovery) after each push of a changed rbac image: every edge downloads the image, checks it and swaps it in before it confirms; ${REAL_BROADCASTS} pushes:`);
+    const realMs: number[] = [];
+    const cpuMs = { relay: 0, edges: 0 };
+    for (let i = 0; i < REAL_BROADCASTS; i += 1) {
+      const digest = await pushPolicy(cp, 'rbac', policyVariant(config.policiesDir, 1_000 + i, i % 2 === 0));
+      const [relayBefore, edgesBefore] = [await controlPlane.call<number>('cpu'), await cpuOf(realChildren)];
+      const t = process.hrtime.bigint();
+      const result = await broadcastCommand(cp, 'discovery');
+      realMs.push(msSince(t));
+      cpuMs.relay += ((await controlPlane.call<number>('cpu')) - relayBefore) / 1000 / REAL_BROADCASTS;
+      cpuMs.edges += ((await cpuOf(realChildren)) - edgesBefore) / 1000 / REAL_BROADCASTS;
+      if (result.sent !== real.length || result.confirmed !== real.length) throw new Error(`a broadcast reached ${result.confirmed} of ${result.sent}: ${JSON.stringify(result.failed.slice(0, 5))}`);
+      const listed = await request(`${cp.url}/api/v2/management/control_plane/instance_registrations?page_size=1000`, 'GET', { 'service-tenant-id': cp.tenantId, authorization: `basic ${cp.discoveryApiKey}` });
+      const behind = (JSON.parse(listed.text) as { result: { info: { connected: boolean; policy_digest: string | null } }[] }).result.filter((r) => r.info.connected && r.info.policy_digest !== digest);
+      if (behind.length > 0) throw new Error(`${behind.length} edges confirmed without running the pushed image`);
+    }
+    const realSummary = summarize(realMs);
+    printTable(LATENCY_HEADERS, [row(`one broadcast, ${real.length} real edges, all on the new image`, realSummary)], 2);
+    console.log(
+      `CPU per broadcast (the processes' own clocks, mean): relay ${fmt(cpuMs.relay, 0)} ms, the ${real.length} edges ${fmt(cpuMs.edges, 0)} ms ` +
+        `(${fmt(cpuMs.edges / real.length, 1)} ms each); on ${cpus().length} otherwise idle cores the broadcast could not take less than ${fmt((cpuMs.relay + cpuMs.edges) / cpus().length, 0)} ms`,
+    );
+    summary.push([`one broadcast to ${real.length} real edge runtimes, each a real discovery of a changed image, max of ${REAL_BROADCASTS}`, `${fmt(realSummary.max, 1)} ms`, `< ${GOALS.realBroadcastMs} ms`, verdict(realSummary.max < GOALS.realBroadcastMs)]);
+    for (const child of realChildren) {
+      await child.stop();
+      children.splice(children.indexOf(child), 1);
+    }
+
+    // 2. Exec against the bare HTTP → ws → HTTP path.
+    const bare = await fork('bare-relay.js');
+    const bareUrl = (await bare.call<{ url: string }>('start')).url;
+    const bareEdge = await fork('fake-edges.js');
+    await bareEdge.call<FakeEdgesInfo>('start', { relayUrl: bareUrl, connectionId: 'bare', connectionSecret: 'bare', count: 1, prefix: 'bare-' });
+    const fleetChildren = [await fork('fake-edges.js')];
+    const beforeFleet = await controlPlane.call<Memory>('memory');
+    const small = await fleetChildren[0]!.call<FakeEdgesInfo>('start', {
+      relayUrl: cp.url, connectionId: cp.connectionId, connectionSecret: cp.connectionSecret, count: SMALL_FLEET, prefix: 'small-', localAddress: '127.0.0.2',
+    });
+    const execOne = execTarget(cp, cp.url, small.instanceIds[0]!, 'exec (relay)');
+    const bareOne = execTarget(cp, bareUrl, 'bare-0000', 'bare HTTP → ws → HTTP');
+    console.log(`\nExec against the bare path: ${RATIO_ROUNDS} rounds, each ${RATIO_REQUESTS} sequential execs to one fake edge, then as many through the bare server (both after 500 unmeasured):`);
+    const ratioRows: (string | number)[][] = [];
+    const ratios: number[] = [];
+    const cpuRatios: number[] = [];
+    // Server side of each path: the relay (or the bare server) and the process of the edge it reaches.
+    const relaySide = [controlPlane, fleetChildren[0]!];
+    const bareSide = [bare, bareEdge];
+    for (let r = 0; r < RATIO_ROUNDS; r += 1) {
+      let cpu = await cpuOf(relaySide);
+      const relayRound = await sequentialLatency(execOne, RATIO_REQUESTS);
+      const relayCpu = ((await cpuOf(relaySide)) - cpu) / (RATIO_REQUESTS + 500);
+      cpu = await cpuOf(bareSide);
+      const bareRound = await sequentialLatency(bareOne, RATIO_REQUESTS);
+      const bareCpu = ((await cpuOf(bareSide)) - cpu) / (RATIO_REQUESTS + 500);
+      ratios.push(relayRound.p50 / bareRound.p50);
+      cpuRatios.push(relayCpu / bareCpu);
+      ratioRows.push([String(r + 1), relayRound.p50, relayRound.p99, bareRound.p50, bareRound.p99, relayRound.p50 / bareRound.p50, relayCpu, bareCpu, relayCpu / bareCpu]);
+    }
+    printTable(['round', 'exec p50 ms', 'exec p99 ms', 'bare p50 ms', 'bare p99 ms', 'exec ÷ bare p50', 'exec CPU µs', 'bare CPU µs', 'exec ÷ bare CPU'], ratioRows, 3);
+    console.log(`exec ÷ bare at p50, per round, median (min–max): ${spread(ratios)}; server CPU per request (server and edge processes, warm-up included): ${spread(cpuRatios)}`);
+    summary.push(['exec p50 ÷ bare HTTP → ws → HTTP p50 (per round)', spread(ratios), `≤ ${GOALS.execOfBare}`, verdict(median([...ratios].sort((a, b) => a - b)) <= GOALS.execOfBare)]);
+    summary.push(['  server CPU per request, exec ÷ bare (per round)', spread(cpuRatios), '—', '—']);
+
+    // 3. The fleet.
+    console.log(`\nExec to random edges, ${FLEET_ROUNDS} × ${FLEET_EXECS} sequential, with ${SMALL_FLEET} fake edges connected:`);
+    const smallLatency = await execToRandomEdges(cp, small.instanceIds, FLEET_ROUNDS, FLEET_EXECS);
+    printTable(LATENCY_HEADERS, [row(`exec, ${SMALL_FLEET} edges connected`, smallLatency)], 2);
+
+    const capacity = Math.min(FLEET_GOAL, cp.openFileLimit - RESERVED_DESCRIPTORS);
+    console.log(
+      `\nThe relay process may open ${cp.openFileLimit} files (ulimit -n; not raisable here), one per edge socket: the fleet grows to ${capacity} edges` +
+        `${capacity < FLEET_GOAL ? ` (the goal's ${FLEET_GOAL} cannot connect to one process on this machine)` : ''}, ${EDGES_PER_CHILD} per fake-edge child, each from its own 127.0.0.x.`,
+    );
+    const grown = process.hrtime.bigint();
+    const ids = [...small.instanceIds];
+    const parts: Promise<FakeEdgesInfo>[] = [];
+    for (let c = 0, left = capacity - SMALL_FLEET; left > 0; c += 1, left -= EDGES_PER_CHILD) {
+      const child = await fork('fake-edges.js');
+      fleetChildren.push(child);
+      parts.push(child.call<FakeEdgesInfo>('start', {
+        relayUrl: cp.url, connectionId: cp.connectionId, connectionSecret: cp.connectionSecret, count: Math.min(EDGES_PER_CHILD, left), prefix: `fleet-${c}-`, localAddress: `127.0.0.${3 + c}`,
+      }));
+    }
+    for (const part of await Promise.all(parts)) ids.push(...part.instanceIds);
+    const connectSeconds = msSince(grown) / 1000;
+    const afterFleet = await controlPlane.call<Memory>('memory');
+    const per = (field: 'rss' | 'heapUsed' | 'external') => (afterFleet[field] - beforeFleet[field]) / ids.length;
+    console.log(`${ids.length} fake edges connected and registered (${ids.length - SMALL_FLEET} in ${fmt(connectSeconds, 1)} s); relay process memory after a full GC:`);
+    printTable(
+      ['memory', 'before MB', `with ${ids.length} edges MB`, 'per edge KB'],
+      (['rss', 'heapUsed', 'external'] as const).map((f) => [f, beforeFleet[f] / 2 ** 20, afterFleet[f] / 2 ** 20, per(f) / 1024]),
+    );
+    summary.push([`relay RSS per connected edge, ${ids.length} edges on one node`, `${fmt(per('rss') / 1024, 1)} KB`, `< ${GOALS.bytesPerEdge / 1024} KB`, verdict(per('rss') < GOALS.bytesPerEdge)]);
+
+    console.log(`\nExec to random edges, ${FLEET_ROUNDS} × ${FLEET_EXECS} sequential, with ${ids.length} fake edges connected:`);
+    const largeLatency = await execToRandomEdges(cp, ids, FLEET_ROUNDS, FLEET_EXECS);
+    printTable(LATENCY_HEADERS, [row(`exec, ${SMALL_FLEET} edges connected`, smallLatency), row(`exec, ${ids.length} edges connected`, largeLatency)], 2);
+    const p99Ratio = largeLatency.p99 / smallLatency.p99;
+    summary.push([
+      `exec p99 with ${ids.length} edges ÷ with ${SMALL_FLEET} (${fmt(largeLatency.p99, 2)} vs ${fmt(smallLatency.p99, 2)} ms)`,
+      fmt(p99Ratio, 2),
+      `≤ ${GOALS.p99Unchanged} (unchanged)`,
+      verdict(p99Ratio <= GOALS.p99Unchanged),
+    ]);
+  } finally {
+    for (const child of children.reverse()) await child.stop();
+    closeCalls();
+  }
+  console.log('\nGoals:');
+  printTable(['measure', 'figure', 'goal', 'verdict'], summary);
+}
+
+scriptCommand(
+  'npm run bench:relay-scale --',
+  'the relay at scale on loopback: one broadcast to 100 real edge runtimes doing a real discovery, exec against a bare HTTP → ws → HTTP path, and as many fake edges on one relay process as its open-file limit allows (at most 50,000): RSS per edge and exec p99',
+  'npm run bench:relay-scale',
+).parse();
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
