@@ -23,6 +23,7 @@ import { sequentialLatency, type LoadTarget } from './lib/load';
 import { policyVariant } from './lib/relay-measurements';
 import { median, msSince, summarize, type LatencySummary } from './lib/stats';
 import { fmt, machineLine, printTable, verdict } from './lib/table';
+import { InvalidArgumentError } from 'commander';
 import { scriptCommand } from '../lib/script-command';
 
 /** Real edge runtimes, in children of this many each. */
@@ -109,7 +110,8 @@ async function main(): Promise<void> {
   };
   try {
     const controlPlane = await fork('control-plane-server.js', ['--expose-gc']);
-    const cp = await controlPlane.call<ControlPlaneInfo>('start', { maxSocketsPerConnection: FLEET_GOAL });
+    const cp = await controlPlane.call<ControlPlaneInfo>('start', { maxSocketsPerConnection: FLEET_GOAL, heartbeatMs: options.heartbeatMs });
+    console.log(`Relay heartbeat (ping period): ${options.heartbeatMs} ms`);
     const idle = await controlPlane.call<Memory>('memory');
     console.log(`Idle relay (control plane after its first-start seed, no edge), after a full GC: RSS ${fmt(idle.rss / 2 ** 20)} MB, heap used ${fmt(idle.heapUsed / 2 ** 20)} MB, external ${fmt(idle.external / 2 ** 20)} MB`);
 
@@ -241,11 +243,20 @@ async function main(): Promise<void> {
   printTable(['measure', 'figure', 'goal', 'verdict'], summary);
 }
 
-scriptCommand(
+const options = scriptCommand(
   'npm run bench:relay-scale --',
   'the relay at scale on loopback: one broadcast to 100 real edge runtimes doing a real discovery, exec against a bare HTTP → ws → HTTP path, and as many fake edges on one relay process as its open-file limit allows (at most 50,000): RSS per edge and exec p99',
   'npm run bench:relay-scale',
-).parse();
+)
+  .option('--heartbeat-ms <ms>', "the relay's ping period (RELAY_HEARTBEAT_MS): shorter puts more heartbeat periods into the fleet's exec measurement", heartbeatMs, 30_000)
+  .parse()
+  .opts<{ heartbeatMs: number }>();
+
+function heartbeatMs(value: string): number {
+  const ms = Number(value);
+  if (!/^\d+$/.test(value) || ms < 100 || ms > 600_000) throw new InvalidArgumentError('milliseconds, 100–600000');
+  return ms;
+}
 
 main().catch((err: unknown) => {
   console.error(err);

@@ -11,6 +11,7 @@ import type { EdgeSession } from './edge-session';
 import { closeAllSockets } from './close-sockets';
 import { createUpgradeHandler } from './handle-upgrade';
 import { startHeartbeat } from './heartbeat';
+import { createLastSeenBatch } from './last-seen-batch';
 import type { RelayCluster } from './cluster';
 import { createBroadcaster, type BroadcastResult } from './broadcast';
 import type { BroadcastFilter } from './parse-broadcast-request';
@@ -129,12 +130,17 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   let closing = false;
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES, perMessageDeflate: false });
   const sessions = new WeakMap<object, EdgeSession>();
+  // Pongs move last_seen in batches, one statement per tenant per 500 edges a second.
+  const lastSeen = createLastSeenBatch({
+    touchMany: (tenantId, instanceIds, at) => registrations.touchMany(tenantId, instanceIds, at),
+    write: (what, id, work) => store(what, id, work),
+    held: (key) => live.has(liveKey(key.tenantId, key.instanceId)),
+    now,
+  });
   const heartbeat = startHeartbeat(deps.heartbeatMs, (ws) => {
     const session = sessions.get(ws);
     const key = session?.key;
-    if (session && key && live.get(liveKey(key.tenantId, key.instanceId)) === session) {
-      void session.record('last_seen', (k) => registrations.touch(k, now()));
-    }
+    if (session && key && live.get(liveKey(key.tenantId, key.instanceId)) === session) lastSeen.add(key);
   });
 
   const sessionDeps = {
@@ -301,6 +307,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     async close() {
       closing = true;
       heartbeat.stop();
+      lastSeen.stop();
       for (const server of servers) server.off('upgrade', onUpgrade);
       // Other nodes stop routing here before the sockets close (the edges reconnect elsewhere).
       await clusterNode?.close().catch((err: unknown) => log.warn({ err: (err as Error).message }, 'leaving the cluster failed'));

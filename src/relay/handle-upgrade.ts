@@ -51,9 +51,13 @@ function pathOf(req: IncomingMessage): string {
  * authentication" pattern (authenticate before `handleUpgrade`).
  */
 export function createUpgradeHandler(deps: UpgradeHandlerDeps) {
+  // One listener for every socket, defined out here: a closure made inside handleUpgrade would
+  // share its scope with the callbacks that use `req` and `head`, and so keep the upgrade
+  // request and its buffer alive for as long as the edge stays connected.
+  const onSocketError = (err: Error) => deps.logger.debug({ err: err.message }, 'relay upgrade socket error');
   return function handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     // A peer resetting mid-handshake must not crash the process.
-    socket.on('error', (err) => deps.logger.debug({ err: err.message }, 'relay upgrade socket error'));
+    socket.on('error', onSocketError);
     if (pathOf(req) !== RELAY_PATH) {
       refuse(socket, 404, 'not_found', 'no WebSocket endpoint at this path');
       return;

@@ -24,46 +24,59 @@ export interface PendingCommands<T = EdgeStatus> {
 }
 
 /**
+ * The map behind {@link createPendingCommands}: a class, so the methods live once on its
+ * prototype — every connected edge holds three of these, and closures per instance cost
+ * each edge ~1 KB of heap (BENCHMARKS.md, "Relay at scale").
+ */
+class PendingCommandMap<T> implements PendingCommands<T> {
+  private readonly waiting = new Map<string, Waiter<T>>();
+
+  constructor(private readonly options: { readonly timeoutMs: number; readonly max: number }) {}
+
+  get size(): number {
+    return this.waiting.size;
+  }
+
+  add(timeoutMs = this.options.timeoutMs): { requestId: string; result: Promise<T> } {
+    if (this.waiting.size >= this.options.max) throw tooManyPending();
+    const requestId = randomUUID();
+    const wait = Math.max(1, Math.min(timeoutMs, this.options.timeoutMs));
+    const result = new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => this.take(requestId)?.reject(edgeTimeout(wait)), wait);
+      this.waiting.set(requestId, { resolve, reject, timer });
+    });
+    return { requestId, result };
+  }
+
+  resolve(requestId: string, result: T): boolean {
+    const waiter = this.take(requestId);
+    waiter?.resolve(result);
+    return waiter !== undefined;
+  }
+
+  reject(requestId: string, err: Error): boolean {
+    const waiter = this.take(requestId);
+    waiter?.reject(err);
+    return waiter !== undefined;
+  }
+
+  rejectAll(err: Error): void {
+    for (const requestId of [...this.waiting.keys()]) this.take(requestId)?.reject(err);
+  }
+
+  private take(requestId: string): Waiter<T> | undefined {
+    const waiter = this.waiting.get(requestId);
+    if (!waiter) return undefined;
+    this.waiting.delete(requestId);
+    clearTimeout(waiter.timer);
+    return waiter;
+  }
+}
+
+/**
  * A bounded map of waiting commands. Request ids let several commands to one edge be in
  * flight at once; the bound keeps a slow or silent edge from holding unlimited memory.
  */
 export function createPendingCommands<T = EdgeStatus>(options: { timeoutMs: number; max: number }): PendingCommands<T> {
-  const waiting = new Map<string, Waiter<T>>();
-
-  function take(requestId: string): Waiter<T> | undefined {
-    const waiter = waiting.get(requestId);
-    if (!waiter) return undefined;
-    waiting.delete(requestId);
-    clearTimeout(waiter.timer);
-    return waiter;
-  }
-
-  return {
-    get size() {
-      return waiting.size;
-    },
-    add(timeoutMs = options.timeoutMs) {
-      if (waiting.size >= options.max) throw tooManyPending();
-      const requestId = randomUUID();
-      const wait = Math.max(1, Math.min(timeoutMs, options.timeoutMs));
-      const result = new Promise<T>((resolve, reject) => {
-        const timer = setTimeout(() => take(requestId)?.reject(edgeTimeout(wait)), wait);
-        waiting.set(requestId, { resolve, reject, timer });
-      });
-      return { requestId, result };
-    },
-    resolve(requestId, result) {
-      const waiter = take(requestId);
-      waiter?.resolve(result);
-      return waiter !== undefined;
-    },
-    reject(requestId, err) {
-      const waiter = take(requestId);
-      waiter?.reject(err);
-      return waiter !== undefined;
-    },
-    rejectAll(err) {
-      for (const requestId of [...waiting.keys()]) take(requestId)?.reject(err);
-    },
-  };
+  return new PendingCommandMap<T>(options);
 }

@@ -17,6 +17,8 @@ export interface RegistrationStore {
   register(input: RegistrationInput, now: number): Promise<RegisterOutcome>;
   updateStatus(key: InstanceKey, status: EdgeStatus, now: number): Promise<void>;
   touch(key: InstanceKey, now: number): Promise<void>;
+  /** `touch` for several of one tenant's instances in one statement (heartbeat batches). */
+  touchMany(tenantId: string, instanceIds: readonly string[], now: number): Promise<void>;
   markDisconnected(key: InstanceKey, now: number): Promise<void>;
   /** Forgets a registration so another connection may take its id; false when there was none. */
   release(key: InstanceKey): Promise<boolean>;
@@ -124,6 +126,11 @@ export function openRegistrationStore(db: SqlDatabase): RegistrationStore {
     },
     async touch({ tenantId, instanceId }, now) {
       await db.run('UPDATE relay_instances SET last_seen = ? WHERE tenant_id = ? AND instance_id = ?', [now, tenantId, instanceId]);
+    },
+    async touchMany(tenantId, instanceIds, now) {
+      if (instanceIds.length === 0) return;
+      const marks = instanceIds.map(() => '?').join(', ');
+      await db.run(`UPDATE relay_instances SET last_seen = ? WHERE tenant_id = ? AND instance_id IN (${marks})`, [now, tenantId, ...instanceIds]);
     },
     async markDisconnected({ tenantId, instanceId }, now) {
       await db.run('UPDATE relay_instances SET connected = 0, last_seen = ? WHERE tenant_id = ? AND instance_id = ?', [now, tenantId, instanceId]);

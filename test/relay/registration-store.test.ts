@@ -61,6 +61,19 @@ describe.each(SQL_ENGINES)('registration store on $name', (engine) => {
     expect(await store.get(key('edge-x'))).toMatchObject({ connectionId: 'conn-new' });
   });
 
+  it("moves last_seen of several of a tenant's instances in one statement, and of no other tenant's", async () => {
+    for (const id of ['e1', 'e2', 'e3']) await store.register(register(id), 1000);
+    await store.register(register('e1', 'conn-b', 'tenant-b'), 1000);
+    await store.touchMany('tenant-a', ['e1', 'e3'], 2000);
+    const seen = (await store.listForTenant('tenant-a')).map((r) => [r.instanceId, r.lastSeen]);
+    expect(seen).toEqual([
+      ['e1', 2000],
+      ['e2', 1000],
+      ['e3', 2000],
+    ]);
+    expect((await store.get(key('e1', 'tenant-b')))?.lastSeen).toBe(1000);
+  });
+
   it('gives every tenant its own instance ids', async () => {
     expect(await store.register(register('edge-x'), 1)).toBe('registered');
     expect(await store.register(register('edge-x', 'conn-b', 'tenant-b'), 2)).toBe('registered');

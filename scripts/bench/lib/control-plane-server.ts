@@ -33,6 +33,8 @@ let running: { store: ControlPlaneStore; relay: Relay; server: Server } | undefi
 /** Options of `start`: the per-credential socket cap (the fake fleets share one credential). */
 export interface ControlPlaneStartArgs {
   readonly maxSocketsPerConnection?: number;
+  /** The relay's ping period (default 30 s). */
+  readonly heartbeatMs?: number;
 }
 
 /** The relay process's open-file limit (soft), from /proc: the ceiling on sockets it can hold. */
@@ -55,7 +57,7 @@ async function start(args: ControlPlaneStartArgs | null = null): Promise<Control
   });
   if (!demo) throw new Error('the fresh store was not seeded');
   // 1,000 fake edges share one connection credential here; real deployments keep the default cap.
-  const relay = await createControlPlaneRelay({ store, logger, execTimeoutMs: 10_000, heartbeatMs: 30_000, maxSocketsPerConnection: args?.maxSocketsPerConnection ?? 5000 });
+  const relay = await createControlPlaneRelay({ store, logger, execTimeoutMs: 10_000, heartbeatMs: args?.heartbeatMs ?? 30_000, maxSocketsPerConnection: args?.maxSocketsPerConnection ?? 5000 });
   const server = await listen(createControlPlaneApp({ store, logger, routers: [relay.managementRouter] }), 0, '127.0.0.1');
   relay.attach(server);
   running = { store, relay, server };
