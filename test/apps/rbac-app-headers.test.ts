@@ -149,6 +149,13 @@ describe('RBAC app response headers, every kind of answer', () => {
     });
   });
 
+  it('a method the resource route does not serve (OPTIONS, PATCH): the JSON 404, no Allow header', async () => {
+    for (const method of ['OPTIONS', 'PATCH']) {
+      const body = `{"code":"not_found","message":"no route for ${method} /resource/mega-seed"}`;
+      await expectAnswer(send(url, method, '/resource/mega-seed', `Bearer ${rick.access_token}`), 404, body, json(body));
+    }
+  });
+
   it('errors: a bad resource name (400), an unknown path (404), the authorizer down (503 with Retry-After)', async () => {
     const badName = '{"code":"bad_request","message":"resource name must be 1-128 letters, digits, dots, dashes or underscores"}';
     await expectAnswer(send(url, 'GET', '/resource/%2e%2e%2fetc', `Bearer ${rick.access_token}`), 400, badName, json(badName));
