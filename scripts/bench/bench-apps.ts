@@ -3,8 +3,8 @@
 //
 // 1. Throughput, layer by layer: bare Express; + helmet; the app's own stack (helmet,
 //    request id, request log) without auth; + authentication; + authorization by the
-//    embedded edge (the default, `rbac embedded`); and, for comparison, the `local` and
-//    `edge` (sidecar over HTTP) authorizers. Servers run in a child (lib/apps-server),
+//    embedded edge (the default, `rbac embedded`), allowed (Rick, 200) and denied (Morty,
+//    403); and, for comparison, the `local` and `edge` (sidecar over HTTP) authorizers. Servers run in a child (lib/apps-server),
 //    with a control plane and a sidecar edge in two more; autocannon runs here. Targets
 //    are warmed up, then alternated for a few rounds, then alternated again while the
 //    child's CPU clock is read. Every ratio is taken within a round against the baseline's
@@ -14,6 +14,7 @@
 // 3. Propagation into the app: a directory change or a policy push, the relay command,
 //    and the app's next answer.
 // CPU profile of the apps child: BENCH_CPU_PROF=<dir> npm run bench:apps
+// A shorter run of part 1 only: npm run bench:apps -- --throughput-only --rounds 3 --seconds 3
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,14 +32,11 @@ import { measureDecisionLatency } from './lib/decision-latency';
 import { reportRecordCost } from './lib/record-cost';
 import { alternate, cpuPerRequest, printMedians, roundSamples, type LoadTarget } from './lib/load';
 import { fmt, machineLine, printTable, verdict } from './lib/table';
+import { InvalidArgumentError } from 'commander';
 import { scriptCommand } from '../lib/script-command';
 
 const CONNECTIONS = 10;
-const DURATION_SECONDS = 5;
 const WARMUP_SECONDS = 2;
-const ROUNDS = 3;
-const CPU_SECONDS = 3;
-const CPU_ROUNDS = 3;
 const DECISIONS = 10_000;
 const PROPAGATIONS = 50;
 const HOUR = 3_600_000;
@@ -47,9 +45,27 @@ const RECORD_ROUNDS = 5;
 const RECORD_DECISIONS = 200_000;
 /** The only demo user the RBAC policy lets DELETE, so every request is a 200. */
 const BENCH_USER = 'rick@the-citadel.com';
+/** The default stack answering a user the policy refuses (Morty's DELETE: every request a 403). */
+const DENIED = 'rbac embedded, denied';
 /** The layers in the order they stack up; the last is the default stack. */
 const LAYERS = ['bare', 'bare + helmet', 'same stack, no auth', 'same stack + authn', 'rbac embedded'];
 const UNAUTHENTICATED = new Set(['bare', 'bare + helmet', 'same stack, no auth']);
+
+/** Command-line options (see `--help`). */
+interface BenchOptions {
+  /** Rounds of alternated runs, for req/s and again for CPU per request. */
+  readonly rounds: number;
+  /** Seconds per req/s run (a CPU run takes three fifths of it). */
+  readonly seconds: number;
+  /** Part 1 only: skip decision latency and propagation. */
+  readonly throughputOnly: boolean;
+}
+
+function positiveInteger(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1 || n > 100) throw new InvalidArgumentError('a whole number, 1–100');
+  return n;
+}
 
 const latencyRow = (name: string, s: Propagation['total']) => [name, String(s.count), s.p50, s.p99, s.mean, s.max];
 
@@ -62,8 +78,10 @@ function printPropagation(title: string, p: Propagation, changeLabel: string): v
   );
 }
 
-async function main(): Promise<void> {
-  console.log(`Apps bench: DELETE /resource/x as ${BENCH_USER}, ${CONNECTIONS} connections, ${DURATION_SECONDS} s per run, ${ROUNDS} rounds alternated`);
+async function main(options: BenchOptions): Promise<void> {
+  const { rounds, seconds } = options;
+  const cpuSeconds = Math.max(1, Math.round((seconds * 3) / 5));
+  console.log(`Apps bench: DELETE /resource/x as ${BENCH_USER} (and, denied, as Morty), ${CONNECTIONS} connections, ${seconds} s per run, ${rounds} rounds alternated`);
   console.log(`${machineLine()}\n`);
   const config = loadConfig({ LOG_LEVEL: 'silent' });
   const seed = loadDirectorySeed(config.directorySeedFile);
@@ -73,6 +91,10 @@ async function main(): Promise<void> {
     return user.id;
   };
   const goals: (string | number)[][] = [];
+  const printGoals = () => {
+    console.log('\nGoals:');
+    printTable(['measure', 'figure', 'goal', 'verdict'], goals);
+  };
   const children: BenchChild[] = [];
   const latencyDir = mkdtempSync(join(tmpdir(), 'outpost-bench-latency-'));
   try {
@@ -91,10 +113,13 @@ async function main(): Promise<void> {
       method: 'DELETE',
       ...(UNAUTHENTICATED.has(label) ? {} : { headers: { authorization: `Bearer ${info.accessToken}` } }),
     }));
-    const results = await alternate(targets, { connections: CONNECTIONS, durationSeconds: DURATION_SECONDS, rounds: ROUNDS, warmupSeconds: WARMUP_SECONDS });
+    const defaultStack = targets.find((t) => t.label === 'rbac embedded');
+    if (!defaultStack) throw new Error('the apps child did not serve the default stack');
+    targets.splice(targets.indexOf(defaultStack) + 1, 0, { ...defaultStack, label: DENIED, headers: { authorization: `Bearer ${info.mortyAccessToken}` }, expectStatus: 403 });
+    const results = await alternate(targets, { connections: CONNECTIONS, durationSeconds: seconds, rounds, warmupSeconds: WARMUP_SECONDS });
     printMedians(results);
-    console.log(`\nServer CPU time per request (the apps child's own clock, ${CONNECTIONS} connections, ${CPU_ROUNDS} rounds of ${CPU_SECONDS} s alternated):`);
-    const cpu = await cpuPerRequest(targets, apps, { connections: CONNECTIONS, durationSeconds: CPU_SECONDS, rounds: CPU_ROUNDS });
+    console.log(`\nServer CPU time per request (the apps child's own clock, ${CONNECTIONS} connections, ${rounds} rounds of ${cpuSeconds} s alternated):`);
+    const cpu = await cpuPerRequest(targets, apps, { connections: CONNECTIONS, durationSeconds: cpuSeconds, rounds });
     const samples = roundSamples(results, cpu);
     console.log('\nLayer by layer (each ratio per round against the same round\'s run, median (min–max); the last row is the default stack):');
     printLayers(samples, LAYERS);
@@ -103,11 +128,17 @@ async function main(): Promise<void> {
     console.log('\nThe authenticated targets against the same stack without auth (per round, median (min–max)):');
     printComparisons(samples, 'same stack, no auth', targets.map((t) => t.label).filter((label) => !UNAUTHENTICATED.has(label)));
     const embedded = samples.get('rbac embedded');
+    const denied = samples.get(DENIED);
     const noAuth = samples.get('same stack, no auth');
     const bare = samples.get('bare');
-    if (!embedded || !noAuth || !bare) throw new Error('the apps child did not serve every layer');
+    if (!embedded || !denied || !noAuth || !bare) throw new Error('the apps child did not serve every layer');
     goals.push(goalRow('default stack (embedded) ÷ same app without auth', compareRounds(noAuth, embedded), GOALS.ofNoAuth));
-    goals.push(goalRow('default stack (embedded) ÷ bare Express', compareRounds(bare, embedded), GOALS.ofBare));
+    goals.push(goalRow('default stack, allowed (200) ÷ bare Express', compareRounds(bare, embedded), GOALS.ofBare));
+    goals.push(goalRow('default stack, denied (403) ÷ bare Express', compareRounds(bare, denied), GOALS.ofBare));
+    if (options.throughputOnly) {
+      printGoals();
+      return;
+    }
 
     // 2. Embedded decision latency: an embedded edge in this process, on the same connection.
     const embeddedHere = await openEmbeddedAuthorizer({
@@ -162,17 +193,20 @@ async function main(): Promise<void> {
     closeCalls();
     rmSync(latencyDir, { recursive: true, force: true });
   }
-  console.log('\nGoals:');
-  printTable(['measure', 'figure', 'goal', 'verdict'], goals);
+  printGoals();
 }
 
-scriptCommand(
+const command = scriptCommand(
   'npm run bench:apps --',
-  "the sample apps' request path layer by layer from bare Express to the default stack, embedded decision latency, propagation into the app",
+  "the sample apps' request path layer by layer from bare Express to the default stack (allowed and denied), embedded decision latency, propagation into the app",
   'BENCH_CPU_PROF=/tmp/prof npm run bench:apps   # also writes a CPU profile of the apps child',
-).parse();
+)
+  .option('--rounds <n>', 'rounds of alternated runs (req/s, then CPU per request)', positiveInteger, 3)
+  .option('--seconds <n>', 'seconds per req/s run; a CPU run takes three fifths of it', positiveInteger, 5)
+  .option('--throughput-only', 'part 1 only: skip decision latency and propagation', false)
+  .parse();
 
-main().catch((err: unknown) => {
+main(command.opts<BenchOptions>()).catch((err: unknown) => {
   console.error(err);
   process.exit(1);
 });

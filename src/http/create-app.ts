@@ -1,27 +1,35 @@
 import express, { type Express } from 'express';
-import helmet, { type HelmetOptions } from 'helmet';
+import type { HelmetOptions } from 'helmet';
 import type { Logger } from '../observability';
-import { contentSecurityPolicy } from './content-security-policy';
 import { createErrorHandler, notFound, type ErrorShape, type ErrorTranslator } from './error-handler';
-import { rejectMalformedUrl } from './malformed-url';
+import { isMalformedPath, MalformedUrlError } from './malformed-url';
 import { requestContext } from './request-context';
+import { securityHeaders } from './security-headers';
 
 /**
  * The start every Outpost app shares: Express without its `X-Powered-By` banner, helmet's
  * security headers (options for apps that serve a page; `upgrade-insecure-requests` only over
- * HTTPS), request ids with one log line
- * per request, and a 400 for a path that does not decode. Routes go on the returned app;
- * {@link finishApp} closes it.
+ * HTTPS), request ids with one log line per request, and a 400 for a path that does not
+ * decode. These run as one middleware, in that order: each layer Express walks costs every
+ * request its routing, and helmet's headers are computed once ({@link securityHeaders}).
+ * Routes go on the returned app; {@link finishApp} closes it.
+ *
+ * @throws TypeError at creation for a CSP directive computed per request (see securityHeaders).
  */
 export function createApp(logger: Logger, helmetOptions?: Readonly<HelmetOptions>): Express {
   const app = express();
   app.disable('x-powered-by');
-  // The CSP is helmet's, except that upgrade-insecure-requests goes over HTTPS only (see contentSecurityPolicy).
-  const { contentSecurityPolicy: csp, ...rest } = helmetOptions ?? {};
-  app.use(helmet({ ...rest, contentSecurityPolicy: false }));
-  if (csp !== false) app.use(contentSecurityPolicy(typeof csp === 'object' ? csp.directives : undefined));
-  app.use(requestContext(logger));
-  app.use(rejectMalformedUrl());
+  const setSecurityHeaders = securityHeaders(helmetOptions);
+  const startRequest = requestContext(logger);
+  app.use(function startAppRequest(req, res, next) {
+    setSecurityHeaders(req, res);
+    startRequest(req, res);
+    if (isMalformedPath(req.path)) {
+      next(new MalformedUrlError());
+      return;
+    }
+    next();
+  });
   return app;
 }
 

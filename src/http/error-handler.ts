@@ -1,4 +1,4 @@
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { createRateLimitedLog, thrownName, type Logger } from '../observability';
 import { HttpError, OAuthError } from './http-error';
 import { isMalformedUrl, MALFORMED_URL_MESSAGE } from './malformed-url';
@@ -20,6 +20,17 @@ function isBodyParserError(err: unknown): err is BodyParserError {
 /** An error in the app's body shape: {@link OAuthError} at the IdP, {@link HttpError} elsewhere. */
 export function errorInShape(shape: ErrorShape, status: number, code: string, message: string, headers: Record<string, string> = {}): HttpError {
   return shape === 'oauth' ? new OAuthError(status, code, message, headers) : new HttpError(status, code, message, headers);
+}
+
+/**
+ * Writes a known error as its response: its status, its headers (a challenge, `Retry-After`)
+ * and its JSON body. The error middleware answers every known error with it, and so does a
+ * step that answers an expected refusal itself rather than throwing it (a policy's 403,
+ * src/middleware): one way errors become responses (docs/conventions.md §3), whichever path
+ * reached it.
+ */
+export function sendError(res: Response, error: HttpError): void {
+  res.status(error.status).set(error.headers).json(error.toBody());
 }
 
 /** Maps body-parser's failures to client errors; anything else is ours (undefined). */
@@ -127,7 +138,7 @@ export function createErrorHandler(logger: Logger, shape: ErrorShape, options: E
         if (cause !== undefined && !(cause instanceof HttpError)) failures.write('error', `${known.code} ${thrownName(cause)}`, { ...fields, err: cause }, known.message);
         else failures.write('warn', `${known.code} ${known.name}`, fields, known.message);
       } else if (known.detail !== undefined) logger.info({ req_id: req.id, code: known.code, detail: known.detail }, known.message);
-      res.status(known.status).set(known.headers).json(known.toBody());
+      sendError(res, known);
       return;
     }
     failures.write('error', `server_error ${thrownName(err)}`, { req_id: req.id, err }, 'unhandled error');

@@ -6,7 +6,7 @@ export {
   ConflictError,
   ServiceUnavailableError,
 } from './http-error';
-export { createErrorHandler, errorInShape, notFound } from './error-handler';
+export { createErrorHandler, errorInShape, notFound, sendError } from './error-handler';
 export type { ErrorShape, ErrorTranslator } from './error-handler';
 export { createApp, finishApp } from './create-app';
 export { contentSecurityPolicy } from './content-security-policy';

@@ -1,5 +1,3 @@
-import type { RequestHandler } from 'express';
-
 /** The public text of the refusal, the same on every service. */
 export const MALFORMED_URL_MESSAGE = 'the URL path is not valid percent-encoded UTF-8';
 
@@ -25,21 +23,17 @@ export function isMalformedUrl(err: unknown): boolean {
 }
 
 /**
- * Refuses a path that does not decode before any route sees it, so every malformed URL is the
- * same 400 — a parameter route, a static file, an unknown path or a route behind credentials
- * alike — rather than a 404 here, a 401 there and the router's 500 on parameter routes.
+ * True for a path that does not decode. `createApp` refuses such a path before any route sees
+ * it, so every malformed URL is the same 400 — a parameter route, a static file, an unknown
+ * path or a route behind credentials alike — rather than a 404 here, a 401 there and the
+ * router's 500 on parameter routes.
  */
-export function rejectMalformedUrl(): RequestHandler {
-  return function rejectMalformedUrlMiddleware(req, _res, next) {
-    const path = req.path;
-    if (path.includes('%')) {
-      try {
-        decodeURIComponent(path);
-      } catch {
-        next(new MalformedUrlError());
-        return;
-      }
-    }
-    next();
-  };
+export function isMalformedPath(path: string): boolean {
+  if (!path.includes('%')) return false;
+  try {
+    decodeURIComponent(path);
+    return false;
+  } catch {
+    return true;
+  }
 }

@@ -1,9 +1,10 @@
-import type { Express, Request } from 'express';
+import express, { type ErrorRequestHandler, type Express, type Request } from 'express';
 import { pino } from 'pino';
 import request from 'supertest';
 import { AuthorizerUnavailableError, type AuthorizationRequest, type Authorizer } from '../../src/authorizer';
 import { BadRequestError, createApp, createErrorHandler, notFound } from '../../src/http';
 import { requireAccessToken, requirePermission } from '../../src/middleware';
+import { ForbiddenError } from '../../src/middleware/require-permission';
 import { createTestIssuer, type TestIssuer } from '../helpers/tokens';
 
 // The permission step of the sample apps fails closed: whatever goes wrong while deciding
@@ -60,6 +61,34 @@ describe('requirePermission', () => {
     for (const truthy of ['yes', 1, {}]) {
       await build(authorizerOf(async () => ({ allowed: truthy as unknown as boolean }))).get().expect(403);
     }
+  });
+
+  it('answers a deny itself, never through the error middleware, with the error middleware’s exact answer', async () => {
+    const seen: unknown[] = [];
+    const app: Express = createApp(pino({ level: 'silent' }));
+    const auth = requireAccessToken({ issuer: idp.issuer, audience: idp.audience, clientId: idp.clientId, jwksUri: idp.jwksUri, realm: 'test-api' });
+    app.get('/resource/:name', auth, requirePermission(authorizerOf(async () => ({ allowed: false })), 'rbac', { action: 'GET', resource: (req) => ({ type: 'Resource', id: String(req.params.name) }) }), (_req, res) => {
+      res.json({ ok: true });
+    });
+    app.use(((err, _req, _res, next) => {
+      seen.push(err);
+      next(err);
+    }) as ErrorRequestHandler);
+    app.use(createErrorHandler(pino({ level: 'silent' }), 'api'));
+    const denied = await request(app).get('/resource/mega-seed').set('Authorization', `Bearer ${token}`);
+    expect(seen).toEqual([]);
+    expect(denied.status).toBe(403);
+    expect(denied.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(denied.headers['www-authenticate']).toBeUndefined();
+    expect(denied.text).toBe('{"code":"forbidden","message":"Forbidden by policy rbac.GET"}');
+    // The same error thrown to the error middleware gets the same answer, byte for byte.
+    const thrown = express();
+    thrown.get('/x', () => {
+      throw new ForbiddenError('rbac.GET');
+    });
+    thrown.use(createErrorHandler(pino({ level: 'silent' }), 'api'));
+    const viaHandler = await request(thrown).get('/x');
+    expect([viaHandler.status, viaHandler.headers['content-type'], viaHandler.text]).toEqual([denied.status, denied.headers['content-type'], denied.text]);
   });
 
   it('answers 503, not 500, when the route’s resource callback throws, and logs the exception with its stack', async () => {

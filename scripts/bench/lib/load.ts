@@ -11,6 +11,8 @@ export interface LoadTarget {
   readonly method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
   readonly headers?: Record<string, string>;
   readonly body?: string;
+  /** The status every answer should have (default: any 2xx); others count as failures. */
+  readonly expectStatus?: number;
 }
 
 /** Connections, duration and (optionally) a fixed offered rate across all connections. */
@@ -43,7 +45,10 @@ export interface LoadResult {
   readonly seconds: number;
   /** 503 answers: load the server shed on purpose (e.g. the IdP's bounded hashing queue). */
   readonly shed: number;
-  /** Other non-2xx responses plus connection errors and timeouts: any of them spoils the run. */
+  /**
+   * Answers other than the expected ones (2xx but for 503s, or exactly the target's
+   * `expectStatus`) plus connection errors and timeouts: any of them spoils the run.
+   */
   readonly failures: number;
 }
 
@@ -71,7 +76,10 @@ export async function runLoad(target: LoadTarget, options: LoadOptions): Promise
   });
   const measured = options.amount === undefined ? result.duration : Number(lastAnswer - started) / 1e9;
   const seconds = measured > 0 ? measured : options.durationSeconds;
-  const shed = (result.statusCodeStats as Record<string, { count: number }> | undefined)?.['503']?.count ?? 0;
+  const byStatus = (result.statusCodeStats as Record<string, { count: number }> | undefined) ?? {};
+  const shed = byStatus['503']?.count ?? 0;
+  const answered = result['1xx'] + result['2xx'] + result['3xx'] + result['4xx'] + result['5xx'];
+  const unexpected = target.expectStatus === undefined ? result.non2xx - shed : answered - (byStatus[String(target.expectStatus)]?.count ?? 0);
   return {
     label: target.label,
     rps: result.requests.total / seconds,
@@ -81,7 +89,7 @@ export async function runLoad(target: LoadTarget, options: LoadOptions): Promise
     p50: result.latency.p50,
     p99: result.latency.p99,
     shed,
-    failures: result.non2xx - shed + result.errors + result.timeouts,
+    failures: unexpected + result.errors + result.timeouts,
   };
 }
 

@@ -31,9 +31,6 @@ export function createRbacApp(deps: RbacAppDeps): Express {
   const app = createApp(deps.logger);
   app.set('etag', false);
 
-  serveProbes(app, deps.authorizer);
-  app.get(OPENAPI_PATH, serveOpenApi(RBAC_OPENAPI));
-
   const checkName: RequestHandler = (req, _res, next) => {
     if (!RESOURCE_NAME.test(String(req.params.name))) {
       throw new BadRequestError('resource name must be 1-128 letters, digits, dots, dashes or underscores');
@@ -41,15 +38,21 @@ export function createRbacApp(deps: RbacAppDeps): Express {
     next();
   };
 
+  // One route for the four methods, first on the app: Express matches the path once per
+  // request instead of once per method, and walks no other route before it.
+  const resource = app.route('/resource/:name');
   for (const method of RESOURCE_METHODS) {
     const allow = requirePermission(deps.authorizer, deps.policyName, {
       action: method,
       resource: (req) => ({ type: 'Resource', id: String(req.params.name) }),
     });
-    app[method.toLowerCase() as 'get' | 'put' | 'post' | 'delete']('/resource/:name', deps.authenticate, checkName, allow, (req, res) => {
+    resource[method.toLowerCase() as 'get' | 'put' | 'post' | 'delete'](deps.authenticate, checkName, allow, (req, res) => {
       res.type('text/plain').send(`Hello from ${method} /resource/${String(req.params.name)}`);
     });
   }
+
+  serveProbes(app, deps.authorizer);
+  app.get(OPENAPI_PATH, serveOpenApi(RBAC_OPENAPI));
 
   return finishApp(app, deps.logger, 'api');
 }
