@@ -18,6 +18,8 @@ module.exports = {
   // suite took 389 s instead of 574 s on 2026-11-25, every test green both ways. Every test
   // file is independent: its own servers on port 0, its own PostgreSQL/Redis, its own temp folders.
   maxWorkers: 2,
+  // The slowest files first on a run without timings (a fresh clone): test/heavy-first-sequencer.js.
+  testSequencer: '<rootDir>/test/heavy-first-sequencer.js',
   // Jest's per-file lines and summary, then one line counting the run (test/count-reporter.js).
   reporters: ['default', '<rootDir>/test/count-reporter.js'],
 };
