@@ -6,8 +6,8 @@ import { CLOSE_CODES } from './close-codes';
 import { createFrameBucket } from './frame-rate';
 import { parseEdgeFrame } from './parse-edge-frame';
 import { registerEdge } from './register-edge';
-import { createPendingCommands } from './pending-commands';
-import { createPendingSamples, type DecisionSampleReply } from './pending-samples';
+import { createPendingCommands, type PendingCommands } from './pending-commands';
+import { createPendingSamples, type DecisionSampleReply, type PendingSamples } from './pending-samples';
 import { edgeError, instanceDisconnected } from './relay-errors';
 import type { InstanceKey } from './registration';
 import type { RegistrationStore } from './registration-store';
@@ -79,9 +79,10 @@ function statusFingerprint(status: EdgeStatus): string {
 export function startEdgeSession(ws: WebSocket, connection: EdgeConnection, deps: EdgeSessionDeps): EdgeSession {
   const log = deps.logger.child({ connection_id: connection.connectionId });
   const pending = createPendingCommands({ timeoutMs: deps.execTimeoutMs, max: deps.maxPending });
-  const samples = createPendingSamples({ timeoutMs: deps.execTimeoutMs });
-  // Tried decisions waiting for their answer; few at once, they come from people at a page.
-  const tries = createPendingCommands<TryDecisionResult>({ timeoutMs: deps.execTimeoutMs, max: MAX_PENDING_TRIES });
+  // Samples and tried decisions are rare (people at a page ask for them): their maps are made
+  // on the first request, not for each of the thousands of connected edges.
+  let samples: PendingSamples | undefined;
+  let tries: PendingCommands<TryDecisionResult> | undefined;
   let instanceId: string | undefined;
   let key: InstanceKey | undefined;
   let badFrames = 0;
@@ -127,12 +128,14 @@ export function startEdgeSession(ws: WebSocket, connection: EdgeConnection, deps
     },
     sample() {
       if (ws.readyState !== ws.OPEN) return Promise.reject(instanceDisconnected());
+      samples ??= createPendingSamples({ timeoutMs: deps.execTimeoutMs });
       const { requestId, result } = samples.add();
       reply({ type: 'sample_request', request_id: requestId });
       return result;
     },
     tryDecision(request) {
       if (ws.readyState !== ws.OPEN) return Promise.reject(instanceDisconnected());
+      tries ??= createPendingCommands<TryDecisionResult>({ timeoutMs: deps.execTimeoutMs, max: MAX_PENDING_TRIES });
       const { requestId, result } = tries.add();
       reply({ type: 'try_decision', request_id: requestId, request });
       return result;
@@ -178,7 +181,7 @@ export function startEdgeSession(ws: WebSocket, connection: EdgeConnection, deps
         recordStatus(id, message.status);
         return;
       case 'sample_chunk':
-        if (!samples.receive(message)) {
+        if (!(samples?.receive(message) ?? false)) {
           reply({ type: 'error', code: 'unknown_request', message: 'no sample is waiting for this request id' });
           return;
         }
@@ -188,7 +191,7 @@ export function startEdgeSession(ws: WebSocket, connection: EdgeConnection, deps
         return;
       case 'try_result': {
         const { type: _type, request_id: requestId, ...result } = message;
-        if (!tries.resolve(requestId, result)) {
+        if (!(tries?.resolve(requestId, result) ?? false)) {
           reply({ type: 'error', code: 'unknown_request', message: 'no tried decision is waiting for this request id' });
           return;
         }
@@ -204,8 +207,8 @@ export function startEdgeSession(ws: WebSocket, connection: EdgeConnection, deps
         const known = message.ok
           ? pending.resolve(message.request_id, message.status)
           : pending.reject(message.request_id, edgeError(message.error.message, message.error.code)) ||
-            samples.reject(message.request_id, edgeError(message.error.message, message.error.code)) ||
-            tries.reject(message.request_id, edgeError(message.error.message, message.error.code));
+            (samples?.reject(message.request_id, edgeError(message.error.message, message.error.code)) ?? false) ||
+            (tries?.reject(message.request_id, edgeError(message.error.message, message.error.code)) ?? false);
         if (!known) {
           // A result for a command never sent (or already timed out) changes nothing.
           reply({ type: 'error', code: 'unknown_request', message: 'no command is waiting for this request id' });
@@ -279,8 +282,8 @@ export function startEdgeSession(ws: WebSocket, connection: EdgeConnection, deps
   ws.once('close', (code: number) => {
     clearTimeout(registerTimer);
     pending.rejectAll(instanceDisconnected());
-    samples.rejectAll(instanceDisconnected());
-    tries.rejectAll(instanceDisconnected());
+    samples?.rejectAll(instanceDisconnected());
+    tries?.rejectAll(instanceDisconnected());
     log.info({ instance_id: instanceId, code }, 'edge disconnected');
     deps.onClosed(session);
   });
