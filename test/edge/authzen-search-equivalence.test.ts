@@ -15,6 +15,12 @@ import { root, startFakeControlPlane, type FakeControlPlane } from './fake-contr
 // must agree, for the role-based, the relation-based and the search scenario's policy.
 
 const RUNS = 25;
+/**
+ * A property's 25 directories are ~6,000 requests to the sidecar: seconds on a quiet machine,
+ * far more on a busy one. Its own generous bound, so a slow machine never cuts a run short â€”
+ * a cut run kept going in the background and raced the next policy's (a false failure).
+ */
+const PROPERTY_TIMEOUT_MS = 180_000;
 
 /** A policy under test: its resource type and actions, and random directories for it. */
 interface Setup {
@@ -164,5 +170,5 @@ describe.each([citadelLike('rbac'), citadelLike('rebac'), records()])('search â‰
       fc.asyncProperty(setup.directories, (generated) => checkEquivalence(setup, generated)),
       { numRuns: RUNS },
     );
-  });
+  }, PROPERTY_TIMEOUT_MS);
 });
