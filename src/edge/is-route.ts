@@ -1,7 +1,7 @@
 import { BadRequestError, parseBody } from '../http';
 import { explainDecision } from '../policy';
 import type { Logger } from '../observability';
-import { isRequestSchema, splitPolicyPath, type IsRequest } from '../decision-protocol';
+import { isRequestSchema, quickIsRequest, splitPolicyPath, type IsRequest } from '../decision-protocol';
 import type { DirectoryData } from '../directory';
 import type { EdgeRuntime } from './create-edge-runtime';
 import { readDemand, requireReady, resolveUserId, stateUsedHeaders, type DecisionRoute } from './decision-support';
@@ -38,7 +38,8 @@ export function createIsRoute(deps: { runtime: EdgeRuntime; verifyJwt: VerifyJwt
     path: '/api/v2/authz/is',
     limitBytes: 16 * 1024,
     async handle(input) {
-      const body = parseBody(isRequestSchema, input.body, { what: 'decision request' });
+      // The hand check for the plain body; zod for the rest and for every error message.
+      const body = quickIsRequest(input.body) ?? parseBody(isRequestSchema, input.body, { what: 'decision request' });
       const explain = wantsReasons(input);
       await runtime.freshness.ensure(readDemand(input, body));
       const { policy, directory } = requireReady(runtime.state);
