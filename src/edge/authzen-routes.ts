@@ -1,7 +1,7 @@
 import express, { type Router } from 'express';
 import { AUTHZEN_PATHS, AUTHZEN_SEARCH_PATHS, evaluationRequestSchema, evaluationsRequestSchema, expandEvaluations, quickEvaluationRequest, quickEvaluationsRequest } from '../decision-protocol';
 import { BadRequestError, parseBody } from '../http';
-import type { Logger } from '../observability';
+import { unredactedLogger, type Logger } from '../observability';
 import type { EdgeRuntime } from './create-edge-runtime';
 import { decideEvaluation, decideEvaluations, type DecidedFrom, type ItemOutcome } from './decide-evaluations';
 import { readDemand, stateUsedHeaders, type DecisionInput, type DecisionRoute } from './decision-support';
@@ -38,7 +38,9 @@ function logEntry(o: ItemOutcome) {
  * each decision carries its reasons in its `context`; every decision becomes a decision record.
  */
 export function createAuthzenRoutes(deps: { runtime: EdgeRuntime; logger: Logger }): DecisionRoute[] {
-  const { runtime, logger } = deps;
+  const { runtime } = deps;
+  // Every field of a decision line is the edge's own choice, never a credential: no redaction (docs/reference/security.md).
+  const logger = unredactedLogger(deps.logger);
 
   function log(input: DecisionInput, outcomes: readonly ItemOutcome[], from: DecidedFrom): void {
     for (const o of outcomes) {

@@ -1,6 +1,6 @@
 import { BadRequestError, parseBody } from '../http';
 import { explainDecision } from '../policy';
-import type { Logger } from '../observability';
+import { unredactedLogger, type Logger } from '../observability';
 import { isRequestSchema, quickIsRequest, splitPolicyPath, type IsRequest } from '../decision-protocol';
 import type { DirectoryData } from '../directory';
 import type { EdgeRuntime } from './create-edge-runtime';
@@ -33,7 +33,9 @@ async function resolvePrincipal(body: IsRequest, directory: DirectoryData, verif
  * answer carries its reasons (docs/reference/api.md, "Reasons").
  */
 export function createIsRoute(deps: { runtime: EdgeRuntime; verifyJwt: VerifyJwtIdentity; logger: Logger }): DecisionRoute {
-  const { runtime, verifyJwt, logger } = deps;
+  const { runtime, verifyJwt } = deps;
+  // Every field of a decision line is the edge's own choice, never the token: no redaction.
+  const logger = unredactedLogger(deps.logger);
   return {
     path: '/api/v2/authz/is',
     limitBytes: 16 * 1024,
