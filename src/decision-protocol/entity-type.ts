@@ -14,9 +14,14 @@ export const MAX_ENTITY_TYPE_LENGTH = 128;
 /** Words Cedar reserves, which no identifier (and so no part of a type name) may be. */
 const RESERVED = new Set(['true', 'false', 'if', 'then', 'else', 'in', 'is', 'like', 'has', '__cedar']);
 
+/** True when one `::`-separated part of a type name is not a word Cedar reserves. */
+export function isEntityTypePart(part: string): boolean {
+  return !RESERVED.has(part);
+}
+
 /** A Cedar entity type name, as {@link ENTITY_TYPE_PATTERN} describes, no part of it reserved. */
 export const entityTypeSchema = z
   .string()
   .max(MAX_ENTITY_TYPE_LENGTH)
   .regex(ENTITY_TYPE_PATTERN, 'must be a Cedar entity type such as todo, Resource or Outpost::Todo')
-  .refine((type) => !type.split('::').some((part) => RESERVED.has(part)), 'must not be a word Cedar reserves (in, is, has, …)');
+  .refine((type) => type.split('::').every(isEntityTypePart), 'must not be a word Cedar reserves (in, is, has, …)');

@@ -4,6 +4,7 @@
  * rule that every component checks names against.
  */
 export { isRequestSchema, splitPolicyPath } from './is-request';
+export { quickEvaluationRequest, quickEvaluationsRequest, quickIsRequest } from './quick-check';
 export type { IsRequest } from './is-request';
 export { POLICY_NAME_PATTERN, POLICY_NAME_RULE } from './policy-name';
 export { freshnessFields, FRESHNESS_HEADERS } from './freshness-fields';

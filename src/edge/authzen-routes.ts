@@ -1,7 +1,7 @@
 import express, { type Router } from 'express';
-import { AUTHZEN_PATHS, AUTHZEN_SEARCH_PATHS, evaluationRequestSchema, evaluationsRequestSchema, expandEvaluations } from '../decision-protocol';
+import { AUTHZEN_PATHS, AUTHZEN_SEARCH_PATHS, evaluationRequestSchema, evaluationsRequestSchema, expandEvaluations, quickEvaluationRequest, quickEvaluationsRequest } from '../decision-protocol';
 import { BadRequestError, parseBody } from '../http';
-import type { Logger } from '../observability';
+import { unredactedLogger, type Logger } from '../observability';
 import type { EdgeRuntime } from './create-edge-runtime';
 import { decideEvaluation, decideEvaluations, type DecidedFrom, type ItemOutcome } from './decide-evaluations';
 import { readDemand, stateUsedHeaders, type DecisionInput, type DecisionRoute } from './decision-support';
@@ -38,7 +38,9 @@ function logEntry(o: ItemOutcome) {
  * each decision carries its reasons in its `context`; every decision becomes a decision record.
  */
 export function createAuthzenRoutes(deps: { runtime: EdgeRuntime; logger: Logger }): DecisionRoute[] {
-  const { runtime, logger } = deps;
+  const { runtime } = deps;
+  // Every field of a decision line is the edge's own choice, never a credential: no redaction (docs/reference/security.md).
+  const logger = unredactedLogger(deps.logger);
 
   function log(input: DecisionInput, outcomes: readonly ItemOutcome[], from: DecidedFrom): void {
     for (const o of outcomes) {
@@ -66,7 +68,8 @@ export function createAuthzenRoutes(deps: { runtime: EdgeRuntime; logger: Logger
       limitBytes: AUTHZEN_LIMIT_BYTES,
       wrongMediaTypeStatus: WRONG_MEDIA_TYPE,
       async handle(input) {
-        const body = parseBody(evaluationRequestSchema, input.body, { what: 'evaluation request' });
+        // The hand check for the plain body; zod for the rest and for every error message.
+        const body = quickEvaluationRequest(input.body) ?? parseBody(evaluationRequestSchema, input.body, { what: 'evaluation request' });
         const explain = wantsReasons(input);
         await runtime.freshness.ensure(readDemand(input, body));
         return single(input, body, explain);
@@ -77,7 +80,7 @@ export function createAuthzenRoutes(deps: { runtime: EdgeRuntime; logger: Logger
       limitBytes: AUTHZEN_LIMIT_BYTES,
       wrongMediaTypeStatus: WRONG_MEDIA_TYPE,
       async handle(input) {
-        const body = parseBody(evaluationsRequestSchema, input.body, { what: 'evaluations request' });
+        const body = quickEvaluationsRequest(input.body) ?? parseBody(evaluationsRequestSchema, input.body, { what: 'evaluations request' });
         const { single: one, items } = expandEvaluations(body);
         const only = items[0]!;
         if (one && 'problem' in only) throw new BadRequestError(only.problem);

@@ -1,7 +1,7 @@
 import { BadRequestError, parseBody } from '../http';
 import { explainDecision } from '../policy';
-import type { Logger } from '../observability';
-import { isRequestSchema, splitPolicyPath, type IsRequest } from '../decision-protocol';
+import { unredactedLogger, type Logger } from '../observability';
+import { isRequestSchema, quickIsRequest, splitPolicyPath, type IsRequest } from '../decision-protocol';
 import type { DirectoryData } from '../directory';
 import type { EdgeRuntime } from './create-edge-runtime';
 import { readDemand, requireReady, resolveUserId, stateUsedHeaders, type DecisionRoute } from './decision-support';
@@ -33,12 +33,15 @@ async function resolvePrincipal(body: IsRequest, directory: DirectoryData, verif
  * answer carries its reasons (docs/reference/api.md, "Reasons").
  */
 export function createIsRoute(deps: { runtime: EdgeRuntime; verifyJwt: VerifyJwtIdentity; logger: Logger }): DecisionRoute {
-  const { runtime, verifyJwt, logger } = deps;
+  const { runtime, verifyJwt } = deps;
+  // Every field of a decision line is the edge's own choice, never the token: no redaction.
+  const logger = unredactedLogger(deps.logger);
   return {
     path: '/api/v2/authz/is',
     limitBytes: 16 * 1024,
     async handle(input) {
-      const body = parseBody(isRequestSchema, input.body, { what: 'decision request' });
+      // The hand check for the plain body; zod for the rest and for every error message.
+      const body = quickIsRequest(input.body) ?? parseBody(isRequestSchema, input.body, { what: 'decision request' });
       const explain = wantsReasons(input);
       await runtime.freshness.ensure(readDemand(input, body));
       const { policy, directory } = requireReady(runtime.state);

@@ -1,4 +1,4 @@
-export { createLogger, silentLogger, LOG_BUFFER_FLUSH_BYTES, LOG_BUFFER_MAX_BYTES } from './logger';
+export { createLogger, silentLogger, unredactedLogger, LOG_BUFFER_FLUSH_BYTES, LOG_BUFFER_MAX_BYTES } from './logger';
 export type { Logger } from './logger';
 export { prometheusLabel } from './prometheus-label';
 export { createRateLimitedLog, thrownName } from './rate-limited-log';

@@ -43,9 +43,23 @@ function stdoutDestination(): DestinationStream {
   return stdout;
 }
 
-/** A JSON logger named after the component (`idp`, `rbac-app`, …), writing to stdout (see {@link stdoutDestination}). */
-export function createLogger(name: string, level: LevelWithSilent = 'info'): Logger {
-  return pino({ name, level, redact: { paths: REDACT, remove: true } }, stdoutDestination());
+/**
+ * A JSON logger named after the component (`idp`, `rbac-app`, …), writing to stdout (see
+ * {@link stdoutDestination}) unless given another destination (tests).
+ */
+export function createLogger(name: string, level: LevelWithSilent = 'info', destination: DestinationStream = stdoutDestination()): Logger {
+  return pino({ name, level, redact: { paths: REDACT, remove: true } }, destination);
+}
+
+/**
+ * A child of `logger` that writes its lines without redaction, for lines whose every field
+ * the caller chose itself and none of which can hold a credential: the edge's decision lines
+ * (ids, action, resource, decision, policy ids, digests). The wildcard paths cost a decision
+ * more CPU than anything else in its log line (`npm run bench:peer`, sidecar part);
+ * `logger` itself keeps redacting.
+ */
+export function unredactedLogger(logger: Logger): Logger {
+  return logger.child({}, { redact: { paths: [] } });
 }
 
 /** A logger that writes nothing, for tests. */

@@ -35,15 +35,17 @@ const dataDir = mkdtempSync(join(tmpdir(), 'outpost-bench-edge-'));
 let running: { edge: Edge; servers: Server[] } | undefined;
 
 const ANSWER = JSON.stringify({ decisions: [{ decision: 'allowed', is: true }] });
+const AUTHZEN_ANSWER = JSON.stringify({ decision: true });
 
-/** The floor: node:http reading the same JSON body and answering the same JSON shape. */
+/** The floor: node:http reading the same JSON body and answering the same JSON shape (AuthZEN's on its paths, else the `is` shape). */
 const bareNode: RequestListener = (req, res) => {
   const chunks: Buffer[] = [];
   req.on('data', (chunk: Buffer) => chunks.push(chunk));
   req.on('end', () => {
     JSON.parse(Buffer.concat(chunks).toString('utf8'));
-    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(ANSWER) });
-    res.end(ANSWER);
+    const answer = req.url?.startsWith('/access/v1/') ? AUTHZEN_ANSWER : ANSWER;
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(answer) });
+    res.end(answer);
   });
 };
 

@@ -13,6 +13,8 @@ export interface LoadTarget {
   readonly body?: string;
   /** The status every answer should have (default: any 2xx); others count as failures. */
   readonly expectStatus?: number;
+  /** Each `[<id>]` in the body becomes a fresh number in every request: no two requests alike. */
+  readonly uniqueIds?: boolean;
 }
 
 /** Connections, duration and (optionally) a fixed offered rate across all connections. */
@@ -52,6 +54,15 @@ export interface LoadResult {
   readonly failures: number;
 }
 
+/** A request hook putting a new number in place of every `[<id>]` of `body`, per request. */
+function freshIds(body: string): (request: autocannon.Request) => autocannon.Request {
+  let next = 0;
+  return (request) => {
+    next += 1;
+    return { ...request, body: body.replaceAll('[<id>]', String(next)) };
+  };
+}
+
 /** Loads one target with autocannon (loopback only) and reduces the result. */
 export async function runLoad(target: LoadTarget, options: LoadOptions): Promise<LoadResult> {
   const started = process.hrtime.bigint();
@@ -63,6 +74,8 @@ export async function runLoad(target: LoadTarget, options: LoadOptions): Promise
         method: target.method ?? 'GET',
         headers: target.headers ?? {},
         ...(target.body === undefined ? {} : { body: target.body }),
+        // Built per request (autocannon's own idReplacement declares a Content-Length its ids do not always fill).
+        ...(target.uniqueIds && target.body !== undefined ? { requests: [{ setupRequest: freshIds(target.body) }] } : {}),
         connections: options.connections,
         ...(options.amount === undefined ? { duration: options.durationSeconds } : { amount: options.amount }),
         ...(options.overallRate === undefined ? {} : { overallRate: options.overallRate }),

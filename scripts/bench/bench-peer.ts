@@ -1,0 +1,153 @@
+// The sidecar against a bare node:http server and against a real peer PDP, on loopback:
+// npm run bench:peer
+//
+// Processes: the control plane and a sidecar edge (lib/bench-stack; the edge child also serves
+// a bare node:http JSON endpoint that parses the same body and answers), Cerbos from its npm
+// package with the equivalent RBAC policy (scripts/bench/peer/, lib/cerbos-server), and this
+// process, which runs autocannon. Every ratio is taken round by round against the baseline's
+// run of the same round (lib/compare-rounds); the verdict reads server CPU per request, from
+// the two servers' own /proc clocks (only the processes this bench started).
+import { loadConfig } from '../../src/config';
+import { loadDirectorySeed } from '../../src/directory';
+import { startBenchStack } from './lib/bench-stack';
+import { startCerbos, type CerbosServer } from './lib/cerbos-server';
+import type { BenchChild } from './lib/child-harness';
+import { compareRounds, goalRow, type RoundSamples } from './lib/compare-rounds';
+import { closeCalls, isRequestBody } from './lib/control-plane-calls';
+import { runLoad, type LoadTarget } from './lib/load';
+import { checkEquivalence, peerBodies, type PeerUser } from './lib/peer-bodies';
+import { treeCpuMs } from './lib/read-process-cpu';
+import { machineLine, printTable } from './lib/table';
+import { InvalidArgumentError } from 'commander';
+import { scriptCommand } from '../lib/script-command';
+
+/** Per-round ratio goals (server CPU per request, median of rounds). */
+const GOALS = { ofBareNode: 0.6, ofCerbos: 1.0 };
+const BATCH = 25;
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+interface Options {
+  readonly only?: 'sidecar' | 'peer';
+  readonly rounds: number;
+  readonly seconds: number;
+}
+
+/** A target and the pid whose CPU clock is its server's. */
+interface Measured {
+  readonly target: LoadTarget;
+  readonly pid: number;
+}
+
+/**
+ * Runs `pairs` (baseline, target) alternated for `rounds` rounds at `connections`, each run
+ * `seconds` long, reading each server's CPU around its run; returns the samples per label.
+ */
+async function measureRounds(measured: readonly Measured[], connections: number, options: Options): Promise<Map<string, RoundSamples>> {
+  const samples = new Map(measured.map((m) => [m.target.label, { rps: [] as number[], cpuUs: [] as number[] }]));
+  // A short warm-up each: JIT, connection pools and (for hits) the decision cache.
+  for (const m of measured) await runLoad(m.target, { connections, durationSeconds: 1 });
+  for (let round = 0; round < options.rounds; round += 1) {
+    for (const m of measured.map((_m, i) => measured[(i + round) % measured.length]!)) {
+      const before = treeCpuMs([m.pid]);
+      const result = await runLoad(m.target, { connections, durationSeconds: options.seconds });
+      const cpuMs = treeCpuMs([m.pid]) - before;
+      if (result.failures > 0 || result.ok === 0) throw new Error(`${m.target.label}: ${result.failures} failed requests, ${result.ok} answered`);
+      const answered = result.rps * result.seconds;
+      const own = samples.get(m.target.label)!;
+      own.rps.push(result.rps);
+      own.cpuUs.push((cpuMs * 1000) / Math.max(1, answered));
+      console.log(`| ${round + 1} | ${m.target.label} | ${result.rps.toFixed(0)} | ${result.p99} | ${((cpuMs * 1000) / Math.max(1, answered)).toFixed(1)} |`);
+    }
+  }
+  return samples;
+}
+
+const post = (label: string, url: string, body: string, uniqueIds = false): LoadTarget => ({ label, url, method: 'POST', headers: JSON_HEADERS, body, uniqueIds });
+
+/** Item 2: the sidecar's two decision routes against a bare node:http server that parses the same body and answers. */
+async function sidecarPart(edge: { edgeUrl: string; bareNodeUrl: string }, edgePid: number, user: PeerUser, options: Options, goals: string[][]): Promise<void> {
+  const is = isRequestBody(user.id, 'rbac.DELETE', 'mega-seed');
+  const evaluation = JSON.stringify({ subject: { type: 'user', id: user.id }, action: { name: 'DELETE' }, resource: { type: 'Resource', id: 'mega-seed' } });
+  for (const [route, body] of [['/api/v2/authz/is', is], ['/access/v1/evaluation', evaluation]] as const) {
+    const bare = post(`bare node:http ${route}`, `${edge.bareNodeUrl}${route}`, body);
+    const sidecar = post(`sidecar ${route}`, `${edge.edgeUrl}${route}`, body);
+    console.log(`\nSidecar ${route} against bare node:http (same body, 32 connections, ${options.rounds} rounds of ${options.seconds} s alternated):`);
+    console.log('| round | target | req/s | p99 ms | server CPU µs per request |\n|---:|---|---:|---:|---:|');
+    const samples = await measureRounds([{ target: bare, pid: edgePid }, { target: sidecar, pid: edgePid }], 32, options);
+    goals.push(goalRow(`sidecar ${route} ÷ bare node:http`, compareRounds(samples.get(bare.label)!, samples.get(sidecar.label)!), GOALS.ofBareNode));
+  }
+}
+
+/** Item 3: Outpost ÷ Cerbos on the same AuthZEN requests, row by row. */
+async function peerPart(edgeUrl: string, edgePid: number, cerbos: CerbosServer, users: readonly PeerUser[], options: Options, goals: string[][]): Promise<void> {
+  console.log('\nEquivalence first: every user, action and resource below, single and batched, asked of both:');
+  const checked = await checkEquivalence(edgeUrl, cerbos.url, users);
+  console.log(`${checked} decisions identical.`);
+  const rick = users.find((u) => u.email.startsWith('rick@'))!;
+  const rows = [
+    { row: 'single decision, c=1', path: '/access/v1/evaluation', connections: 1, batch: 1 },
+    { row: 'single decision, c=32', path: '/access/v1/evaluation', connections: 32, batch: 1 },
+    { row: `batch of ${BATCH}, c=32`, path: '/access/v1/evaluations', connections: 32, batch: BATCH },
+  ];
+  for (const misses of [true, false]) {
+    for (const r of rows) {
+      const name = `${r.row}, ${misses ? 'misses (new resource ids each request)' : 'hits (the same request)'}`;
+      const body = peerBodies(rick, r.batch, misses);
+      const cerbosTarget = post(`Cerbos: ${name}`, `${cerbos.url}${r.path}`, body, misses);
+      const outpostTarget = post(`Outpost: ${name}`, `${edgeUrl}${r.path}`, body, misses);
+      console.log(`\n${name} (${options.rounds} rounds of ${options.seconds} s alternated):`);
+      console.log('| round | target | req/s | p99 ms | server CPU µs per request |\n|---:|---|---:|---:|---:|');
+      const samples = await measureRounds([{ target: cerbosTarget, pid: cerbos.pid }, { target: outpostTarget, pid: edgePid }], r.connections, options);
+      goals.push(goalRow(`Outpost ÷ Cerbos, ${name}`, compareRounds(samples.get(cerbosTarget.label)!, samples.get(outpostTarget.label)!), GOALS.ofCerbos));
+    }
+  }
+}
+
+async function main(options: Options): Promise<void> {
+  console.log(`Peer bench: ${machineLine()}\n`);
+  const config = loadConfig({ LOG_LEVEL: 'silent' });
+  const users: PeerUser[] = loadDirectorySeed(config.directorySeedFile).directory.users.map((u) => ({ id: u.id, email: u.email, roles: [...u.roles] }));
+  const children: BenchChild[] = [];
+  let cerbos: CerbosServer | undefined;
+  const goals: string[][] = [];
+  try {
+    const { edgeChild, edge } = await startBenchStack(children);
+    if (options.only !== 'peer') await sidecarPart(edge, edgeChild.pid, users.find((u) => u.email.startsWith('morty@'))!, options, goals);
+    if (options.only !== 'sidecar') {
+      cerbos = await startCerbos();
+      console.log(`\nCerbos (${cerbos.url}) answered ${cerbos.startedInMs.toFixed(0)} ms after it was spawned.`);
+      await peerPart(edge.edgeUrl, edgeChild.pid, cerbos, users, options, goals);
+    }
+  } finally {
+    await cerbos?.stop();
+    for (const child of children.reverse()) await child.stop();
+    closeCalls();
+  }
+  console.log('\nGoals (each ratio per round against the baseline\'s run in the same round; above 1: Outpost faster):');
+  printTable(['measure', 'figure, median (min–max) of rounds', 'goal', 'verdict'], goals);
+}
+
+const program = scriptCommand(
+  'npm run bench:peer --',
+  'the sidecar against a bare node:http server (CPU per decision, AuthZEN and is routes) and against Cerbos (its npm package, the same RBAC policy): single decisions at c=1 and c=32 and batches of 25, misses and hits, per round',
+  'npm run bench:peer -- --only peer --rounds 3',
+)
+  .option('--only <part>', 'run one part: sidecar (against bare node:http) or peer (against Cerbos)', (v: string) => {
+    if (v !== 'sidecar' && v !== 'peer') throw new InvalidArgumentError('sidecar or peer');
+    return v;
+  })
+  .option('--rounds <n>', 'alternated rounds per comparison (1–9)', (v: string) => boundedInt(v, 1, 9), 3)
+  .option('--seconds <n>', 'seconds per run (1–20)', (v: string) => boundedInt(v, 1, 20), 3);
+
+function boundedInt(value: string, min: number, max: number): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < min || n > max) throw new InvalidArgumentError(`a whole number, ${min}–${max}`);
+  return n;
+}
+
+program.parse();
+
+main(program.opts<Options>()).catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
