@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import type { Logger } from '../observability';
+import { unredactedLogger, type Logger } from '../observability';
 import { requestIdFor } from './request-id';
 import './express-request';
 
@@ -17,7 +17,7 @@ export type StartRequest = (req: Request, res: Response) => void;
  * of the line (`npm run bench:apps`). Every other line of the app stays redacted.
  */
 export function requestContext(logger: Logger): StartRequest {
-  const requestLog = logger.child({}, { redact: [] });
+  const requestLog = unredactedLogger(logger);
   return function startRequest(req, res) {
     const started = process.hrtime.bigint();
     req.id = requestIdFor(req);

@@ -54,9 +54,10 @@ export function createLogger(name: string, level: LevelWithSilent = 'info', dest
 /**
  * A child of `logger` that writes its lines without redaction, for lines whose every field
  * the caller chose itself and none of which can hold a credential: the edge's decision lines
- * (ids, action, resource, decision, policy ids, digests). The wildcard paths cost a decision
- * more CPU than anything else in its log line (`npm run bench:peer`, sidecar part);
- * `logger` itself keeps redacting.
+ * (ids, action, resource, decision, policy ids, digests) and the apps' request line (five
+ * fixed fields, src/http/request-context.ts). The wildcard paths cost a decision more CPU
+ * than anything else in its log line (`npm run bench:peer`, sidecar part) and every request
+ * a walk of its line (`npm run bench:apps`); `logger` itself keeps redacting.
  */
 export function unredactedLogger(logger: Logger): Logger {
   return logger.child({}, { redact: { paths: [] } });
