@@ -155,10 +155,10 @@ async function main(options: BenchOptions): Promise<void> {
     });
     try {
       const latency = await measureDecisionLatency(
-        { authorize: (r) => embeddedHere.authorize(r), stats: () => embeddedHere.edge.authorizer.stats() },
+        { authorizeNow: (r) => embeddedHere.authorizeNow(r), stats: () => embeddedHere.edge.authorizer.stats() },
         { principal: userId(BENCH_USER), action: 'DELETE', iterations: DECISIONS },
       );
-      console.log(`\nEmbedded decision latency (awaited authorize(), as the middleware calls it), ${DECISIONS} sequential decisions each (µs):`);
+      console.log(`\nEmbedded decision latency (authorizeNow(), as the middleware calls it), ${DECISIONS} sequential decisions each (µs):`);
       const us = (v: number) => v * 1000;
       printTable(
         ['decision', 'p50 µs', 'p99 µs', 'mean µs', 'max µs', 'cache hits / misses'],

@@ -11,6 +11,7 @@ export const FIRST_SYNC_WAIT_MS = 5_000;
 export interface EmbeddedAuthorizer extends Authorizer {
   readonly kind: 'embedded';
   authorize(request: AuthorizationRequest): Promise<LocalDecision>;
+  authorizeNow(request: AuthorizationRequest): LocalDecision;
   /** The edge inside the app: its instance id, status, and the commands the relay sends. */
   readonly edge: EdgeRuntime;
   /** The directory replica decisions are made from (undefined before the first sync). */
@@ -47,18 +48,23 @@ export async function openEmbeddedAuthorizer(deps: EdgeRuntimeDeps): Promise<Emb
     }
   }
 
+  /** Decided and recorded in one tick, so the record names the state the decision used. */
+  function authorizeNow(request: AuthorizationRequest): LocalDecision {
+    checkPolicy(request);
+    const started = performance.now();
+    const decision = edge.authorizer.decideNow(request);
+    edge.recordDecision(request, decision, request.requestId ?? randomUUID(), performance.now() - started);
+    return decision;
+  }
+
   return {
     kind: 'embedded',
     edge,
     directory: () => edge.state.directory,
     ready: () => edge.state.policy !== undefined && edge.state.directory !== undefined,
+    authorizeNow,
     async authorize(request) {
-      checkPolicy(request);
-      // Decided and recorded in one tick, so the record names the state the decision used.
-      const started = performance.now();
-      const decision = edge.authorizer.decideNow(request);
-      edge.recordDecision(request, decision, request.requestId ?? randomUUID(), performance.now() - started);
-      return decision;
+      return authorizeNow(request);
     },
     async explain(request) {
       checkPolicy(request);

@@ -53,6 +53,14 @@ export interface Authorizer {
   readonly kind: 'local' | 'edge' | 'embedded';
   authorize(request: AuthorizationRequest): Promise<AuthorizationDecision>;
   /**
+   * The same decision, made synchronously, where the authorizer decides in-process (the
+   * embedded edge): the permission step then answers within the request's own tick, with no
+   * promise or microtask per request (`npm run bench:apps`). It throws what `authorize`
+   * would reject with. Absent where a decision has to wait (the `edge` kind). A wrapper that
+   * changes `authorize` must change or leave out this too, or callers bypass the change.
+   */
+  authorizeNow?(request: AuthorizationRequest): AuthorizationDecision;
+  /**
    * Whether it can decide now (an embedded edge: a policy and a directory are loaded; the
    * `edge` kind: the edge it asks is ready itself); absent means always.
    */

@@ -20,6 +20,8 @@ export interface LocalAuthorizer extends Authorizer {
   authorize(request: AuthorizationRequest): Promise<LocalDecision>;
   /** The same decision, synchronously: a batch decided in one step sees one policy and directory. */
   decideNow(request: AuthorizationRequest): LocalDecision;
+  /** {@link decideNow}, as the permission step asks an in-process authorizer (`Authorizer.authorizeNow`). */
+  authorizeNow(request: AuthorizationRequest): LocalDecision;
   /** Cache counters, for metrics and benchmarks. */
   stats(): { readonly hits: number; readonly misses: number; readonly size: number };
 }
@@ -157,6 +159,7 @@ export function createLocalAuthorizer(options: LocalAuthorizerOptions): LocalAut
     // Evaluation is synchronous; the promise keeps the shape shared with `edge`.
     authorize: async (request) => decide(request),
     decideNow: decide,
+    authorizeNow: decide,
     stats: () => ({ hits, misses, size: cache.size }),
     async close() {
       cache.clear();

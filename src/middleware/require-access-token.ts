@@ -62,13 +62,17 @@ export function requireAccessToken(options: RequireAccessTokenOptions): RequestH
 
   return function requireAccessTokenMiddleware(req, res, next) {
     let token: string;
+    let cached: ReturnType<typeof core.cache.get>;
+    const now = nowSeconds();
+    // A token the cache holds skips the header's pattern scans (getBearerToken's `known`).
+    const known = (candidate: string): boolean => (cached = core.cache.get(candidate, now)) !== undefined;
     try {
-      token = getBearerToken(bearerRequestOf(req), realm);
+      token = getBearerToken(bearerRequestOf(req), realm, known);
     } catch (err) {
       next(err);
       return;
     }
-    const cached = core.cache.get(token, nowSeconds());
+    cached ??= core.cache.get(token, now);
     if (cached) {
       req.auth = cached;
       next();

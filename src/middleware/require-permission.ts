@@ -1,4 +1,4 @@
-import type { Request, RequestHandler } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { HttpError, sendError } from '../http';
 import { thrownName } from '../observability';
 import { POLICY_NAME_PATTERN } from '../decision-protocol';
@@ -44,6 +44,10 @@ function failClosed(thrown: unknown, policyPath: string): HttpError {
  * the authorizer cannot answer, or throws; the route's resource callback throws — the
  * request gets 503 (never a 500, never an allow).
  *
+ * An authorizer that decides in-process (`authorizeNow`, the embedded edge) is asked
+ * synchronously: no promise or microtask per request; any other is awaited. Both paths fail
+ * closed the same way and answer the same bytes.
+ *
  * A deny is an answer, not a failure: the 403 is built once per route and written here with
  * `sendError`, the error middleware's own writer (same status, headers and body), instead of
  * being thrown through Express's error path; an `Error` with its stack trace and the router's
@@ -53,25 +57,44 @@ export function requirePermission(authorizer: Authorizer, policyName: string, ru
   if (!POLICY_NAME_PATTERN.test(policyName)) throw new TypeError(`invalid policy name: ${policyName}`);
   const policyPath = `${policyName}.${rule.action}`;
   const forbidden = new ForbiddenError(policyPath);
-  return async function requirePermissionMiddleware(req, res, next) {
-    let allowed: boolean;
-    try {
-      const principal = (req as { auth?: { sub?: unknown } }).auth?.sub;
-      if (typeof principal !== 'string' || principal === '') {
-        // Only reachable when a route forgot the authentication middleware.
-        throw new Error('requirePermission needs an authenticated request (req.auth.sub)');
+
+  function question(req: Request): AuthorizationRequest {
+    const principal = (req as { auth?: { sub?: unknown } }).auth?.sub;
+    if (typeof principal !== 'string' || principal === '') {
+      // Only reachable when a route forgot the authentication middleware.
+      throw new Error('requirePermission needs an authenticated request (req.auth.sub)');
+    }
+    return { principal, action: rule.action, resource: rule.resource(req), policyPath, requestId: req.id };
+  }
+
+  // Only a literal `true` allows: an authorizer answering anything else (a plugged-in one
+  // returning "yes" or 1) is denied, never let through by JavaScript's truthiness.
+  const answer: (allowed: unknown, res: Response, next: NextFunction) => void = (allowed, res, next) => {
+    if (allowed !== true) sendError(res, forbidden);
+    else next();
+  };
+
+  const authorizeNow = authorizer.authorizeNow?.bind(authorizer);
+  if (authorizeNow !== undefined) {
+    // An in-process authorizer (the embedded edge) answers in the request's own tick.
+    return function requirePermissionNow(req, res, next) {
+      let allowed: unknown;
+      try {
+        ({ allowed } = authorizeNow(question(req)));
+      } catch (err) {
+        next(failClosed(err, policyPath));
+        return;
       }
-      const request: AuthorizationRequest = { principal, action: rule.action, resource: rule.resource(req), policyPath, requestId: req.id };
-      ({ allowed } = await authorizer.authorize(request));
+      answer(allowed, res, next);
+    };
+  }
+  return async function requirePermissionMiddleware(req, res, next) {
+    let allowed: unknown;
+    try {
+      ({ allowed } = await authorizer.authorize(question(req)));
     } catch (err) {
       throw failClosed(err, policyPath);
     }
-    // Only a literal `true` allows: an authorizer answering anything else (a plugged-in one
-    // returning "yes" or 1) is denied, never let through by JavaScript's truthiness.
-    if (allowed !== true) {
-      sendError(res, forbidden);
-      return;
-    }
-    next();
+    answer(allowed, res, next);
   };
 }

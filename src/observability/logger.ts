@@ -1,4 +1,5 @@
 import { pino, type DestinationStream, type Logger, type LevelWithSilent } from 'pino';
+import { batchedDestination, type BatchedDestination } from './batched-destination';
 
 export type { Logger };
 
@@ -22,24 +23,24 @@ const REDACT = [
   '*.secret',
 ];
 
-/** Lines are written once this much is buffered (or at exit). */
-export const LOG_BUFFER_FLUSH_BYTES = 4096;
-/** At most this much waits to be written; beyond it, lines are dropped rather than memory grown. */
-export const LOG_BUFFER_MAX_BYTES = 1024 * 1024;
-
-let stdout: DestinationStream | undefined;
+let stdout: BatchedDestination | undefined;
 
 /**
- * The process's one log destination: stdout, written asynchronously in batches of about
- * 4 KiB (one write per ~15 request lines instead of one each; `npm run bench:apps`
- * measured the synchronous log as the largest layer of a request after helmet). The
- * buffer is bounded (1 MiB: a flood drops lines, never grows memory), and pino flushes it
- * synchronously when the process exits — `process.exit`, a signal handled by
- * `shutdownOnSignal`, or a fatal error (test/observability checks both). Only a hard kill
- * (SIGKILL, power loss) can lose the last few KiB.
+ * The process's one log destination: stdout, written in batches of about 4 KiB (one write
+ * per ~15 request lines instead of one each; `npm run bench:apps` measured the log line as
+ * one of the largest layers of a request) by {@link batchedDestination}. The buffer is
+ * bounded (1 MiB: a flood drops lines, never grows memory), a line waits at most 1 s, and
+ * the buffer is written synchronously when the process exits — `process.exit`, a signal
+ * handled by `shutdownOnSignal`, or an uncaught error (test/observability checks each). Only
+ * a hard kill (SIGKILL, power loss) can lose lines: at most the last 4 KiB or 1 s of them
+ * (docs/reference/security.md).
  */
-function stdoutDestination(): DestinationStream {
-  stdout ??= pino.destination({ dest: 1, sync: false, minLength: LOG_BUFFER_FLUSH_BYTES, maxLength: LOG_BUFFER_MAX_BYTES });
+function stdoutDestination(): BatchedDestination {
+  if (stdout === undefined) {
+    const destination = batchedDestination(1);
+    process.on('exit', () => destination.flushSync());
+    stdout = destination;
+  }
   return stdout;
 }
 

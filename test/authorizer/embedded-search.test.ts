@@ -56,6 +56,19 @@ describe('EmbeddedAuthorizer.search', () => {
     }
   });
 
+  it('decides synchronously (authorizeNow) exactly as authorize does, and refuses another policy the same way', async () => {
+    for (const todo of todos()) {
+      const request = { principal: ids.morty!, action: 'can_delete_todo', resource: { type: 'todo', id: todo.id, attributes: todo.properties }, policyPath: 'todo.can_delete_todo' };
+      const now = authorizer.authorizeNow(request);
+      expect(now).toEqual(await authorizer.authorize(request));
+      expect(now.allowed).toBe(todo.id !== 't2');
+    }
+    const elsewhere = { principal: ids.morty!, action: 'DELETE', resource: { type: 'Resource', id: 'x' }, policyPath: 'rbac.DELETE' };
+    const refusal = { status: 503, code: 'authorizer_unavailable', detail: expect.stringContaining('holds policy todo, not rbac') };
+    expect(() => authorizer.authorizeNow(elsewhere)).toThrow(expect.objectContaining(refusal));
+    await expect(authorizer.authorize(elsewhere)).rejects.toMatchObject(refusal);
+  });
+
   it('answers the actions a user may take on one todo, and says which state it used', async () => {
     const outcome = await authorizer.search('action', { subject: { type: 'user', id: ids.morty! }, resource: { type: 'todo', id: 't2', properties: { ownerID: ids.rick! } } });
     expect(outcome.response.results.map((r) => (r as { name: string }).name).sort()).toEqual(['can_create_todo', 'can_read_todos']);

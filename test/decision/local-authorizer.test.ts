@@ -90,6 +90,18 @@ describe('createLocalAuthorizer', () => {
     expect(error).toBeInstanceOf(AuthorizerUnavailableError);
     expect(error).toMatchObject({ status: 503, code: 'authorizer_unavailable', detail: 'no directory is loaded' });
     expect(noPolicy.kind).toBe('local');
+    expect(() => noPolicy.authorizeNow(deleteBy(users.rick))).toThrow(expect.objectContaining({ status: 503, detail: 'no policy image is loaded' }));
+    expect(() => noDirectory.authorizeNow(deleteBy(users.rick))).toThrow(expect.objectContaining({ status: 503, detail: 'no directory is loaded' }));
+  });
+
+  it('decides synchronously (authorizeNow) as authorize does', async () => {
+    const authorizer = createLocalAuthorizer({ policy: () => rbac, directory: () => seed });
+    for (const user of [users.rick, users.morty]) {
+      const awaited = await authorizer.authorize(deleteBy(user));
+      expect(authorizer.authorizeNow(deleteBy(user))).toEqual({ ...awaited, cached: true });
+    }
+    expect(authorizer.authorizeNow(deleteBy(users.rick)).allowed).toBe(true);
+    expect(authorizer.authorizeNow(deleteBy(users.morty)).allowed).toBe(false);
   });
 
   it('turns a Cedar failure into AuthorizerUnavailableError, never an allow', async () => {

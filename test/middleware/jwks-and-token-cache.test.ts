@@ -3,7 +3,7 @@ import jsonwebtoken from 'jsonwebtoken';
 import request from 'supertest';
 import { createErrorHandler, notFound } from '../../src/http';
 import { requireAccessToken, type RequireAccessTokenOptions } from '../../src/middleware';
-import { createVerifiedTokenCache } from '../../src/access-token/verified-token-cache';
+import { createVerifiedTokenCache, TOKEN_INDEX_CHARS } from '../../src/access-token/verified-token-cache';
 import { silentLogger } from '../../src/observability';
 import { createSigningKey, createTestIssuer, type TestIssuer } from '../helpers/tokens';
 
@@ -164,5 +164,24 @@ describe('verified-token cache', () => {
     expect(cache.get('b', 50)).toBeUndefined();
     expect(cache.get('c', 100)).toBeUndefined(); // expired entries are dropped on access
     expect(cache.size).toBe(1);
+  });
+
+  it('answers only for the whole token: another token with the same ending is a miss, never its claims', () => {
+    const cache = createVerifiedTokenCache(10, 0);
+    const ending = 's'.repeat(TOKEN_INDEX_CHARS);
+    const rick = `header.rick.${ending}`;
+    const forged = `header.morty.${ending}`;
+    cache.set(rick, { sub: 'rick', iss: 'i', aud: 'a', exp: 100 });
+    expect(cache.get(forged, 50)).toBeUndefined();
+    expect(cache.get(rick.slice(1), 50)).toBeUndefined();
+    expect(cache.get(`x${rick}`, 50)).toBeUndefined();
+    expect(cache.get(rick, 50)?.sub).toBe('rick');
+    // A verified token with the same ending takes the slot: the other is then a miss, not a wrong hit.
+    cache.set(forged, { sub: 'morty', iss: 'i', aud: 'a', exp: 100 });
+    expect(cache.get(rick, 50)).toBeUndefined();
+    expect(cache.get(forged, 50)?.sub).toBe('morty');
+    expect(cache.get('short', 50)).toBeUndefined();
+    cache.set('short', { sub: 'beth', iss: 'i', aud: 'a', exp: 100 });
+    expect(cache.get('short', 50)?.sub).toBe('beth');
   });
 });

@@ -151,3 +151,54 @@ describe('requirePermission', () => {
     ]);
   });
 });
+
+/** An in-process authorizer: `authorizeNow` answers in the request's tick; `authorize` must not be asked. */
+function authorizerNowOf(decide: (request: AuthorizationRequest) => { allowed: boolean }): Authorizer {
+  return {
+    kind: 'embedded',
+    authorize: () => Promise.reject(new Error('authorize asked where authorizeNow answers')),
+    authorizeNow: (request) => ({ ...decide(request), policyPath: request.policyPath }),
+    close: async () => undefined,
+  };
+}
+
+describe('requirePermission with an authorizer that decides synchronously (authorizeNow)', () => {
+  it('lets an allowed request through, answers 403 to a denied one and to anything but a literal true', async () => {
+    const asked: AuthorizationRequest[] = [];
+    await build(authorizerNowOf((r) => (asked.push(r), { allowed: true }))).get().expect(200, { ok: true });
+    expect(asked).toEqual([expect.objectContaining({ principal: 'rick', action: 'GET', resource: { type: 'Resource', id: 'mega-seed' }, policyPath: 'rbac.GET' })]);
+    await build(authorizerNowOf(() => ({ allowed: false }))).get().expect(403, { code: 'forbidden', message: 'Forbidden by policy rbac.GET' });
+    for (const truthy of ['yes', 1, {}]) {
+      await build(authorizerNowOf(() => ({ allowed: truthy as unknown as boolean }))).get().expect(403);
+    }
+  });
+
+  it('answers a deny with the same bytes as the awaited path', async () => {
+    const now = await build(authorizerNowOf(() => ({ allowed: false }))).get();
+    const awaited = await build(authorizerOf(async () => ({ allowed: false }))).get();
+    const strip = (h: Record<string, string>) => Object.fromEntries(Object.entries(h).filter(([k]) => k !== 'date' && k !== 'x-request-id'));
+    expect([now.status, strip(now.headers), now.text]).toEqual([awaited.status, strip(awaited.headers), awaited.text]);
+  });
+
+  it('fails closed: a throw (any value) is 503, the authorizer’s own 503 is kept, a resource callback’s 400 is kept', async () => {
+    await expectUnavailable(await build(authorizerNowOf(() => { throw undefined; })).get());
+    await expectUnavailable(await build(authorizerNowOf(() => { throw new TypeError('no image'); })).get());
+    const { get, lines } = build(authorizerNowOf(() => { throw new AuthorizerUnavailableError('the embedded edge holds policy todo, not rbac'); }));
+    await expectUnavailable(await get());
+    expect(lines).toContainEqual(expect.objectContaining({ level: 40, kind: 'authorizer_unavailable AuthorizerUnavailableError', detail: 'the embedded edge holds policy todo, not rbac' }));
+    const allow = jest.fn(() => ({ allowed: true }));
+    await build(authorizerNowOf(allow), () => {
+      throw new BadRequestError('no such resource name');
+    }).get().expect(400, { code: 'bad_request', message: 'no such resource name' });
+    expect(allow).not.toHaveBeenCalled();
+  });
+
+  it('answers 503 on a route that forgot the authentication middleware', async () => {
+    const app: Express = createApp(pino({ level: 'silent' }));
+    app.get('/x', requirePermission(authorizerNowOf(() => ({ allowed: true })), 'rbac', { action: 'GET', resource: () => ({ type: 'Resource', id: 'x' }) }), (_req, res) => {
+      res.json({ ok: true });
+    });
+    app.use(createErrorHandler(pino({ level: 'silent' }), 'api'));
+    await expectUnavailable(await request(app).get('/x'));
+  });
+});

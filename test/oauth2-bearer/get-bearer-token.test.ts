@@ -73,3 +73,44 @@ describe('getBearerToken (RFC 6750 §2)', () => {
     expect(getBearerToken({ authorization: ['Bearer a'], body: { access_token: 'x' }, formEncoded: false })).toBe('a');
   });
 });
+
+describe('getBearerToken with known tokens (a verified-token cache)', () => {
+  const token = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJyaWNrIn0.c2ln-_~+/==';
+  /** What the parse answers: the token, or the error's status and message. */
+  const outcome = (request: Parameters<typeof getBearerToken>[0], known?: (t: string) => boolean) => {
+    try {
+      return getBearerToken(request, REALM, known);
+    } catch (err) {
+      return [(err as InvalidRequestError).status, (err as InvalidRequestError).message];
+    }
+  };
+
+  it('answers exactly as without them, for every shape of request around a known token', () => {
+    const verified = new Set([getBearerToken({ authorization: [`Bearer ${token}`] })]);
+    const asked: string[] = [];
+    const known = (t: string) => (asked.push(t), verified.has(t));
+    const requests = [
+      { authorization: [`Bearer ${token}`] },
+      { authorization: [`bearer ${token}`] },
+      { authorization: [`Bearer  ${token}`] },
+      { authorization: [`Bearer ${token} extra`] },
+      { authorization: [`Bearer ${token}`, `Bearer ${token}`] },
+      { authorization: [`Bearer ${token}`], query: { access_token: token } },
+      { authorization: [`Bearer ${token}`], body: { access_token: token }, formEncoded: true },
+      { authorization: [`Bearer ${token}`], body: { access_token: token }, formEncoded: false },
+      { authorization: [`Bearer ${token}x`] },
+      { authorization: ['Bearer '] },
+      { authorization: [`Basic ${token}`] },
+    ];
+    for (const request of requests) expect([request, outcome(request, known)]).toEqual([request, outcome(request)]);
+    expect(asked).toContain(token);
+    expect(outcome({ authorization: [`Bearer ${token}`] }, known)).toBe(token);
+  });
+
+  it('still refuses a token in the query or body, or a second header, beside a known one', () => {
+    const known = () => true;
+    expectError(() => getBearerToken({ authorization: [`Bearer ${token}`], query: { access_token: 'x' } }, REALM, known), InvalidRequestError, 400);
+    expectError(() => getBearerToken({ authorization: [`Bearer ${token}`], body: { access_token: 'x' }, formEncoded: true }, REALM, known), InvalidRequestError, 400);
+    expectError(() => getBearerToken({ authorization: [`Bearer ${token}`, 'Bearer y'] }, REALM, known), InvalidRequestError, 400);
+  });
+});

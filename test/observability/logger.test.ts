@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { LOG_BUFFER_FLUSH_BYTES } from '../../src/observability';
 
@@ -25,6 +25,25 @@ describe('createLogger (buffered stdout)', () => {
     const crash = run(3, 'throw');
     expect(crash.status).not.toBe(0);
     expect(crash.lines.map((l) => l.i)).toEqual([0, 1, 2]);
+  });
+
+  it('writes a line of a quiet process within the flush interval, without exit or a full batch', async () => {
+    // The child stays alive: only the timer can write its one line. The wait is for the line.
+    const proc = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', child, '1', 'stay'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      const first = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        proc.stdout.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          if (out.includes('\n')) resolve(out);
+        });
+        proc.on('exit', (code) => reject(new Error(`the child exited (${String(code)}) before writing`)));
+      });
+      expect(JSON.parse(first.trim())).toMatchObject({ msg: 'line', i: 0 });
+      expect(proc.exitCode).toBeNull();
+    } finally {
+      proc.kill('SIGKILL');
+    }
   });
 
   it('still redacts credentials', () => {

@@ -2,9 +2,9 @@ import type { LocalDecision } from '../../../src/decision';
 import type { AuthorizationRequest } from '../../../src/authorizer';
 import { msSince, summarize, type LatencySummary } from './stats';
 
-/** What is timed: the call an app's middleware makes, and the cache counters behind it. */
+/** What is timed: the call an app's middleware makes (`authorizeNow`, in-process), and the cache counters behind it. */
 export interface TimedAuthorizer {
-  authorize(request: AuthorizationRequest): Promise<LocalDecision>;
+  authorizeNow(request: AuthorizationRequest): LocalDecision;
   stats(): { readonly hits: number; readonly misses: number };
 }
 
@@ -18,7 +18,7 @@ export interface DecisionLatency {
 }
 
 /**
- * Times `iterations` awaited decisions of `principal` doing `action` on a resource, each
+ * Times `iterations` synchronous decisions of `principal` doing `action` on a resource, each
  * one separately with `process.hrtime.bigint()`. Cold: every decision names a resource id
  * never asked before, so each misses the decision cache and runs Cedar (checked with the
  * authorizer's own counters and each decision's `cached` flag). Cached: the same
@@ -29,26 +29,26 @@ export async function measureDecisionLatency(
   options: { principal: string; action: string; iterations: number },
 ): Promise<DecisionLatency> {
   const ask = (id: string) =>
-    authorizer.authorize({ principal: options.principal, action: options.action, resource: { type: 'Resource', id }, policyPath: `rbac.${options.action}` });
+    authorizer.authorizeNow({ principal: options.principal, action: options.action, resource: { type: 'Resource', id }, policyPath: `rbac.${options.action}` });
   // Warm-up: JIT, the entity slices, Cedar's first calls. Ids not reused below.
-  for (let i = 0; i < 2_000; i += 1) await ask(`warm-${i}`);
+  for (let i = 0; i < 2_000; i += 1) ask(`warm-${i}`);
 
   const cold: number[] = [];
   const before = authorizer.stats();
   for (let i = 0; i < options.iterations; i += 1) {
     const started = process.hrtime.bigint();
-    const decision = await ask(`cold-${i}`);
+    const decision = ask(`cold-${i}`);
     cold.push(msSince(started));
     if (decision.cached || !decision.allowed) throw new Error('a cold decision was cached or not allowed');
   }
   const coldHits = authorizer.stats().hits - before.hits;
 
-  await ask('mega-seed');
+  ask('mega-seed');
   const cached: number[] = [];
   const beforeCached = authorizer.stats();
   for (let i = 0; i < options.iterations; i += 1) {
     const started = process.hrtime.bigint();
-    const decision = await ask('mega-seed');
+    const decision = ask('mega-seed');
     cached.push(msSince(started));
     if (!decision.cached) throw new Error('a repeated decision missed the cache');
   }

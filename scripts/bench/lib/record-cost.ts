@@ -1,5 +1,5 @@
 // The hot-path cost of decision records (docs/reference/api.md, "Decision records"): what an
-// embedded edge's authorize() adds to a decision to queue its record — two clock reads and a
+// embedded edge's authorizeNow() adds to a decision to queue its record — two clock reads and a
 // slot write — measured against the same decisions without it, in the same process, round by
 // round. The edge's shipper runs meanwhile in both (it is a timer, never on the decision's path).
 import type { AuthorizationRequest } from '../../../src/decision';
@@ -64,7 +64,7 @@ export function reportRecordCost(edge: EdgeRuntime, request: AuthorizationReques
     ['decision', 'min ns', 'median ns', 'max ns'],
     [
       ['without a record (decideNow)', without.min, without.median, without.max],
-      ['with its record queued (as authorize() does)', withRecord.min, withRecord.median, withRecord.max],
+      ['with its record queued (as authorizeNow() does)', withRecord.min, withRecord.median, withRecord.max],
       ['added by the record, per round', added.min, added.median, added.max],
     ],
   );
