@@ -15,9 +15,13 @@ const NETWORK_CODES: ReadonlySet<string> = new Set([
  * PostgreSQL SQLSTATEs, outside the classes below, that say "try again shortly" rather than
  * "this request is wrong": the server shutting down or starting (57P01–57P03), a
  * serialization failure or deadlock victim (40001, 40P01), a lock or statement time-out
- * (55P03, 57014 — the counterpart of SQLite's busy time-out).
+ * (55P03, 57014 — the counterpart of SQLite's busy time-out), and a transaction the server
+ * ended for idling past `idle_in_transaction_session_timeout` (25P03). That last one reaches
+ * us either as the connection's own error (then the next query finds it broken: a
+ * {@link SqlConnectionError}) or, when the next query was already sent, as that query's error
+ * with the code: both are the same failure and must be answered alike.
  */
-const TRANSIENT_SQLSTATES: ReadonlySet<string> = new Set(['57P01', '57P02', '57P03', '40001', '40P01', '55P03', '57014']);
+const TRANSIENT_SQLSTATES: ReadonlySet<string> = new Set(['57P01', '57P02', '57P03', '40001', '40P01', '55P03', '57014', '25P03']);
 
 /** SQLSTATE classes that are about the server, not the statement: 08 connection, 53 resources. */
 const TRANSIENT_SQLSTATE_CLASSES: ReadonlySet<string> = new Set(['08', '53']);

@@ -25,6 +25,7 @@ describe('isStorageUnavailable', () => {
     ['40P01', 'deadlock detected'],
     ['55P03', 'lock not available (lock_timeout)'],
     ['57014', 'query cancelled (statement_timeout)'],
+    ['25P03', 'idle in transaction session timeout'],
   ])('PostgreSQL SQLSTATE %s (%s)', (code) => {
     expect(isStorageUnavailable(withCode(code))).toBe(true);
   });
