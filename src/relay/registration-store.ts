@@ -16,8 +16,7 @@ export interface RegistrationStore {
    */
   register(input: RegistrationInput, now: number): Promise<RegisterOutcome>;
   updateStatus(key: InstanceKey, status: EdgeStatus, now: number): Promise<void>;
-  touch(key: InstanceKey, now: number): Promise<void>;
-  /** `touch` for several of one tenant's instances in one statement (heartbeat batches). */
+  /** Moves `last_seen` of several of one tenant's instances in one statement (heartbeat batches). */
   touchMany(tenantId: string, instanceIds: readonly string[], now: number): Promise<void>;
   markDisconnected(key: InstanceKey, now: number): Promise<void>;
   /** Forgets a registration so another connection may take its id; false when there was none. */
@@ -123,9 +122,6 @@ export function openRegistrationStore(db: SqlDatabase): RegistrationStore {
          WHERE tenant_id = ? AND instance_id = ?`,
         [s.policy_name, s.policy_digest, s.directory_revision, now, tenantId, instanceId],
       );
-    },
-    async touch({ tenantId, instanceId }, now) {
-      await db.run('UPDATE relay_instances SET last_seen = ? WHERE tenant_id = ? AND instance_id = ?', [now, tenantId, instanceId]);
     },
     async touchMany(tenantId, instanceIds, now) {
       if (instanceIds.length === 0) return;
