@@ -203,12 +203,13 @@ export function startEdgeSession(ws: WebSocket, connection: EdgeConnection, deps
         deps.onDecisions?.(id, message.records);
         return;
       case 'command_result': {
-        // A failed sample is reported the way a failed command is, under its request id.
-        const known = message.ok
-          ? pending.resolve(message.request_id, message.status)
-          : pending.reject(message.request_id, edgeError(message.error.message, message.error.code)) ||
-            (samples?.reject(message.request_id, edgeError(message.error.message, message.error.code)) ?? false) ||
-            (tries?.reject(message.request_id, edgeError(message.error.message, message.error.code)) ?? false);
+        // A failed sample or try is reported the way a failed command is, under its request id.
+        let known: boolean;
+        if (message.ok) known = pending.resolve(message.request_id, message.status);
+        else {
+          const failure = edgeError(message.error.message, message.error.code);
+          known = pending.reject(message.request_id, failure) || (samples?.reject(message.request_id, failure) ?? false) || (tries?.reject(message.request_id, failure) ?? false);
+        }
         if (!known) {
           // A result for a command never sent (or already timed out) changes nothing.
           reply({ type: 'error', code: 'unknown_request', message: 'no command is waiting for this request id' });
