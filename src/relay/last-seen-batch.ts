@@ -25,9 +25,7 @@ export interface LastSeenBatchDeps {
 export interface LastSeenBatch {
   /** Notes that the edge answered a ping. */
   add(key: InstanceKey): void;
-  /** Writes what is waiting now (on close). */
-  flush(): Promise<void>;
-  /** Drops what is waiting and stops the timer. */
+  /** Drops what is waiting and stops the timer (on close, which marks every edge disconnected anyway). */
   stop(): void;
 }
 
@@ -63,7 +61,6 @@ export function createLastSeenBatch(deps: LastSeenBatchDeps): LastSeenBatch {
       else waiting.set(tenantId, new Set([instanceId]));
       timer ??= setTimeout(() => void flush(), flushMs);
     },
-    flush,
     stop() {
       if (timer) clearTimeout(timer);
       timer = undefined;
