@@ -51,11 +51,14 @@ function outcome(allowed: boolean, reasons: readonly string[], policy: CompiledP
  * Everything about the request that affects the answer, unambiguously encoded (each part
  * length-prefixed, attributes in key order with their type). The policy digest and the
  * directory revision are not in the key: the cache holds one (policy, directory) pair's
- * answers and is cleared when either is swapped.
+ * answers and is cleared when either is swapped. `withId` false leaves the resource's id
+ * out, for a policy that never reads it ({@link CompiledPolicy.readsResource}); its
+ * properties stay in, so a property of the wrong type is still refused (400) every time.
  */
-function cacheKey(request: AuthorizationRequest): string {
+function cacheKey(request: AuthorizationRequest, withId = true): string {
   const { principal, action, resource } = request;
-  let key = `${principal.length}:${principal}${action.length}:${action}${resource.type.length}:${resource.type}${resource.id.length}:${resource.id}`;
+  let key = `${principal.length}:${principal}${action.length}:${action}${resource.type.length}:${resource.type}`;
+  key += withId ? `${resource.id.length}:${resource.id}` : '*';
   const attributes = resource.attributes;
   if (attributes) {
     for (const name of Object.keys(attributes).sort()) {
@@ -86,14 +89,15 @@ export function createLocalAuthorizer(options: LocalAuthorizerOptions): LocalAut
   const cache = createLruCache<Cached>(options.cacheSize ?? 10_000);
   let hits = 0;
   let misses = 0;
-  // Entities shaped for one (policy, directory) pair, rebuilt when either is swapped.
-  let prepared: { policy: CompiledPolicy; directory: DirectoryData; entities: DirectoryEntities | undefined } | undefined;
+  // Entities shaped for one (policy, directory) pair, rebuilt when either is swapped; and
+  // whether the policy reads resources beyond their type (if not, one answer per type).
+  let prepared: { policy: CompiledPolicy; directory: DirectoryData; entities: DirectoryEntities | undefined; readsResource: boolean } | undefined;
 
   /** Called on every decision: a new policy or directory empties the cache (its answers were for the old pair). */
   function snapshot(policy: CompiledPolicy, directory: DirectoryData): NonNullable<typeof prepared> {
     if (prepared?.policy !== policy || prepared.directory !== directory) {
       cache.clear();
-      prepared = { policy, directory, entities: undefined };
+      prepared = { policy, directory, entities: undefined, readsResource: policy.readsResource };
     }
     return prepared;
   }
@@ -104,9 +108,9 @@ export function createLocalAuthorizer(options: LocalAuthorizerOptions): LocalAut
   }
 
   const onDecision = options.onDecision;
-  /** Hands a decision to `onDecision`, when there is one, and returns it. */
-  function made(request: AuthorizationRequest, key: string, decision: LocalDecision): LocalDecision {
-    if (onDecision !== undefined) onDecision(request, key, decision);
+  /** Hands a decision to `onDecision`, when there is one, with the request's exact key (the resource id always in), and returns it. */
+  function made(request: AuthorizationRequest, key: string, exact: boolean, decision: LocalDecision): LocalDecision {
+    if (onDecision !== undefined) onDecision(request, exact ? key : cacheKey(request), decision);
     return decision;
   }
 
@@ -117,18 +121,19 @@ export function createLocalAuthorizer(options: LocalAuthorizerOptions): LocalAut
     if (!directory) throw new AuthorizerUnavailableError('no directory is loaded');
     const { resource } = request;
     const state = snapshot(policy, directory);
-    const key = cacheKey(request);
+    const exact = state.readsResource;
+    const key = cacheKey(request, exact);
     const hit = cache.get(key);
     if (hit) {
       hits++;
-      return made(request, key, withPath(hit, request.policyPath, true));
+      return made(request, key, exact, withPath(hit, request.policyPath, true));
     }
     misses++;
     const entities = entitiesFor(state);
     // The principal and a user resource may be named by any of the user's identities.
     const principal = resolveUserId(directory, request.principal);
     const slice = entities.principalSlice(principal);
-    if (!slice) return made(request, key, withPath(outcome(false, [], policy, directory), request.policyPath, false));
+    if (!slice) return made(request, key, exact, withPath(outcome(false, [], policy, directory), request.policyPath, false));
     const type = localType(policy.schema.namespace, resource.type);
     const id = type === entities.userType ? resolveUserId(directory, resource.id) : resource.id;
     const target = { ...resource, type, id };
@@ -151,7 +156,7 @@ export function createLocalAuthorizer(options: LocalAuthorizerOptions): LocalAut
     // The determining policies: the permits of an allow, the forbids of a deny; none for an allow an error turned into a deny.
     const decision = outcome(allowed, answer.allowed && !allowed ? [] : answer.reasons, policy, directory);
     cache.set(key, decision);
-    return made(request, key, withPath(decision, request.policyPath, false));
+    return made(request, key, exact, withPath(decision, request.policyPath, false));
   }
 
   return {

@@ -6,6 +6,7 @@ import { describeSchema, qualifyType, type PolicySchemaInfo } from './describe-s
 import { PolicyEvaluationError, PolicyValidationError } from './policy-errors';
 import { MANIFEST_FILE, POLICY_EXTENSION, SCHEMA_FILE, type PolicyImage } from './policy-image';
 import { acquirePreparsed, releasePreparsed } from './preparsed-registry';
+import { policiesReadResource } from './reads-resource';
 import { describeCedarError, locateCedarError } from './source-lines';
 import type { CompiledPolicy, PolicyAnswer, PolicyRequest } from './compiled-policy';
 import { splitPolicyFiles } from './split-policy-files';
@@ -46,7 +47,7 @@ export function compilePolicyImage(image: PolicyImage): CompiledPolicy {
     const { schemaText, description, schema, contexts, staticPolicies } = checkImage(image);
     const preparsed = acquirePreparsed(image.digest, { staticPolicies }, schemaText);
     if (typeof preparsed !== 'string') fail(image, preparsed);
-    return createCompiledPolicy(image, description, schema, contexts, Object.keys(staticPolicies), preparsed);
+    return createCompiledPolicy(image, description, schema, contexts, staticPolicies, preparsed);
   });
 }
 
@@ -114,17 +115,23 @@ function createCompiledPolicy(
   description: string,
   schema: PolicySchemaInfo,
   contexts: ReadonlyMap<string, ContextShape>,
-  policyIds: string[],
+  staticPolicies: Readonly<Record<string, string>>,
   preparsedId: string,
 ): CompiledPolicy {
   const actionType = qualifyType(schema.namespace, 'Action');
   let released = false;
+  // Off the compile (and so off a discovery's confirmation): the first decision works it out.
+  let readsResource: boolean | undefined;
   return Object.freeze({
     name: image.name,
     digest: image.digest,
     description,
     schema,
-    policyIds: Object.freeze(policyIds),
+    policyIds: Object.freeze(Object.keys(staticPolicies)),
+    get readsResource(): boolean {
+      readsResource ??= policiesReadResource(Object.values(staticPolicies));
+      return readsResource;
+    },
     isAuthorized(request: PolicyRequest): PolicyAnswer {
       if (released) throw new PolicyEvaluationError(`policy image ${image.digest} was released`);
       const applies = schema.actions.get(request.action);

@@ -39,6 +39,12 @@ export interface CompiledPolicy {
   readonly schema: PolicySchemaInfo;
   /** `<file>:<line>` of every policy, in file order. */
   readonly policyIds: readonly string[];
+  /**
+   * False when no policy reads the resource beyond its type (unconstrained or `is T` in
+   * the scope, never `resource` in a condition): every resource of one type then gets the
+   * same decision. Worked out on first use, true when in doubt.
+   */
+  readonly readsResource: boolean;
   /** Evaluates against the pre-parsed set; throws `PolicyEvaluationError` if Cedar cannot. */
   isAuthorized(request: PolicyRequest): PolicyAnswer;
   /** Frees the pre-parsed set once no other compilation of the same digest holds it. */

@@ -9,8 +9,11 @@ const users = userIds(seed);
 const rbacImage = readPolicyFolder(join(policiesDir, 'rbac'));
 let rbac: CompiledPolicy;
 let rbacNoDelete: CompiledPolicy;
+// rebac reads the resource (its owners, writers and readers): every resource id is its own question.
+let rebac: CompiledPolicy;
 beforeAll(() => {
   rbac = compilePolicyImage(rbacImage);
+  rebac = compilePolicyImage(readPolicyFolder(join(policiesDir, 'rebac')));
   // Same policy with admins' blanket permit removed: a new digest.
   const text = (rbacImage.files['rbac.cedar'] as string).replace(/\/\/ Admins[\s\S]*$/, '');
   rbacNoDelete = compilePolicyImage(createPolicyImage('rbac', { ...rbacImage.files, 'rbac.cedar': text }));
@@ -18,6 +21,7 @@ beforeAll(() => {
 afterAll(() => {
   rbac.release();
   rbacNoDelete.release();
+  rebac.release();
 });
 
 const deleteBy = (user: string) => resourceRequest('rbac', user, 'DELETE', 'x');
@@ -53,12 +57,12 @@ describe('createLocalAuthorizer', () => {
   });
 
   it('keys the cache on resource attributes and is bounded', async () => {
-    const authorizer = createLocalAuthorizer({ policy: () => rbac, directory: () => seed, cacheSize: 2 });
-    const base = resourceRequest('rbac', users.beth, 'GET', 'a');
+    const authorizer = createLocalAuthorizer({ policy: () => rebac, directory: () => seed, cacheSize: 2 });
+    const base = resourceRequest('rebac', users.beth, 'GET', 'a');
     await authorizer.authorize(base);
     await authorizer.authorize({ ...base, resource: { ...base.resource, attributes: { x: 1 } } });
     expect(authorizer.stats()).toMatchObject({ misses: 2, size: 2 });
-    await authorizer.authorize(resourceRequest('rbac', users.beth, 'GET', 'b'));
+    await authorizer.authorize(resourceRequest('rebac', users.beth, 'GET', 'b'));
     expect(authorizer.stats()).toMatchObject({ misses: 3, size: 2 });
     await authorizer.authorize(base); // evicted as the oldest
     expect(authorizer.stats()).toMatchObject({ hits: 0, misses: 4 });
@@ -66,8 +70,8 @@ describe('createLocalAuthorizer', () => {
   });
 
   it('never lets two different requests share a cache key (length-prefixed parts, typed attributes)', async () => {
-    const authorizer = createLocalAuthorizer({ policy: () => rbac, directory: () => seed });
-    const base = resourceRequest('rbac', users.beth, 'GET', 'a');
+    const authorizer = createLocalAuthorizer({ policy: () => rebac, directory: () => seed });
+    const base = resourceRequest('rebac', users.beth, 'GET', 'a');
     const variants = [
       base,
       { ...base, resource: { ...base.resource, id: 'a|1:x' } },
