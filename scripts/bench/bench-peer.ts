@@ -15,7 +15,7 @@ import type { BenchChild } from './lib/child-harness';
 import { compareRounds, goalRow, type RoundSamples } from './lib/compare-rounds';
 import { closeCalls, isRequestBody } from './lib/control-plane-calls';
 import { runLoad, type LoadTarget } from './lib/load';
-import { checkEquivalence, peerBodies, type PeerUser } from './lib/peer-bodies';
+import { checkEquivalence, peerBodies, type PeerUser, type PeerVariation } from './lib/peer-bodies';
 import { treeCpuMs } from './lib/read-process-cpu';
 import { machineLine, printTable } from './lib/table';
 import { InvalidArgumentError } from 'commander';
@@ -89,12 +89,18 @@ async function peerPart(edgeUrl: string, edgePid: number, cerbos: CerbosServer, 
     { row: 'single decision, c=32', path: '/access/v1/evaluation', connections: 32, batch: 1 },
     { row: `batch of ${BATCH}, c=32`, path: '/access/v1/evaluations', connections: 32, batch: BATCH },
   ];
-  for (const misses of [true, false]) {
+  const variations: Array<[PeerVariation, string]> = [
+    ['new-ids', 'new resource ids each request'],
+    ['new-context', 'new resource ids and context each request (Cedar on every decision)'],
+    ['same', 'hits (the same request)'],
+  ];
+  for (const [variation, what] of variations) {
     for (const r of rows) {
-      const name = `${r.row}, ${misses ? 'misses (new resource ids each request)' : 'hits (the same request)'}`;
-      const body = peerBodies(rick, r.batch, misses);
-      const cerbosTarget = post(`Cerbos: ${name}`, `${cerbos.url}${r.path}`, body, misses);
-      const outpostTarget = post(`Outpost: ${name}`, `${edgeUrl}${r.path}`, body, misses);
+      const name = `${r.row}, ${what}`;
+      const body = peerBodies(rick, r.batch, variation);
+      const unique = variation !== 'same';
+      const cerbosTarget = post(`Cerbos: ${name}`, `${cerbos.url}${r.path}`, body, unique);
+      const outpostTarget = post(`Outpost: ${name}`, `${edgeUrl}${r.path}`, body, unique);
       console.log(`\n${name} (${options.rounds} rounds of ${options.seconds} s alternated):`);
       console.log('| round | target | req/s | p99 ms | server CPU µs per request |\n|---:|---|---:|---:|---:|');
       const samples = await measureRounds([{ target: cerbosTarget, pid: cerbos.pid }, { target: outpostTarget, pid: edgePid }], r.connections, options);
@@ -129,7 +135,7 @@ async function main(options: Options): Promise<void> {
 
 const program = scriptCommand(
   'npm run bench:peer --',
-  'the sidecar against a bare node:http server (CPU per decision, AuthZEN and is routes) and against Cerbos (its npm package, the same RBAC policy): single decisions at c=1 and c=32 and batches of 25, misses and hits, per round',
+  'the sidecar against a bare node:http server (CPU per decision, AuthZEN and is routes) and against Cerbos (its npm package, the same RBAC policy): single decisions at c=1 and c=32 and batches of 25, with new resource ids, with new resource ids and context (Cedar on every decision) and repeated (hits), per round',
   'npm run bench:peer -- --only peer --rounds 3',
 )
   .option('--only <part>', 'run one part: sidecar (against bare node:http) or peer (against Cerbos)', (v: string) => {

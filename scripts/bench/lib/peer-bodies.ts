@@ -13,20 +13,38 @@ export interface PeerUser {
 
 const ACTIONS = ['GET', 'PUT', 'POST', 'DELETE'];
 
-const subjectOf = (user: PeerUser) => ({ type: 'user', id: user.id, properties: { 'cerbos.roles': user.roles } });
+const subjectOf = (user: PeerUser, nonce?: string) => ({
+  type: 'user',
+  id: user.id,
+  properties: nonce === undefined ? { 'cerbos.roles': user.roles } : { 'cerbos.roles': user.roles, nonce },
+});
 const resource = (id: string) => ({ type: 'Resource', id });
 
 /**
- * The body of one request: a single evaluation (DELETE) when `batch` is 1, else a batch of
- * `batch` evaluations cycling through GET, PUT, POST, DELETE. With `misses`, resource ids hold
- * autocannon's `[<id>]`, replaced by a fresh id in every request, so no decision repeats.
+ * What changes from one request to the next: nothing (`same`: decision caches answer), the
+ * resource ids (`new-ids`), or the resource ids and a context no policy reads (`new-context`:
+ * a subject property, and in a batch each item's own `context`; it reaches Outpost's Cedar
+ * context, which is part of every decision's cache key, so Cedar runs for every decision even
+ * where the policy decides by resource type).
  */
-export function peerBodies(user: PeerUser, batch: number, misses: boolean): string {
-  const id = (i: number) => (misses ? `r-[<id>]-${i}` : `r-${i}`);
-  if (batch === 1) return JSON.stringify({ subject: subjectOf(user), action: { name: 'DELETE' }, resource: resource(id(0)) });
+export type PeerVariation = 'same' | 'new-ids' | 'new-context';
+
+/**
+ * The body of one request: a single evaluation (DELETE) when `batch` is 1, else a batch of
+ * `batch` evaluations cycling through GET, PUT, POST, DELETE. What varies holds autocannon's
+ * `[<id>]`, replaced by a fresh id in every request.
+ */
+export function peerBodies(user: PeerUser, batch: number, variation: PeerVariation): string {
+  const id = (i: number) => (variation === 'same' ? `r-${i}` : `r-[<id>]-${i}`);
+  const subject = subjectOf(user, variation === 'new-context' ? '[<id>]' : undefined);
+  if (batch === 1) return JSON.stringify({ subject, action: { name: 'DELETE' }, resource: resource(id(0)) });
   return JSON.stringify({
-    subject: subjectOf(user),
-    evaluations: Array.from({ length: batch }, (_v, i) => ({ action: { name: ACTIONS[i % ACTIONS.length] }, resource: resource(id(i)) })),
+    subject,
+    evaluations: Array.from({ length: batch }, (_v, i) => ({
+      action: { name: ACTIONS[i % ACTIONS.length] },
+      resource: resource(id(i)),
+      ...(variation === 'new-context' ? { context: { question: `[<id>]-${i}` } } : {}),
+    })),
   });
 }
 
@@ -46,7 +64,9 @@ export async function checkEquivalence(outpostUrl: string, cerbosUrl: string, us
   const bodies: string[] = [];
   for (const user of users) {
     for (const action of [...ACTIONS, 'PATCH']) bodies.push(JSON.stringify({ subject: subjectOf(user), action: { name: action }, resource: resource('mega-seed') }));
-    bodies.push(peerBodies(user, 25, false), peerBodies(user, 25, true).replaceAll('[<id>]', 'check'), peerBodies(user, 1, true).replaceAll('[<id>]', 'check'));
+    for (const variation of ['same', 'new-ids', 'new-context'] as const) {
+      for (const batch of [1, 25]) bodies.push(peerBodies(user, batch, variation).replaceAll('[<id>]', 'check'));
+    }
   }
   let compared = 0;
   for (const body of bodies) {

@@ -47,19 +47,22 @@ const json = { 'content-type': 'application/json' };
 export function stressPhases(s: StressSubjects): Phase[] {
   const who = (n: number) => s.principals[n % s.principals.length] as string;
   const action = (n: number) => ACTIONS[(n >> 2) % ACTIONS.length] as string;
-  // `fresh` names a new resource every request (a cache miss); otherwise one of three (hits).
+  // `fresh` names a new resource every request, with a subject property or resource attribute
+  // no policy reads (a cache miss: the RBAC policy decides by resource type, so a new id alone
+  // would be answered from the cache, docs/architecture.md, Flow 1); otherwise one of three (hits).
+  const subject = (fresh: boolean, n: number) => (fresh ? { type: 'user', id: who(n), properties: { question: n } } : { type: 'user', id: who(n) });
   const evaluation = (fresh: boolean) => (n: number) => ({
     method: 'POST' as const,
     path: '/access/v1/evaluation',
     headers: json,
-    body: JSON.stringify({ subject: { type: 'user', id: who(n) }, action: { name: action(n) }, resource: { type: 'Resource', id: fresh ? `r-${n}` : `r-${n % 3}` } }),
+    body: JSON.stringify({ subject: subject(fresh, n), action: { name: action(n) }, resource: { type: 'Resource', id: fresh ? `r-${n}` : `r-${n % 3}` } }),
   });
   const batch = (fresh: boolean) => (n: number) => ({
     method: 'POST' as const,
     path: '/access/v1/evaluations',
     headers: json,
     body: JSON.stringify({
-      subject: { type: 'user', id: who(n) },
+      subject: subject(fresh, n),
       evaluations: Array.from({ length: 25 }, (_v, i) => ({ action: { name: ACTIONS[i % 4] }, resource: { type: 'Resource', id: fresh ? `b-${n}-${i}` : `b-${i % 5}` } })),
     }),
   });
@@ -70,7 +73,7 @@ export function stressPhases(s: StressSubjects): Phase[] {
     body: JSON.stringify({
       identity_context: { type: 'IDENTITY_TYPE_SUB', identity: who(n) },
       policy_context: { path: `rbac.${action(n)}`, decisions: ['allowed'] },
-      resource_context: { type: 'Resource', id: fresh ? `t-${n}` : 't-0' },
+      resource_context: fresh ? { type: 'Resource', id: `t-${n}`, question: n } : { type: 'Resource', id: 't-0' },
     }),
   });
   const remove = (token: string, fresh: boolean) => (n: number) => ({
