@@ -6,8 +6,8 @@ export {
   ConflictError,
   ServiceUnavailableError,
 } from './http-error';
-export { createErrorHandler, createErrorResponder, errorInShape, errorMiddleware, notFound, sendError } from './error-handler';
-export type { ErrorAnswer, ErrorResponder, ErrorShape, ErrorTranslator } from './error-handler';
+export { createErrorHandler, createErrorResponder, errorInShape, notFound, sendError } from './error-handler';
+export type { ErrorResponder, ErrorShape, ErrorTranslator } from './error-handler';
 export { createApp, finishApp, finishAppWith } from './create-app';
 export { contentSecurityPolicy } from './content-security-policy';
 export type { CspDirectives } from './content-security-policy';
@@ -22,4 +22,4 @@ export { jsonBody, formBody } from './read-body';
 export { buildOpenApiDocument, serveOpenApi, findApiRoute, apiErrors, apiErrorSchema, oauthErrorSchema, OPENAPI_PATH } from './openapi';
 export type { ApiRoute, ApiResponse, ApiMethod } from './openapi';
 export { serveBareJsonRoutes } from './bare-json-routes';
-export type { BareJsonRoute, BareJsonRequest, BareJsonReply } from './bare-json-routes';
+export type { BareJsonRoute } from './bare-json-routes';
