@@ -12,6 +12,8 @@
 // 3. The fleet: exec latency to random edges of a small fleet, then as many edges as the relay
 //    process can hold (its open-file limit, at most 50,000), the RSS per edge, and the same
 //    exec latency again.
+//
+// Part 2 alone (a minute instead of two): npm run bench:relay-scale -- --only exec
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config';
@@ -42,6 +44,9 @@ const EDGES_PER_CHILD = 10_000;
 /** Sequential execs to random edges per round, and rounds, at each fleet size. */
 const FLEET_EXECS = 1_000;
 const FLEET_ROUNDS = 3;
+/** The parts `--only` may name. */
+const PARTS = ['exec'] as const;
+type Part = (typeof PARTS)[number];
 const GOALS = { realBroadcastMs: 1_000, execOfBare: 1.5, bytesPerEdge: 20 * 1024, p99Unchanged: 1.25 };
 
 type Memory = { rss: number; heapUsed: number; external: number; gc: boolean };
@@ -98,6 +103,103 @@ async function execToRandomEdges(cp: ControlPlaneInfo, ids: readonly string[], r
   return summarize(samples);
 }
 
+type Fork = (module: string, execArgv?: readonly string[]) => Promise<BenchChild>;
+
+/** Part 1: one broadcast of `discovery` to 100 real edge runtimes after each push of a changed image. */
+async function realEdgeBroadcasts(controlPlane: BenchChild, cp: ControlPlaneInfo, policiesDir: string, fork: Fork, stop: (child: BenchChild) => Promise<void>, summary: (string | number)[][]): Promise<void> {
+  const realChildren: BenchChild[] = [];
+  for (let c = 0; c < REAL_EDGES / REAL_EDGES_PER_CHILD; c += 1) realChildren.push(await fork('real-edges.js'));
+  const started = process.hrtime.bigint();
+  const real: string[] = [];
+  for (const [c, child] of realChildren.entries()) {
+    const args = { relayUrl: cp.url, connectionId: cp.connectionId, connectionSecret: cp.connectionSecret, count: REAL_EDGES_PER_CHILD, prefix: `real-${c}-` };
+    real.push(...(await child.call<{ instanceIds: string[] }>('start', args)).instanceIds);
+  }
+  for (const deadline = Date.now() + 30_000; ; ) {
+    const connected = await connectedIds(cp);
+    if (real.every((id) => connected.has(id))) break;
+    if (Date.now() > deadline) throw new Error('the real edges did not all register within 30 s');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  console.log(`\n${real.length} real edge runtimes (${REAL_EDGES / REAL_EDGES_PER_CHILD} processes of ${REAL_EDGES_PER_CHILD}) started, synced and registered in ${fmt(msSince(started) / 1000, 1)} s.`);
+  console.log(`One broadcast (discovery) after each push of a changed rbac image: every edge downloads the image, checks it and swaps it in before it confirms; ${REAL_BROADCASTS} pushes:`);
+  const realMs: number[] = [];
+  const cpuMs = { relay: 0, edges: 0 };
+  for (let i = 0; i < REAL_BROADCASTS; i += 1) {
+    const digest = await pushPolicy(cp, 'rbac', policyVariant(policiesDir, 1_000 + i, i % 2 === 0));
+    const [relayBefore, edgesBefore] = [await controlPlane.call<number>('cpu'), await cpuOf(realChildren)];
+    const t = process.hrtime.bigint();
+    const result = await broadcastCommand(cp, 'discovery');
+    realMs.push(msSince(t));
+    cpuMs.relay += ((await controlPlane.call<number>('cpu')) - relayBefore) / 1000 / REAL_BROADCASTS;
+    cpuMs.edges += ((await cpuOf(realChildren)) - edgesBefore) / 1000 / REAL_BROADCASTS;
+    if (result.sent !== real.length || result.confirmed !== real.length) throw new Error(`a broadcast reached ${result.confirmed} of ${result.sent}: ${JSON.stringify(result.failed.slice(0, 5))}`);
+    const listed = await request(`${cp.url}/api/v2/management/control_plane/instance_registrations?page_size=1000`, 'GET', { 'service-tenant-id': cp.tenantId, authorization: `basic ${cp.discoveryApiKey}` });
+    const behind = (JSON.parse(listed.text) as { result: { info: { connected: boolean; policy_digest: string | null } }[] }).result.filter((r) => r.info.connected && r.info.policy_digest !== digest);
+    if (behind.length > 0) throw new Error(`${behind.length} edges confirmed without running the pushed image`);
+  }
+  const realSummary = summarize(realMs);
+  printTable(LATENCY_HEADERS, [row(`one broadcast, ${real.length} real edges, all on the new image`, realSummary)], 2);
+  console.log(
+    `CPU per broadcast (the processes' own clocks, mean): relay ${fmt(cpuMs.relay, 0)} ms, the ${real.length} edges ${fmt(cpuMs.edges, 0)} ms ` +
+      `(${fmt(cpuMs.edges / real.length, 1)} ms each); on ${cpus().length} otherwise idle cores the broadcast could not take less than ${fmt((cpuMs.relay + cpuMs.edges) / cpus().length, 0)} ms`,
+  );
+  summary.push([`one broadcast to ${real.length} real edge runtimes, each a real discovery of a changed image, max of ${REAL_BROADCASTS}`, `${fmt(realSummary.max, 1)} ms`, `< ${GOALS.realBroadcastMs} ms`, verdict(realSummary.max < GOALS.realBroadcastMs)]);
+  for (const child of realChildren) await stop(child);
+}
+
+/** Part 3: exec to random edges of the small fleet, the fleet grown to the relay's open-file limit, its memory, and exec again. */
+async function fleetAtScale(
+  controlPlane: BenchChild,
+  cp: ControlPlaneInfo,
+  smallIds: readonly string[],
+  beforeFleet: Memory,
+  fork: Fork,
+  fleetChildren: BenchChild[],
+  summary: (string | number)[][],
+): Promise<void> {
+  console.log(`\nExec to random edges, ${FLEET_ROUNDS} × ${FLEET_EXECS} sequential, with ${SMALL_FLEET} fake edges connected:`);
+  const smallLatency = await execToRandomEdges(cp, smallIds, FLEET_ROUNDS, FLEET_EXECS);
+  printTable(LATENCY_HEADERS, [row(`exec, ${SMALL_FLEET} edges connected`, smallLatency)], 2);
+
+  const capacity = Math.min(FLEET_GOAL, cp.openFileLimit - RESERVED_DESCRIPTORS);
+  console.log(
+    `\nThe relay process may open ${cp.openFileLimit} files (ulimit -n; not raisable here), one per edge socket: the fleet grows to ${capacity} edges` +
+      `${capacity < FLEET_GOAL ? ` (the goal's ${FLEET_GOAL} cannot connect to one process on this machine)` : ''}, ${EDGES_PER_CHILD} per fake-edge child, each from its own 127.0.0.x.`,
+  );
+  const grown = process.hrtime.bigint();
+  const ids = [...smallIds];
+  const parts: Promise<FakeEdgesInfo>[] = [];
+  for (let c = 0, left = capacity - SMALL_FLEET; left > 0; c += 1, left -= EDGES_PER_CHILD) {
+    const child = await fork('fake-edges.js');
+    fleetChildren.push(child);
+    parts.push(child.call<FakeEdgesInfo>('start', {
+      relayUrl: cp.url, connectionId: cp.connectionId, connectionSecret: cp.connectionSecret, count: Math.min(EDGES_PER_CHILD, left), prefix: `fleet-${c}-`, localAddress: `127.0.0.${3 + c}`,
+    }));
+  }
+  for (const part of await Promise.all(parts)) ids.push(...part.instanceIds);
+  const connectSeconds = msSince(grown) / 1000;
+  const afterFleet = await controlPlane.call<Memory>('memory');
+  const per = (field: 'rss' | 'heapUsed' | 'external') => (afterFleet[field] - beforeFleet[field]) / ids.length;
+  console.log(`${ids.length} fake edges connected and registered (${ids.length - SMALL_FLEET} in ${fmt(connectSeconds, 1)} s); relay process memory after a full GC:`);
+  printTable(
+    ['memory', 'before MB', `with ${ids.length} edges MB`, 'per edge KB'],
+    (['rss', 'heapUsed', 'external'] as const).map((f) => [f, beforeFleet[f] / 2 ** 20, afterFleet[f] / 2 ** 20, per(f) / 1024]),
+  );
+  summary.push([`relay RSS per connected edge, ${ids.length} edges on one node`, `${fmt(per('rss') / 1024, 1)} KB`, `< ${GOALS.bytesPerEdge / 1024} KB`, verdict(per('rss') < GOALS.bytesPerEdge)]);
+
+  console.log(`\nExec to random edges, ${FLEET_ROUNDS} × ${FLEET_EXECS} sequential, with ${ids.length} fake edges connected:`);
+  const largeLatency = await execToRandomEdges(cp, ids, FLEET_ROUNDS, FLEET_EXECS);
+  printTable(LATENCY_HEADERS, [row(`exec, ${SMALL_FLEET} edges connected`, smallLatency), row(`exec, ${ids.length} edges connected`, largeLatency)], 2);
+  const p99Ratio = largeLatency.p99 / smallLatency.p99;
+  summary.push([
+    `exec p99 with ${ids.length} edges ÷ with ${SMALL_FLEET} (${fmt(largeLatency.p99, 2)} vs ${fmt(smallLatency.p99, 2)} ms)`,
+    fmt(p99Ratio, 2),
+    `≤ ${GOALS.p99Unchanged} (unchanged)`,
+    verdict(p99Ratio <= GOALS.p99Unchanged),
+  ]);
+}
+
 async function main(): Promise<void> {
   console.log(`Relay scale bench: ${machineLine()}\n`);
   const config = loadConfig({ LOG_LEVEL: 'silent' });
@@ -108,6 +210,10 @@ async function main(): Promise<void> {
     children.push(child);
     return child;
   };
+  const stop = async (child: BenchChild) => {
+    await child.stop();
+    children.splice(children.indexOf(child), 1);
+  };
   try {
     const controlPlane = await fork('control-plane-server.js', ['--expose-gc']);
     const cp = await controlPlane.call<ControlPlaneInfo>('start', { maxSocketsPerConnection: FLEET_GOAL, heartbeatMs: options.heartbeatMs });
@@ -116,48 +222,7 @@ async function main(): Promise<void> {
     console.log(`Idle relay (control plane after its first-start seed, no edge), after a full GC: RSS ${fmt(idle.rss / 2 ** 20)} MB, heap used ${fmt(idle.heapUsed / 2 ** 20)} MB, external ${fmt(idle.external / 2 ** 20)} MB`);
 
     // 1. Real edge runtimes.
-    const realChildren: BenchChild[] = [];
-    for (let c = 0; c < REAL_EDGES / REAL_EDGES_PER_CHILD; c += 1) realChildren.push(await fork('real-edges.js'));
-    const started = process.hrtime.bigint();
-    const real: string[] = [];
-    for (const [c, child] of realChildren.entries()) {
-      const args = { relayUrl: cp.url, connectionId: cp.connectionId, connectionSecret: cp.connectionSecret, count: REAL_EDGES_PER_CHILD, prefix: `real-${c}-` };
-      real.push(...(await child.call<{ instanceIds: string[] }>('start', args)).instanceIds);
-    }
-    for (const deadline = Date.now() + 30_000; ; ) {
-      const connected = await connectedIds(cp);
-      if (real.every((id) => connected.has(id))) break;
-      if (Date.now() > deadline) throw new Error('the real edges did not all register within 30 s');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    console.log(`\n${real.length} real edge runtimes (${REAL_EDGES / REAL_EDGES_PER_CHILD} processes of ${REAL_EDGES_PER_CHILD}) started, synced and registered in ${fmt(msSince(started) / 1000, 1)} s.`);
-    console.log(`One broadcast (discovery) after each push of a changed rbac image: every edge downloads the image, checks it and swaps it in before it confirms; ${REAL_BROADCASTS} pushes:`);
-    const realMs: number[] = [];
-    const cpuMs = { relay: 0, edges: 0 };
-    for (let i = 0; i < REAL_BROADCASTS; i += 1) {
-      const digest = await pushPolicy(cp, 'rbac', policyVariant(config.policiesDir, 1_000 + i, i % 2 === 0));
-      const [relayBefore, edgesBefore] = [await controlPlane.call<number>('cpu'), await cpuOf(realChildren)];
-      const t = process.hrtime.bigint();
-      const result = await broadcastCommand(cp, 'discovery');
-      realMs.push(msSince(t));
-      cpuMs.relay += ((await controlPlane.call<number>('cpu')) - relayBefore) / 1000 / REAL_BROADCASTS;
-      cpuMs.edges += ((await cpuOf(realChildren)) - edgesBefore) / 1000 / REAL_BROADCASTS;
-      if (result.sent !== real.length || result.confirmed !== real.length) throw new Error(`a broadcast reached ${result.confirmed} of ${result.sent}: ${JSON.stringify(result.failed.slice(0, 5))}`);
-      const listed = await request(`${cp.url}/api/v2/management/control_plane/instance_registrations?page_size=1000`, 'GET', { 'service-tenant-id': cp.tenantId, authorization: `basic ${cp.discoveryApiKey}` });
-      const behind = (JSON.parse(listed.text) as { result: { info: { connected: boolean; policy_digest: string | null } }[] }).result.filter((r) => r.info.connected && r.info.policy_digest !== digest);
-      if (behind.length > 0) throw new Error(`${behind.length} edges confirmed without running the pushed image`);
-    }
-    const realSummary = summarize(realMs);
-    printTable(LATENCY_HEADERS, [row(`one broadcast, ${real.length} real edges, all on the new image`, realSummary)], 2);
-    console.log(
-      `CPU per broadcast (the processes' own clocks, mean): relay ${fmt(cpuMs.relay, 0)} ms, the ${real.length} edges ${fmt(cpuMs.edges, 0)} ms ` +
-        `(${fmt(cpuMs.edges / real.length, 1)} ms each); on ${cpus().length} otherwise idle cores the broadcast could not take less than ${fmt((cpuMs.relay + cpuMs.edges) / cpus().length, 0)} ms`,
-    );
-    summary.push([`one broadcast to ${real.length} real edge runtimes, each a real discovery of a changed image, max of ${REAL_BROADCASTS}`, `${fmt(realSummary.max, 1)} ms`, `< ${GOALS.realBroadcastMs} ms`, verdict(realSummary.max < GOALS.realBroadcastMs)]);
-    for (const child of realChildren) {
-      await child.stop();
-      children.splice(children.indexOf(child), 1);
-    }
+    if (options.only === undefined) await realEdgeBroadcasts(controlPlane, cp, config.policiesDir, fork, stop, summary);
 
     // 2. Exec against the bare HTTP → ws → HTTP path.
     const bare = await fork('bare-relay.js');
@@ -195,46 +260,7 @@ async function main(): Promise<void> {
     summary.push(['  server CPU per request, exec ÷ bare (per round)', spread(cpuRatios), '—', '—']);
 
     // 3. The fleet.
-    console.log(`\nExec to random edges, ${FLEET_ROUNDS} × ${FLEET_EXECS} sequential, with ${SMALL_FLEET} fake edges connected:`);
-    const smallLatency = await execToRandomEdges(cp, small.instanceIds, FLEET_ROUNDS, FLEET_EXECS);
-    printTable(LATENCY_HEADERS, [row(`exec, ${SMALL_FLEET} edges connected`, smallLatency)], 2);
-
-    const capacity = Math.min(FLEET_GOAL, cp.openFileLimit - RESERVED_DESCRIPTORS);
-    console.log(
-      `\nThe relay process may open ${cp.openFileLimit} files (ulimit -n; not raisable here), one per edge socket: the fleet grows to ${capacity} edges` +
-        `${capacity < FLEET_GOAL ? ` (the goal's ${FLEET_GOAL} cannot connect to one process on this machine)` : ''}, ${EDGES_PER_CHILD} per fake-edge child, each from its own 127.0.0.x.`,
-    );
-    const grown = process.hrtime.bigint();
-    const ids = [...small.instanceIds];
-    const parts: Promise<FakeEdgesInfo>[] = [];
-    for (let c = 0, left = capacity - SMALL_FLEET; left > 0; c += 1, left -= EDGES_PER_CHILD) {
-      const child = await fork('fake-edges.js');
-      fleetChildren.push(child);
-      parts.push(child.call<FakeEdgesInfo>('start', {
-        relayUrl: cp.url, connectionId: cp.connectionId, connectionSecret: cp.connectionSecret, count: Math.min(EDGES_PER_CHILD, left), prefix: `fleet-${c}-`, localAddress: `127.0.0.${3 + c}`,
-      }));
-    }
-    for (const part of await Promise.all(parts)) ids.push(...part.instanceIds);
-    const connectSeconds = msSince(grown) / 1000;
-    const afterFleet = await controlPlane.call<Memory>('memory');
-    const per = (field: 'rss' | 'heapUsed' | 'external') => (afterFleet[field] - beforeFleet[field]) / ids.length;
-    console.log(`${ids.length} fake edges connected and registered (${ids.length - SMALL_FLEET} in ${fmt(connectSeconds, 1)} s); relay process memory after a full GC:`);
-    printTable(
-      ['memory', 'before MB', `with ${ids.length} edges MB`, 'per edge KB'],
-      (['rss', 'heapUsed', 'external'] as const).map((f) => [f, beforeFleet[f] / 2 ** 20, afterFleet[f] / 2 ** 20, per(f) / 1024]),
-    );
-    summary.push([`relay RSS per connected edge, ${ids.length} edges on one node`, `${fmt(per('rss') / 1024, 1)} KB`, `< ${GOALS.bytesPerEdge / 1024} KB`, verdict(per('rss') < GOALS.bytesPerEdge)]);
-
-    console.log(`\nExec to random edges, ${FLEET_ROUNDS} × ${FLEET_EXECS} sequential, with ${ids.length} fake edges connected:`);
-    const largeLatency = await execToRandomEdges(cp, ids, FLEET_ROUNDS, FLEET_EXECS);
-    printTable(LATENCY_HEADERS, [row(`exec, ${SMALL_FLEET} edges connected`, smallLatency), row(`exec, ${ids.length} edges connected`, largeLatency)], 2);
-    const p99Ratio = largeLatency.p99 / smallLatency.p99;
-    summary.push([
-      `exec p99 with ${ids.length} edges ÷ with ${SMALL_FLEET} (${fmt(largeLatency.p99, 2)} vs ${fmt(smallLatency.p99, 2)} ms)`,
-      fmt(p99Ratio, 2),
-      `≤ ${GOALS.p99Unchanged} (unchanged)`,
-      verdict(p99Ratio <= GOALS.p99Unchanged),
-    ]);
+    if (options.only === undefined) await fleetAtScale(controlPlane, cp, small.instanceIds, beforeFleet, fork, fleetChildren, summary);
   } finally {
     for (const child of children.reverse()) await child.stop();
     closeCalls();
@@ -249,8 +275,14 @@ const options = scriptCommand(
   'npm run bench:relay-scale',
 )
   .option('--heartbeat-ms <ms>', "the relay's ping period (RELAY_HEARTBEAT_MS): shorter puts more heartbeat periods into the fleet's exec measurement", heartbeatMs, 30_000)
+  .option('--only <part>', `run one part only: ${PARTS.join(', ')} (exec against the bare path, after its ${SMALL_FLEET} fake edges connect)`, onlyPart)
   .parse()
-  .opts<{ heartbeatMs: number }>();
+  .opts<{ heartbeatMs: number; only?: Part }>();
+
+function onlyPart(value: string): Part {
+  if (!(PARTS as readonly string[]).includes(value)) throw new InvalidArgumentError(`one of: ${PARTS.join(', ')}`);
+  return value as Part;
+}
 
 function heartbeatMs(value: string): number {
   const ms = Number(value);

@@ -1,9 +1,12 @@
-import type { Express, Router } from 'express';
-import { createApp, finishApp, OPENAPI_PATH, serveOpenApi, jsonBody } from '../http';
+import type { RequestListener } from 'node:http';
+import type { Router } from 'express';
+import { createApp, createErrorResponder, finishAppWith, OPENAPI_PATH, serveBareJsonRoutes, serveOpenApi, jsonBody } from '../http';
 import { CONTROL_PLANE_OPENAPI } from './control-plane-openapi';
 import type { Logger } from '../observability';
 import { POLICY_IMAGE_LIMITS } from '../policy';
+import type { RelayCommands } from '../relay';
 import { storageErrorTranslator } from '../sql';
+import { bareCommandRoutes } from './bare-command-routes';
 import { adminDirectoryRoutes } from './admin-directory-routes';
 import { adminDecisionRoutes } from './decision-routes';
 import { adminPolicyRoutes, type DecisionSampler } from './admin-policy-routes';
@@ -26,6 +29,12 @@ export interface ControlPlaneAppDeps {
   readonly logger: Logger;
   /** Extra routers (the relay's management API), mounted before the final 404. */
   readonly routers?: readonly Router[];
+  /**
+   * The relay's exec and broadcast: their plain requests are served on bare `node:http` ahead
+   * of the app, with the answers of their Express twins in the management router (which
+   * answers the others). Without it those routes are the router's alone.
+   */
+  readonly commands?: RelayCommands;
   /** The relay's decision samples; with it the admin API serves the dry run of a candidate image. */
   readonly sampleDecisions?: DecisionSampler;
 }
@@ -33,10 +42,10 @@ export interface ControlPlaneAppDeps {
 /**
  * The control plane's HTTP app: `GET /healthz`, the admin API (policy registry, image
  * signing keys, central directory and the tenant's settings, admin key), the edge download API (connection credentials), then
- * any extra routers. Starts nothing; the relay attaches its WebSocket to the server
- * the caller creates.
+ * any extra routers, with the relay's commands in front when given. Starts nothing; the
+ * relay attaches its WebSocket to the server the caller creates.
  */
-export function createControlPlaneApp(deps: ControlPlaneAppDeps): Express {
+export function createControlPlaneApp(deps: ControlPlaneAppDeps): RequestListener {
   const app = createApp(deps.logger);
   // ETags are set on purpose (digests, revisions), never derived from bodies.
   app.set('etag', false);
@@ -58,5 +67,9 @@ export function createControlPlaneApp(deps: ControlPlaneAppDeps): Express {
 
   for (const router of deps.routers ?? []) app.use(router);
   // Its store and the relay's are SQL: a busy or unreachable database is a 503, a full one a 507.
-  return finishApp(app, deps.logger, 'api', [storageErrorTranslator]);
+  const answerError = createErrorResponder(deps.logger, 'api', { translators: [storageErrorTranslator] });
+  finishAppWith(app, 'api', answerError);
+  if (!deps.commands) return app;
+  // exec's own cost was a sliver of what Express put around it (BENCHMARKS.md, "Relay at scale").
+  return serveBareJsonRoutes(bareCommandRoutes(deps.store, deps.commands), app, answerError, deps.logger);
 }

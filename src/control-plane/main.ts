@@ -73,7 +73,7 @@ async function main(): Promise<void> {
     page: { publicDir: consolePublicDir(config.projectRoot), authUrl: config.idp.url },
     demoTenantFile: { dataDir: config.dataDir, database },
   });
-  const app = createControlPlaneApp({ store, logger, routers: [relay.managementRouter, consoleRouter], sampleDecisions: relay.sampleDecisions });
+  const app = createControlPlaneApp({ store, logger, routers: [relay.managementRouter, consoleRouter], commands: relay, sampleDecisions: relay.sampleDecisions });
   const server = await listen(app, config.controlPlane.port, config.host);
   relay.attach(server);
   logger.info({ url: baseUrl(server) }, 'control plane and relay listening');

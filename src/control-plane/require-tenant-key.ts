@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { RequestHandler } from 'express';
 import { basicCredential, decodeBasicPair, HttpError } from '../http';
 import type { ControlPlaneStore } from './control-plane-store';
@@ -17,21 +18,28 @@ export function tenantUnauthorized(): HttpError {
  * Authenticates a tenant API call: `service-tenant-id: <tenant>` plus
  * `Authorization: basic <key>`, where the credential is either the raw key (as
  * docs/service-interface.md §5 shows) or RFC 7617 `base64("<tenant>:<key>")` whose
- * tenant part must equal the header. Keys are compared in constant time; on success
- * `res.locals.tenantId` holds the tenant id.
+ * tenant part must equal the header. Keys are compared in constant time. Resolves to the
+ * tenant id; rejects with {@link tenantUnauthorized}.
  */
+export async function authenticateTenant(store: ControlPlaneStore, kind: TenantKeyKind, headers: IncomingHttpHeaders): Promise<string> {
+  // Node joins a repeated header of this kind into one string, as Express's req.get read it.
+  const named = headers[TENANT_HEADER];
+  const tenantId = typeof named === 'string' ? named.trim() : undefined;
+  const credential = basicCredential(headers.authorization);
+  if (!tenantId || !credential) throw tenantUnauthorized();
+  // Both readings of the credential against one read of the stored hash. The hash is read
+  // on every call, never cached, so a key rotated on one node is refused on every node at
+  // once (docs/architecture.md, "Cluster mode: Redis keys and channels").
+  const pair = decodeBasicPair(credential);
+  const candidates = pair !== undefined && pair.user === tenantId ? [credential, pair.password] : [credential];
+  if (!(await store.verifyTenantKey(tenantId, kind, candidates))) throw tenantUnauthorized();
+  return tenantId;
+}
+
+/** {@link authenticateTenant} as Express middleware: on success `res.locals.tenantId` holds the tenant id. */
 export function requireTenantKey(store: ControlPlaneStore, kind: TenantKeyKind): RequestHandler {
   return async function requireTenantKeyMiddleware(req, res, next) {
-    const tenantId = req.get(TENANT_HEADER)?.trim();
-    const credential = basicCredential(req.get('authorization'));
-    if (!tenantId || !credential) throw tenantUnauthorized();
-    // Both readings of the credential against one read of the stored hash. The hash is read
-    // on every call, never cached, so a key rotated on one node is refused on every node at
-    // once (docs/architecture.md, "Cluster mode: Redis keys and channels").
-    const pair = decodeBasicPair(credential);
-    const candidates = pair !== undefined && pair.user === tenantId ? [credential, pair.password] : [credential];
-    if (!(await store.verifyTenantKey(tenantId, kind, candidates))) throw tenantUnauthorized();
-    res.locals.tenantId = tenantId;
+    res.locals.tenantId = await authenticateTenant(store, kind, req.headers);
     next();
   };
 }

@@ -1,7 +1,7 @@
 import express, { type Express } from 'express';
 import type { HelmetOptions } from 'helmet';
 import type { Logger } from '../observability';
-import { createErrorHandler, notFound, type ErrorShape, type ErrorTranslator } from './error-handler';
+import { createErrorResponder, errorMiddleware, notFound, type ErrorResponder, type ErrorShape, type ErrorTranslator } from './error-handler';
 import { isMalformedPath, MalformedUrlError } from './malformed-url';
 import { requestContext } from './request-context';
 import { securityHeaders } from './security-headers';
@@ -39,7 +39,16 @@ export function createApp(logger: Logger, helmetOptions?: Readonly<HelmetOptions
  * `storageErrorTranslator`), so a busy or full database is a 503 or 507, not a 500.
  */
 export function finishApp(app: Express, logger: Logger, shape: ErrorShape, translators: readonly ErrorTranslator[] = []): Express {
+  return finishAppWith(app, shape, createErrorResponder(logger, shape, { translators }));
+}
+
+/**
+ * {@link finishApp} with an error responder the caller made, for an app that shares it with
+ * routes served in front of it (src/http/bare-json-routes.ts): one responder, so one
+ * once-a-minute log per kind of failure, whichever path failed.
+ */
+export function finishAppWith(app: Express, shape: ErrorShape, answerError: ErrorResponder): Express {
   app.use(notFound(shape));
-  app.use(createErrorHandler(logger, shape, { translators }));
+  app.use(errorMiddleware(answerError));
   return app;
 }

@@ -24,13 +24,17 @@ export function errorInShape(shape: ErrorShape, status: number, code: string, me
 
 /**
  * Writes a known error as its response: its status, its headers (a challenge, `Retry-After`)
- * and its JSON body. The error middleware answers every known error with it, and so does a
+ * and its JSON body. The error middleware answers every error the same way, and so does a
  * step that answers an expected refusal itself rather than throwing it (a policy's 403,
  * src/middleware): one way errors become responses (docs/conventions.md §3), whichever path
  * reached it.
  */
 export function sendError(res: Response, error: HttpError): void {
-  res.status(error.status).set(error.headers).json(error.toBody());
+  sendAnswer(res, { status: error.status, headers: error.headers, body: error.toBody() });
+}
+
+function sendAnswer(res: Response, answer: ErrorAnswer): void {
+  res.status(answer.status).set(answer.headers).json(answer.body);
 }
 
 /** Maps body-parser's failures to client errors; anything else is ours (undefined). */
@@ -72,7 +76,7 @@ export interface ErrorTranslator {
   translate(err: unknown, shape: ErrorShape): HttpError | undefined;
 }
 
-/** Options of {@link createErrorHandler}. */
+/** Options of {@link createErrorResponder} (and {@link createErrorHandler}). */
 export interface ErrorHandlerOptions {
   /** The log's clock, for tests. */
   readonly now?: () => number;
@@ -95,6 +99,16 @@ function errCodeOf(err: unknown): string {
   return typeof code === 'string' ? code : thrownName(err);
 }
 
+/** What an error answers: its status, its extra headers (a challenge, `Retry-After`) and its JSON body. */
+export interface ErrorAnswer {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: Record<string, unknown>;
+}
+
+/** Turns what a request threw into its answer, writing the log lines it calls for under the request's id. */
+export type ErrorResponder = (err: unknown, requestId: string) => ErrorAnswer;
+
 /**
  * The one place where errors become responses (docs/conventions.md §3). Known errors keep their
  * status, headers and body; a path that does not decode (refused by `createApp`, or a route
@@ -108,21 +122,19 @@ function errCodeOf(err: unknown): string {
  * each request still has its `request` line. A kind is the code plus the name of what was
  * thrown: a typed error's `cause` (an unexpected exception it wraps, logged with its stack
  * at error level) or the error itself. `now` is that log's clock, for tests.
+ *
+ * Express apps use it through {@link errorMiddleware} (finishApp); a route served on bare `node:http`
+ * (src/http/bare-json-routes.ts) calls it directly, so both answer and log a failure alike.
  */
-export function createErrorHandler(logger: Logger, shape: ErrorShape, options: ErrorHandlerOptions = {}): ErrorRequestHandler {
+export function createErrorResponder(logger: Logger, shape: ErrorShape, options: ErrorHandlerOptions = {}): ErrorResponder {
   const translators = [...(options.translators ?? [])];
   const failures = createRateLimitedLog(logger, options.now ? { now: options.now } : {});
-  return function errorHandler(err, req, res, next) {
-    if (res.headersSent) {
-      next(err);
-      return;
-    }
+  return function answerError(err, requestId) {
     if (isMalformedUrl(err)) {
       // A client's typo or a scanner's probe: one short line, never a stack.
       const refusal = errorInShape(shape, 400, shape === 'oauth' ? 'invalid_request' : 'bad_request', MALFORMED_URL_MESSAGE);
-      logger.info({ req_id: req.id, code: refusal.code }, 'malformed URL refused');
-      res.status(refusal.status).json(refusal.toBody());
-      return;
+      logger.info({ req_id: requestId, code: refusal.code }, 'malformed URL refused');
+      return { status: refusal.status, headers: {}, body: refusal.toBody() };
     }
     const parsed = err instanceof HttpError ? undefined : fromBodyParser(err, shape);
     const translated = err instanceof HttpError || parsed ? undefined : translate(err, shape, translators);
@@ -130,23 +142,35 @@ export function createErrorHandler(logger: Logger, shape: ErrorShape, options: E
     if (known) {
       if (translated) {
         const errCode = errCodeOf(err);
-        failures.write('error', `${known.code} ${errCode}`, { req_id: req.id, err_code: errCode }, `${translated.label} error`);
+        failures.write('error', `${known.code} ${errCode}`, { req_id: requestId, err_code: errCode }, `${translated.label} error`);
       } else if (known.status >= 500) {
-        const fields = { req_id: req.id, code: known.code, detail: known.detail };
+        const fields = { req_id: requestId, code: known.code, detail: known.detail };
         const cause = known.cause;
         // A typed error wrapping an unexpected exception: the exception is the news, stack and all.
         if (cause !== undefined && !(cause instanceof HttpError)) failures.write('error', `${known.code} ${thrownName(cause)}`, { ...fields, err: cause }, known.message);
         else failures.write('warn', `${known.code} ${known.name}`, fields, known.message);
-      } else if (known.detail !== undefined) logger.info({ req_id: req.id, code: known.code, detail: known.detail }, known.message);
-      sendError(res, known);
+      } else if (known.detail !== undefined) logger.info({ req_id: requestId, code: known.code, detail: known.detail }, known.message);
+      return { status: known.status, headers: known.headers, body: known.toBody() };
+    }
+    failures.write('error', `server_error ${thrownName(err)}`, { req_id: requestId, err }, 'unhandled error');
+    const body = shape === 'oauth' ? { error: 'server_error', error_description: 'internal error' } : { code: 'server_error', message: 'internal error' };
+    return { status: 500, headers: {}, body };
+  };
+}
+
+/** The Express error middleware of every app: {@link createErrorResponder}'s answer, sent. */
+export function createErrorHandler(logger: Logger, shape: ErrorShape, options: ErrorHandlerOptions = {}): ErrorRequestHandler {
+  return errorMiddleware(createErrorResponder(logger, shape, options));
+}
+
+/** `answerError`'s answers as Express error middleware; an answer already begun is left to Express. */
+export function errorMiddleware(answerError: ErrorResponder): ErrorRequestHandler {
+  return function errorHandler(err, req, res, next) {
+    if (res.headersSent) {
+      next(err);
       return;
     }
-    failures.write('error', `server_error ${thrownName(err)}`, { req_id: req.id, err }, 'unhandled error');
-    const body =
-      shape === 'oauth'
-        ? { error: 'server_error', error_description: 'internal error' }
-        : { code: 'server_error', message: 'internal error' };
-    res.status(500).json(body);
+    sendAnswer(res, answerError(err, req.id));
   };
 }
 

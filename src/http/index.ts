@@ -6,9 +6,9 @@ export {
   ConflictError,
   ServiceUnavailableError,
 } from './http-error';
-export { createErrorHandler, errorInShape, notFound, sendError } from './error-handler';
-export type { ErrorShape, ErrorTranslator } from './error-handler';
-export { createApp, finishApp } from './create-app';
+export { createErrorHandler, createErrorResponder, errorInShape, notFound, sendError } from './error-handler';
+export type { ErrorResponder, ErrorShape, ErrorTranslator } from './error-handler';
+export { createApp, finishApp, finishAppWith } from './create-app';
 export { contentSecurityPolicy } from './content-security-policy';
 export type { CspDirectives } from './content-security-policy';
 export { listen, baseUrl, close, shutdownOnSignal } from './serve';
@@ -21,3 +21,5 @@ export { jsonBody, formBody } from './read-body';
 
 export { buildOpenApiDocument, serveOpenApi, findApiRoute, apiErrors, apiErrorSchema, oauthErrorSchema, OPENAPI_PATH } from './openapi';
 export type { ApiRoute, ApiResponse, ApiMethod } from './openapi';
+export { serveBareJsonRoutes } from './bare-json-routes';
+export type { BareJsonRoute } from './bare-json-routes';

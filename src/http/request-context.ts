@@ -17,14 +17,26 @@ export type StartRequest = (req: Request, res: Response) => void;
  * of the line (`npm run bench:apps`). Every other line of the app stays redacted.
  */
 export function requestContext(logger: Logger): StartRequest {
-  const requestLog = unredactedLogger(logger);
+  const logRequest = requestLog(logger);
   return function startRequest(req, res) {
     const started = process.hrtime.bigint();
     req.id = requestIdFor(req);
     res.setHeader('X-Request-Id', req.id);
-    res.on('finish', () => {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      requestLog.info({ req_id: req.id, method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
-    });
+    res.on('finish', () => logRequest(req.id, req.method, req.path, res.statusCode, started));
+  };
+}
+
+/** Writes a request's one line; `started` is `process.hrtime.bigint()` when it arrived. */
+export type RequestLog = (id: string, method: string, path: string, status: number, started: bigint) => void;
+
+/**
+ * The request line {@link requestContext} writes, for a route served on bare `node:http`
+ * (src/http/bare-json-routes.ts): the same five fields, through the same unredacted child.
+ */
+export function requestLog(logger: Logger): RequestLog {
+  const log = unredactedLogger(logger);
+  return function logRequest(id, method, path, status, started) {
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    log.info({ req_id: id, method, path, status, ms: Math.round(ms * 10) / 10 }, 'request');
   };
 }

@@ -43,6 +43,23 @@ function perRequestDirective(value: unknown): boolean {
   return typeof value === 'function' || (Array.isArray(value) && value.some((v) => typeof v === 'function'));
 }
 
+/** helmet's headers for a request over HTTP and one over HTTPS, recorded once (see {@link securityHeaders}). */
+function recordSecurityHeaders(options: Readonly<HelmetOptions>): { overHttp: HeaderEdits; overHttps: HeaderEdits } {
+  const { contentSecurityPolicy: csp, ...rest } = options;
+  const directives: CspDirectives | undefined = typeof csp === 'object' ? csp.directives : undefined;
+  for (const [name, value] of Object.entries(directives ?? {})) {
+    if (perRequestDirective(value)) throw new TypeError(`CSP directive ${name} is computed per request; the security headers are computed once`);
+  }
+  const helmetHeaders = helmet({ ...rest, contentSecurityPolicy: false });
+  const cspHeader = csp === false ? undefined : contentSecurityPolicy(directives);
+  const edits = (secure: boolean): HeaderEdits => {
+    const own = recordHeaderEdits(helmetHeaders, secure);
+    const policy = cspHeader ? recordHeaderEdits(cspHeader, secure) : { removed: [], set: [] };
+    return { removed: [...own.removed, ...policy.removed], set: [...own.set, ...policy.set] };
+  };
+  return { overHttp: edits(false), overHttps: edits(true) };
+}
+
 /**
  * helmet's security headers, computed once at start-up and set on every response: helmet
  * with `options` (its Content-Security-Policy through {@link contentSecurityPolicy}, so
@@ -56,23 +73,20 @@ function perRequestDirective(value: unknown): boolean {
  *   no precomputed header can honour.
  */
 export function securityHeaders(options: Readonly<HelmetOptions> = {}): SetSecurityHeaders {
-  const { contentSecurityPolicy: csp, ...rest } = options;
-  const directives: CspDirectives | undefined = typeof csp === 'object' ? csp.directives : undefined;
-  for (const [name, value] of Object.entries(directives ?? {})) {
-    if (perRequestDirective(value)) throw new TypeError(`CSP directive ${name} is computed per request; the security headers are computed once`);
-  }
-  const helmetHeaders = helmet({ ...rest, contentSecurityPolicy: false });
-  const cspHeader = csp === false ? undefined : contentSecurityPolicy(directives);
-  const edits = (secure: boolean): HeaderEdits => {
-    const own = recordHeaderEdits(helmetHeaders, secure);
-    const policy = cspHeader ? recordHeaderEdits(cspHeader, secure) : { removed: [], set: [] };
-    return { removed: [...own.removed, ...policy.removed], set: [...own.set, ...policy.set] };
-  };
-  const overHttp = edits(false);
-  const overHttps = edits(true);
+  const { overHttp, overHttps } = recordSecurityHeaders(options);
   return function setSecurityHeaders(req, res) {
     const { removed, set } = req.secure ? overHttps : overHttp;
     for (const name of removed) res.removeHeader(name);
     for (const [name, value] of set) res.setHeader(name, value);
   };
+}
+
+/**
+ * The same headers as {@link securityHeaders} sets, as one record per kind of request, for a
+ * response written with a single `writeHead` (src/http/bare-json-routes.ts): nothing is set
+ * before it, so there is nothing to remove.
+ */
+export function securityHeaderRecords(options: Readonly<HelmetOptions> = {}): { readonly overHttp: Readonly<Record<string, string>>; readonly overHttps: Readonly<Record<string, string>> } {
+  const { overHttp, overHttps } = recordSecurityHeaders(options);
+  return { overHttp: Object.freeze(Object.fromEntries(overHttp.set)), overHttps: Object.freeze(Object.fromEntries(overHttps.set)) };
 }

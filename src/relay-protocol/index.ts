@@ -11,6 +11,7 @@ export {
   EDGE_FAILURE_CODES,
 } from './messages';
 export type { CommandName, EdgeMessage, RelayMessage, EdgeStatus, SampledDecision } from './messages';
+export { quickCommandResult } from './quick-command-result';
 export { DECISION_RECORD_LIMITS, decisionRecordSchema, decisionReasonSchema, decisionsFrameSchema } from './decision-record';
 export type { DecisionRecord, DecisionRecordReason } from './decision-record';
 export { tryDecisionRequestSchema, tryResultFrameSchema } from './try-decision';

@@ -18,7 +18,9 @@ export const MAX_FRAME_BYTES = 64 * 1024;
 export const COMMANDS = ['discovery', 'sync_edge_directory'] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
-const sha256Digest = z.string().regex(/^sha256:[0-9a-f]{64}$/);
+/** A policy image digest. */
+export const SHA256_DIGEST = /^sha256:[0-9a-f]{64}$/;
+const sha256Digest = z.string().regex(SHA256_DIGEST);
 const requestId = z.string().min(1).max(64);
 
 /**
@@ -26,7 +28,7 @@ const requestId = z.string().min(1).max(64);
  * characters (C0, C1: escape sequences can rewrite a terminal) and no format characters
  * (Unicode Cf: right-to-left overrides and invisible characters can disguise an id).
  */
-const DISPLAY_SAFE = /^[^\p{Cc}\p{Cf}]*$/u;
+export const DISPLAY_SAFE = /^[^\p{Cc}\p{Cf}]*$/u;
 const displayText = (max: number) => z.string().max(max).regex(DISPLAY_SAFE, 'must not contain control or format characters');
 
 /**
@@ -164,8 +166,11 @@ export type EdgeMessage = z.infer<typeof edgeMessageSchema>;
 export type RelayMessage = z.infer<typeof relayMessageSchema>;
 export type SampledDecision = z.infer<typeof sampledDecisionSchema>;
 
-/** Parses one received frame; `undefined` when it is not JSON or not a known message. */
-export function parseFrame<T>(schema: z.ZodType<T>, data: unknown): T | undefined {
+/**
+ * Parses one received frame; `undefined` when it is not JSON or not a known message. `quick`,
+ * a hand check that accepts only what `schema` parses to the same value, answers first.
+ */
+export function parseFrame<T>(schema: z.ZodType<T>, data: unknown, quick?: (json: unknown) => T | undefined): T | undefined {
   let text: string;
   if (typeof data === 'string') text = data;
   else if (Buffer.isBuffer(data)) text = data.toString('utf8');
@@ -176,6 +181,8 @@ export function parseFrame<T>(schema: z.ZodType<T>, data: unknown): T | undefine
   } catch {
     return undefined;
   }
+  const checked = quick?.(json);
+  if (checked !== undefined) return checked;
   const parsed = schema.safeParse(json);
   return parsed.success ? parsed.data : undefined;
 }

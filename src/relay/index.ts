@@ -1,6 +1,8 @@
 export { createRelay } from './create-relay';
 export type { Relay, RelayDeps } from './create-relay';
-export { INSTANCE_REGISTRATIONS_PATH, EXEC_PATH, BROADCAST_PATH, METRICS_PATH, REGISTRATIONS_PAGE } from './management-router';
+export { INSTANCE_REGISTRATIONS_PATH, METRICS_PATH, REGISTRATIONS_PAGE } from './management-router';
+export { EXEC_PATH, BROADCAST_PATH, commandRoutes } from './command-routes';
+export type { RelayCommands } from './command-routes';
 export type { RegistrationsPage } from './management-router';
 export { MAX_DRIFT_METRIC_TENANTS } from './drift-metrics';
 export { MAX_PENDING_SAMPLES } from './pending-samples';

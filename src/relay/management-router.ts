@@ -5,8 +5,7 @@ import { INSTANCE_ID_PATTERN } from '../relay-protocol';
 import type { CommandName, EdgeStatus } from '../relay-protocol';
 import { renderDriftMetrics, renderDriftTotals, type ConnectedEdgeDrift } from './drift-metrics';
 import { edgeDrift, memoizeDesiredState, type DesiredEdgeState, type DesiredStateLookup } from './edge-drift';
-import { parseExecRequest } from './parse-exec-request';
-import { parseBroadcastRequest } from './parse-broadcast-request';
+import { commandRoutes } from './command-routes';
 import type { Broadcast } from './broadcast';
 import { metricsView } from './metrics-view';
 import { instanceNotFound } from './relay-errors';
@@ -15,17 +14,10 @@ import type { RegistrationStore } from './registration-store';
 
 /** docs/service-interface.md §4.3. */
 export const INSTANCE_REGISTRATIONS_PATH = '/api/v2/management/control_plane/instance_registrations';
-/** docs/service-interface.md §4.2. */
-export const EXEC_PATH = '/api/v2/management/control_plane/exec';
-/** The tenant-wide command beside §4.2 (docs/reference/api.md, "Broadcast"). */
-export const BROADCAST_PATH = '/api/v2/management/control_plane/broadcast';
 /** The relay's drift gauges (Prometheus text): totals for anyone, per tenant with the metrics token. */
 export const METRICS_PATH = '/metrics';
 /** Registrations per page of `instance_registrations`: the default and the most a caller may ask for. */
 export const REGISTRATIONS_PAGE = Object.freeze({ defaultSize: 100, maxSize: 1000 });
-
-/** An exec (or broadcast) body is a few dozen bytes; anything near this limit is not one (413). */
-export const EXEC_BODY_LIMIT = 4 * 1024;
 
 /** Dependencies of {@link createManagementRouter}. */
 export interface ManagementRouterDeps {
@@ -188,24 +180,16 @@ export function createManagementRouter(deps: ManagementRouterDeps): Router {
     res.status(204).end();
   });
 
-  router.post(
-    EXEC_PATH,
-    discoveryKey,
-    requireJson,
-    jsonBody(EXEC_BODY_LIMIT),
-    async function execCommand(req, res) {
-      const { id, command } = parseExecRequest(req.body);
-      await deps.exec(res.locals.tenantId as string, id, command);
-      res.set('Cache-Control', 'no-store').json({ result: {} });
-    },
-  );
-
-  // Exec's path in front of the body (key first, then content type and size), then one command to many edges.
-  router.post(BROADCAST_PATH, discoveryKey, requireJson, jsonBody(EXEC_BODY_LIMIT), async function broadcastCommand(req, res) {
-    const { command, filter } = parseBroadcastRequest(req.body);
-    const result = await deps.broadcast(res.locals.tenantId as string, command, filter);
-    res.set('Cache-Control', 'no-store').json({ result });
-  });
+  // Exec and broadcast: key first, then content type and size, then the command. The control
+  // plane serves their plain requests on bare node:http before this router sees them
+  // (src/control-plane/bare-command-routes.ts); the rest (another JSON content type, a
+  // compressed, chunked or oversized body) are answered here.
+  for (const route of commandRoutes(deps)) {
+    router.post(route.path, discoveryKey, requireJson, jsonBody(route.limitBytes), async function runCommand(req, res) {
+      const reply = await route.run(res.locals.tenantId as string, req.body);
+      res.set(reply.headers).json(reply.body);
+    });
+  }
   return router;
 }
 

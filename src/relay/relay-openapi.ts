@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { apiErrors, oauthErrorSchema, type ApiRoute } from '../http';
 import { COMMANDS } from '../relay-protocol';
 import { BROADCAST_LIMITS } from './broadcast';
-import { BROADCAST_PATH, EXEC_PATH, INSTANCE_REGISTRATIONS_PATH, METRICS_PATH } from './management-router';
+import { BROADCAST_PATH, EXEC_PATH } from './command-routes';
+import { INSTANCE_REGISTRATIONS_PATH, METRICS_PATH } from './management-router';
 
 /** The exec body (docs/service-interface.md §2.3), as `parseExecRequest` checks it. */
 const execBody = z.object({

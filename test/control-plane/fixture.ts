@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Express } from 'express';
+import type { RequestListener } from 'node:http';
 import { loadConfig, type DemoTenant } from '../../src/config';
 import {
   createControlPlaneApp,
@@ -35,7 +35,7 @@ export interface Fixture {
   /** Where the store lives, for a plain handle on its database (`openLocation`). */
   readonly location: ControlPlaneLocation;
   readonly store: ControlPlaneStore;
-  readonly app: Express;
+  readonly app: RequestListener;
   readonly demo: DemoTenant;
   readonly other: { tenantId: string; adminApiKey: string; discoveryApiKey: string; connectionId: string; connectionSecret: string };
   close(): Promise<void>;

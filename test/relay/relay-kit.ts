@@ -7,7 +7,7 @@ import { consolePublicDir, createConsoleRouter, createControlPlaneApp, createCon
 import type { ControlPlaneLocation, ControlPlaneStore } from '../../src/control-plane';
 import { findProjectRoot } from '../../src/config';
 import { baseUrl, close, listen } from '../../src/http';
-import { silentLogger } from '../../src/observability';
+import { silentLogger, type Logger } from '../../src/observability';
 import type { Relay, RelayDeps } from '../../src/relay';
 import { SQLITE_ENGINE, type SqlEngineUnderTest } from '../helpers/sql-engines';
 import { FakeEdge } from './fake-edge';
@@ -48,6 +48,8 @@ export interface RelayKit {
 type KitOptions = Partial<Pick<RelayDeps, 'execTimeoutMs' | 'heartbeatMs' | 'registerTimeoutMs' | 'maxPendingPerEdge' | 'maxSocketsPerConnection' | 'metricsToken' | 'maxBroadcastEdges'>> & {
   /** The store's engine (SQLite by default). */
   readonly engine?: SqlEngineUnderTest;
+  /** The control plane's and the relay's logger (silent by default). */
+  readonly logger?: Logger;
 };
 
 async function addTenant(store: ControlPlaneStore, name: string): Promise<TestTenant> {
@@ -64,10 +66,11 @@ export async function startRelayKit(options: KitOptions = {}): Promise<RelayKit>
   const a = await addTenant(store, 'tenant a');
   const b = await addTenant(store, 'tenant b');
   const edges: FakeEdge[] = [];
+  const logger = options.logger ?? silentLogger();
   const build = () =>
     createControlPlaneRelay({
       store,
-      logger: silentLogger(),
+      logger,
       execTimeoutMs: options.execTimeoutMs ?? 10_000,
       heartbeatMs: options.heartbeatMs ?? 60_000,
       now: () => clock.now,
@@ -78,7 +81,7 @@ export async function startRelayKit(options: KitOptions = {}): Promise<RelayKit>
       ...(options.maxBroadcastEdges ? { maxBroadcastEdges: options.maxBroadcastEdges } : {}),
     });
   let relay = await build();
-  // The real control-plane app; the relay's router is looked up per request so restartRelay() can swap it.
+  // The real control-plane app; the relay's router and commands are looked up per request so restartRelay() can swap it.
   const routers = express.Router().use((req, res, next) => relay.managementRouter(req, res, next));
   // The console API as main.ts mounts it; no IdP here, so only its refusals of tokenless calls are reachable.
   const consoleRouter = createConsoleRouter({
@@ -89,8 +92,12 @@ export async function startRelayKit(options: KitOptions = {}): Promise<RelayKit>
   });
   const app = createControlPlaneApp({
     store,
-    logger: silentLogger(),
+    logger,
     routers: [routers, consoleRouter],
+    commands: {
+      exec: (tenantId, instanceId, command) => relay.exec(tenantId, instanceId, command),
+      broadcast: (tenantId, command, filter) => relay.broadcast(tenantId, command, filter),
+    },
     sampleDecisions: (tenantId, instanceId) => relay.sampleDecisions(tenantId, instanceId),
   });
   const server = await listen(app, 0, '127.0.0.1');

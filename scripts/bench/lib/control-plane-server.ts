@@ -58,7 +58,7 @@ async function start(args: ControlPlaneStartArgs | null = null): Promise<Control
   if (!demo) throw new Error('the fresh store was not seeded');
   // 1,000 fake edges share one connection credential here; real deployments keep the default cap.
   const relay = await createControlPlaneRelay({ store, logger, execTimeoutMs: 10_000, heartbeatMs: args?.heartbeatMs ?? 30_000, maxSocketsPerConnection: args?.maxSocketsPerConnection ?? 5000 });
-  const server = await listen(createControlPlaneApp({ store, logger, routers: [relay.managementRouter] }), 0, '127.0.0.1');
+  const server = await listen(createControlPlaneApp({ store, logger, routers: [relay.managementRouter], commands: relay }), 0, '127.0.0.1');
   relay.attach(server);
   running = { store, relay, server };
   return {

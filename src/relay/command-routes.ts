@@ -1,0 +1,55 @@
+import type { CommandName } from '../relay-protocol';
+import type { BroadcastResult } from './broadcast';
+import { parseBroadcastRequest, type BroadcastFilter } from './parse-broadcast-request';
+import { parseExecRequest } from './parse-exec-request';
+
+/** docs/service-interface.md §4.2. */
+export const EXEC_PATH = '/api/v2/management/control_plane/exec';
+/** The tenant-wide command beside §4.2 (docs/reference/api.md, "Broadcast"). */
+export const BROADCAST_PATH = '/api/v2/management/control_plane/broadcast';
+/** An exec (or broadcast) body is a few dozen bytes; anything near this limit is not one (413). */
+export const EXEC_BODY_LIMIT = 4 * 1024;
+
+/** What exec and broadcast ask of the relay. */
+export interface RelayCommands {
+  exec(tenantId: string, instanceId: string, command: CommandName): Promise<unknown>;
+  broadcast(tenantId: string, command: CommandName, filter: BroadcastFilter): Promise<BroadcastResult>;
+}
+
+/**
+ * Exec or broadcast once its caller is known: the route's path and body limit, and what it
+ * does with the tenant the Discovery API key named and the parsed body. One definition for
+ * both servers of these routes: the management router (Express) and the control plane's bare
+ * `node:http` path in front of it (src/control-plane/bare-command-routes.ts).
+ */
+export interface CommandRoute {
+  readonly path: string;
+  readonly limitBytes: number;
+  /** Throws exec's HttpErrors (400 body, 404/409/429/502/503/504 from the relay). */
+  run(tenantId: string, body: unknown): Promise<{ readonly headers: Readonly<Record<string, string>>; readonly body: unknown }>;
+}
+
+const NO_STORE = Object.freeze({ 'Cache-Control': 'no-store' });
+
+/** Exec and broadcast over `relay`. */
+export function commandRoutes(relay: RelayCommands): readonly CommandRoute[] {
+  return [
+    {
+      path: EXEC_PATH,
+      limitBytes: EXEC_BODY_LIMIT,
+      async run(tenantId, body) {
+        const { id, command } = parseExecRequest(body);
+        await relay.exec(tenantId, id, command);
+        return { headers: NO_STORE, body: { result: {} } };
+      },
+    },
+    {
+      path: BROADCAST_PATH,
+      limitBytes: EXEC_BODY_LIMIT,
+      async run(tenantId, body) {
+        const { command, filter } = parseBroadcastRequest(body);
+        return { headers: NO_STORE, body: { result: await relay.broadcast(tenantId, command, filter) } };
+      },
+    },
+  ];
+}
