@@ -97,11 +97,13 @@ export function startEdgeSession(ws: WebSocket, connection: EdgeConnection, deps
   // The status last written for this edge: a command that changed nothing (the usual "sync
   // now" with nothing new) costs no write; last_seen then moves with the heartbeat.
   let storedStatus: string | undefined;
-  const recordStatus = (id: InstanceKey, status: EdgeStatus): void => {
+  const unchanged = Promise.resolve();
+  /** Stores a reported status unless it is the one stored; settles once stored (or not: the store never rejects). */
+  const recordStatus = (id: InstanceKey, status: EdgeStatus): Promise<void> => {
     const fingerprint = statusFingerprint(status);
-    if (fingerprint === storedStatus) return;
+    if (fingerprint === storedStatus) return unchanged;
     storedStatus = fingerprint;
-    void inOrder('status', id.instanceId, () => deps.registrations.updateStatus(id, status, deps.now())).then((ok) => {
+    return inOrder('status', id.instanceId, () => deps.registrations.updateStatus(id, status, deps.now())).then((ok) => {
       if (!ok && storedStatus === fingerprint) storedStatus = undefined; // not stored: write it next time
     });
   };
@@ -178,7 +180,7 @@ export function startEdgeSession(ws: WebSocket, connection: EdgeConnection, deps
         reply({ type: 'error', code: 'already_registered', message: 'this connection has already registered' });
         return;
       case 'status':
-        recordStatus(id, message.status);
+        void recordStatus(id, message.status);
         return;
       case 'sample_chunk':
         if (!(samples?.receive(message) ?? false)) {
@@ -187,7 +189,7 @@ export function startEdgeSession(ws: WebSocket, connection: EdgeConnection, deps
         }
         // Asked for, and bounded by the sample limits, like command results.
         frames.refund();
-        if (message.done) recordStatus(id, message.status);
+        if (message.done) void recordStatus(id, message.status);
         return;
       case 'try_result': {
         const { type: _type, request_id: requestId, ...result } = message;
@@ -205,8 +207,13 @@ export function startEdgeSession(ws: WebSocket, connection: EdgeConnection, deps
       case 'command_result': {
         // A failed sample or try is reported the way a failed command is, under its request id.
         let known: boolean;
-        if (message.ok) known = pending.resolve(message.request_id, message.status);
-        else {
+        if (message.ok) {
+          // The exec answers once the status it confirmed is stored: a registration read after
+          // the 200 shows it (docs/reference/api.md, beside the drift fields).
+          known = pending.has(message.request_id);
+          const { status } = message;
+          if (known) pending.resolve(message.request_id, recordStatus(id, status).then(() => status));
+        } else {
           const failure = edgeError(message.error.message, message.error.code);
           known = pending.reject(message.request_id, failure) || (samples?.reject(message.request_id, failure) ?? false) || (tries?.reject(message.request_id, failure) ?? false);
         }
@@ -217,7 +224,6 @@ export function startEdgeSession(ws: WebSocket, connection: EdgeConnection, deps
         }
         // The relay asked for this frame; its pending-command cap already bounds how many come.
         frames.refund();
-        if (message.ok) recordStatus(id, message.status);
         return;
       }
     }

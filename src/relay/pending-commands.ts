@@ -3,7 +3,7 @@ import type { EdgeStatus } from '../relay-protocol';
 import { edgeTimeout, tooManyPending } from './relay-errors';
 
 interface Waiter<T> {
-  resolve(result: T): void;
+  resolve(result: T | PromiseLike<T>): void;
   reject(err: Error): void;
   timer: NodeJS.Timeout;
 }
@@ -16,8 +16,13 @@ export interface PendingCommands<T = EdgeStatus> {
    * map's own, or a shorter `timeoutMs`: a broadcast waits only until its deadline).
    */
   add(timeoutMs?: number): { requestId: string; result: Promise<T> };
-  /** Settles one request; false when the id is unknown (already timed out, or never sent). */
-  resolve(requestId: string, result: T): boolean;
+  /** Whether a request with this id is waiting (not yet settled nor timed out). */
+  has(requestId: string): boolean;
+  /**
+   * Settles one request (its timeout stops here; a promise given settles it when it does);
+   * false when the id is unknown (already timed out, or never sent).
+   */
+  resolve(requestId: string, result: T | PromiseLike<T>): boolean;
   reject(requestId: string, err: Error): boolean;
   /** Fails every waiting command, e.g. because the socket closed. */
   rejectAll(err: Error): void;
@@ -48,7 +53,11 @@ class PendingCommandMap<T> implements PendingCommands<T> {
     return { requestId, result };
   }
 
-  resolve(requestId: string, result: T): boolean {
+  has(requestId: string): boolean {
+    return this.waiting.has(requestId);
+  }
+
+  resolve(requestId: string, result: T | PromiseLike<T>): boolean {
     const waiter = this.take(requestId);
     waiter?.resolve(result);
     return waiter !== undefined;

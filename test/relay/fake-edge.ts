@@ -48,6 +48,8 @@ export class FakeEdge {
   /** The code the `error` behaviour reports. */
   errorCode: string;
   readonly commands: Extract<RelayMessage, { type: 'command' }>[] = [];
+  /** The directory revision a successful command confirms (a test may move it to make each confirmation a change). */
+  confirmedRevision = 7;
   readonly closed: Promise<{ code: number; reason: string }>;
   private readonly queue: RelayMessage[] = [];
   private readonly waiters: ((m: RelayMessage) => void)[] = [];
@@ -120,7 +122,7 @@ export class FakeEdge {
     const request_id = command.request_id;
     switch (this.behaviour) {
       case 'ok':
-        this.sendJson({ type: 'command_result', request_id, ok: true, status: { ...this.status, directory_revision: 7 } });
+        this.sendJson({ type: 'command_result', request_id, ok: true, status: { ...this.status, directory_revision: this.confirmedRevision } });
         return;
       case 'error':
         this.sendJson({ type: 'command_result', request_id, ok: false, error: { code: this.errorCode, message: EDGE_ERROR_MESSAGE } });
