@@ -6,7 +6,8 @@
 // one child per source address 127.0.0.x). This process makes the operators' HTTP calls.
 //
 // 1. Real edges: 100 edge runtimes; a changed policy image is pushed, then one broadcast of
-//    `discovery` makes every one download, check and swap it in; timed to the answer.
+//    `discovery` makes every one download, check and swap it in; timed to the answer. Alone
+//    with `--only real-edges`.
 // 2. Exec against the bare path: sequential execs to one fake edge alternated, round by round,
 //    with the same request through the bare server; the ratio of p50s per round.
 // 3. The fleet: exec latency to random edges of a small fleet, then as many edges as the relay
@@ -98,6 +99,86 @@ async function execToRandomEdges(cp: ControlPlaneInfo, ids: readonly string[], r
   return summarize(samples);
 }
 
+/** Parts 2 and 3: exec against the bare path, then the fleet (fake edges only). */
+async function execAndFleetParts(controlPlane: BenchChild, cp: ControlPlaneInfo, fork: (module: string) => Promise<BenchChild>, summary: (string | number)[][]): Promise<void> {
+  // 2. Exec against the bare HTTP → ws → HTTP path.
+  const bare = await fork('bare-relay.js');
+  const bareUrl = (await bare.call<{ url: string }>('start')).url;
+  const bareEdge = await fork('fake-edges.js');
+  await bareEdge.call<FakeEdgesInfo>('start', { relayUrl: bareUrl, connectionId: 'bare', connectionSecret: 'bare', count: 1, prefix: 'bare-' });
+  const fleetChildren = [await fork('fake-edges.js')];
+  const beforeFleet = await controlPlane.call<Memory>('memory');
+  const small = await fleetChildren[0]!.call<FakeEdgesInfo>('start', {
+    relayUrl: cp.url, connectionId: cp.connectionId, connectionSecret: cp.connectionSecret, count: SMALL_FLEET, prefix: 'small-', localAddress: '127.0.0.2',
+  });
+  const execOne = execTarget(cp, cp.url, small.instanceIds[0]!, 'exec (relay)');
+  const bareOne = execTarget(cp, bareUrl, 'bare-0000', 'bare HTTP → ws → HTTP');
+  console.log(`\nExec against the bare path: ${RATIO_ROUNDS} rounds, each ${RATIO_REQUESTS} sequential execs to one fake edge, then as many through the bare server (both after 500 unmeasured):`);
+  const ratioRows: (string | number)[][] = [];
+  const ratios: number[] = [];
+  const cpuRatios: number[] = [];
+  // Server side of each path: the relay (or the bare server) and the process of the edge it reaches.
+  const relaySide = [controlPlane, fleetChildren[0]!];
+  const bareSide = [bare, bareEdge];
+  for (let r = 0; r < RATIO_ROUNDS; r += 1) {
+    let cpu = await cpuOf(relaySide);
+    const relayRound = await sequentialLatency(execOne, RATIO_REQUESTS);
+    const relayCpu = ((await cpuOf(relaySide)) - cpu) / (RATIO_REQUESTS + 500);
+    cpu = await cpuOf(bareSide);
+    const bareRound = await sequentialLatency(bareOne, RATIO_REQUESTS);
+    const bareCpu = ((await cpuOf(bareSide)) - cpu) / (RATIO_REQUESTS + 500);
+    ratios.push(relayRound.p50 / bareRound.p50);
+    cpuRatios.push(relayCpu / bareCpu);
+    ratioRows.push([String(r + 1), relayRound.p50, relayRound.p99, bareRound.p50, bareRound.p99, relayRound.p50 / bareRound.p50, relayCpu, bareCpu, relayCpu / bareCpu]);
+  }
+  printTable(['round', 'exec p50 ms', 'exec p99 ms', 'bare p50 ms', 'bare p99 ms', 'exec ÷ bare p50', 'exec CPU µs', 'bare CPU µs', 'exec ÷ bare CPU'], ratioRows, 3);
+  console.log(`exec ÷ bare at p50, per round, median (min–max): ${spread(ratios)}; server CPU per request (server and edge processes, warm-up included): ${spread(cpuRatios)}`);
+  summary.push(['exec p50 ÷ bare HTTP → ws → HTTP p50 (per round)', spread(ratios), `≤ ${GOALS.execOfBare}`, verdict(median([...ratios].sort((a, b) => a - b)) <= GOALS.execOfBare)]);
+  summary.push(['  server CPU per request, exec ÷ bare (per round)', spread(cpuRatios), '—', '—']);
+
+  // 3. The fleet.
+  console.log(`\nExec to random edges, ${FLEET_ROUNDS} × ${FLEET_EXECS} sequential, with ${SMALL_FLEET} fake edges connected:`);
+  const smallLatency = await execToRandomEdges(cp, small.instanceIds, FLEET_ROUNDS, FLEET_EXECS);
+  printTable(LATENCY_HEADERS, [row(`exec, ${SMALL_FLEET} edges connected`, smallLatency)], 2);
+
+  const capacity = Math.min(FLEET_GOAL, cp.openFileLimit - RESERVED_DESCRIPTORS);
+  console.log(
+    `\nThe relay process may open ${cp.openFileLimit} files (ulimit -n; not raisable here), one per edge socket: the fleet grows to ${capacity} edges` +
+      `${capacity < FLEET_GOAL ? ` (the goal's ${FLEET_GOAL} cannot connect to one process on this machine)` : ''}, ${EDGES_PER_CHILD} per fake-edge child, each from its own 127.0.0.x.`,
+  );
+  const grown = process.hrtime.bigint();
+  const ids = [...small.instanceIds];
+  const parts: Promise<FakeEdgesInfo>[] = [];
+  for (let c = 0, left = capacity - SMALL_FLEET; left > 0; c += 1, left -= EDGES_PER_CHILD) {
+    const child = await fork('fake-edges.js');
+    fleetChildren.push(child);
+    parts.push(child.call<FakeEdgesInfo>('start', {
+      relayUrl: cp.url, connectionId: cp.connectionId, connectionSecret: cp.connectionSecret, count: Math.min(EDGES_PER_CHILD, left), prefix: `fleet-${c}-`, localAddress: `127.0.0.${3 + c}`,
+    }));
+  }
+  for (const part of await Promise.all(parts)) ids.push(...part.instanceIds);
+  const connectSeconds = msSince(grown) / 1000;
+  const afterFleet = await controlPlane.call<Memory>('memory');
+  const per = (field: 'rss' | 'heapUsed' | 'external') => (afterFleet[field] - beforeFleet[field]) / ids.length;
+  console.log(`${ids.length} fake edges connected and registered (${ids.length - SMALL_FLEET} in ${fmt(connectSeconds, 1)} s); relay process memory after a full GC:`);
+  printTable(
+    ['memory', 'before MB', `with ${ids.length} edges MB`, 'per edge KB'],
+    (['rss', 'heapUsed', 'external'] as const).map((f) => [f, beforeFleet[f] / 2 ** 20, afterFleet[f] / 2 ** 20, per(f) / 1024]),
+  );
+  summary.push([`relay RSS per connected edge, ${ids.length} edges on one node`, `${fmt(per('rss') / 1024, 1)} KB`, `< ${GOALS.bytesPerEdge / 1024} KB`, verdict(per('rss') < GOALS.bytesPerEdge)]);
+
+  console.log(`\nExec to random edges, ${FLEET_ROUNDS} × ${FLEET_EXECS} sequential, with ${ids.length} fake edges connected:`);
+  const largeLatency = await execToRandomEdges(cp, ids, FLEET_ROUNDS, FLEET_EXECS);
+  printTable(LATENCY_HEADERS, [row(`exec, ${SMALL_FLEET} edges connected`, smallLatency), row(`exec, ${ids.length} edges connected`, largeLatency)], 2);
+  const p99Ratio = largeLatency.p99 / smallLatency.p99;
+  summary.push([
+    `exec p99 with ${ids.length} edges ÷ with ${SMALL_FLEET} (${fmt(largeLatency.p99, 2)} vs ${fmt(smallLatency.p99, 2)} ms)`,
+    fmt(p99Ratio, 2),
+    `≤ ${GOALS.p99Unchanged} (unchanged)`,
+    verdict(p99Ratio <= GOALS.p99Unchanged),
+  ]);
+}
+
 async function main(): Promise<void> {
   console.log(`Relay scale bench: ${machineLine()}\n`);
   const config = loadConfig({ LOG_LEVEL: 'silent' });
@@ -159,82 +240,7 @@ async function main(): Promise<void> {
       children.splice(children.indexOf(child), 1);
     }
 
-    // 2. Exec against the bare HTTP → ws → HTTP path.
-    const bare = await fork('bare-relay.js');
-    const bareUrl = (await bare.call<{ url: string }>('start')).url;
-    const bareEdge = await fork('fake-edges.js');
-    await bareEdge.call<FakeEdgesInfo>('start', { relayUrl: bareUrl, connectionId: 'bare', connectionSecret: 'bare', count: 1, prefix: 'bare-' });
-    const fleetChildren = [await fork('fake-edges.js')];
-    const beforeFleet = await controlPlane.call<Memory>('memory');
-    const small = await fleetChildren[0]!.call<FakeEdgesInfo>('start', {
-      relayUrl: cp.url, connectionId: cp.connectionId, connectionSecret: cp.connectionSecret, count: SMALL_FLEET, prefix: 'small-', localAddress: '127.0.0.2',
-    });
-    const execOne = execTarget(cp, cp.url, small.instanceIds[0]!, 'exec (relay)');
-    const bareOne = execTarget(cp, bareUrl, 'bare-0000', 'bare HTTP → ws → HTTP');
-    console.log(`\nExec against the bare path: ${RATIO_ROUNDS} rounds, each ${RATIO_REQUESTS} sequential execs to one fake edge, then as many through the bare server (both after 500 unmeasured):`);
-    const ratioRows: (string | number)[][] = [];
-    const ratios: number[] = [];
-    const cpuRatios: number[] = [];
-    // Server side of each path: the relay (or the bare server) and the process of the edge it reaches.
-    const relaySide = [controlPlane, fleetChildren[0]!];
-    const bareSide = [bare, bareEdge];
-    for (let r = 0; r < RATIO_ROUNDS; r += 1) {
-      let cpu = await cpuOf(relaySide);
-      const relayRound = await sequentialLatency(execOne, RATIO_REQUESTS);
-      const relayCpu = ((await cpuOf(relaySide)) - cpu) / (RATIO_REQUESTS + 500);
-      cpu = await cpuOf(bareSide);
-      const bareRound = await sequentialLatency(bareOne, RATIO_REQUESTS);
-      const bareCpu = ((await cpuOf(bareSide)) - cpu) / (RATIO_REQUESTS + 500);
-      ratios.push(relayRound.p50 / bareRound.p50);
-      cpuRatios.push(relayCpu / bareCpu);
-      ratioRows.push([String(r + 1), relayRound.p50, relayRound.p99, bareRound.p50, bareRound.p99, relayRound.p50 / bareRound.p50, relayCpu, bareCpu, relayCpu / bareCpu]);
-    }
-    printTable(['round', 'exec p50 ms', 'exec p99 ms', 'bare p50 ms', 'bare p99 ms', 'exec ÷ bare p50', 'exec CPU µs', 'bare CPU µs', 'exec ÷ bare CPU'], ratioRows, 3);
-    console.log(`exec ÷ bare at p50, per round, median (min–max): ${spread(ratios)}; server CPU per request (server and edge processes, warm-up included): ${spread(cpuRatios)}`);
-    summary.push(['exec p50 ÷ bare HTTP → ws → HTTP p50 (per round)', spread(ratios), `≤ ${GOALS.execOfBare}`, verdict(median([...ratios].sort((a, b) => a - b)) <= GOALS.execOfBare)]);
-    summary.push(['  server CPU per request, exec ÷ bare (per round)', spread(cpuRatios), '—', '—']);
-
-    // 3. The fleet.
-    console.log(`\nExec to random edges, ${FLEET_ROUNDS} × ${FLEET_EXECS} sequential, with ${SMALL_FLEET} fake edges connected:`);
-    const smallLatency = await execToRandomEdges(cp, small.instanceIds, FLEET_ROUNDS, FLEET_EXECS);
-    printTable(LATENCY_HEADERS, [row(`exec, ${SMALL_FLEET} edges connected`, smallLatency)], 2);
-
-    const capacity = Math.min(FLEET_GOAL, cp.openFileLimit - RESERVED_DESCRIPTORS);
-    console.log(
-      `\nThe relay process may open ${cp.openFileLimit} files (ulimit -n; not raisable here), one per edge socket: the fleet grows to ${capacity} edges` +
-        `${capacity < FLEET_GOAL ? ` (the goal's ${FLEET_GOAL} cannot connect to one process on this machine)` : ''}, ${EDGES_PER_CHILD} per fake-edge child, each from its own 127.0.0.x.`,
-    );
-    const grown = process.hrtime.bigint();
-    const ids = [...small.instanceIds];
-    const parts: Promise<FakeEdgesInfo>[] = [];
-    for (let c = 0, left = capacity - SMALL_FLEET; left > 0; c += 1, left -= EDGES_PER_CHILD) {
-      const child = await fork('fake-edges.js');
-      fleetChildren.push(child);
-      parts.push(child.call<FakeEdgesInfo>('start', {
-        relayUrl: cp.url, connectionId: cp.connectionId, connectionSecret: cp.connectionSecret, count: Math.min(EDGES_PER_CHILD, left), prefix: `fleet-${c}-`, localAddress: `127.0.0.${3 + c}`,
-      }));
-    }
-    for (const part of await Promise.all(parts)) ids.push(...part.instanceIds);
-    const connectSeconds = msSince(grown) / 1000;
-    const afterFleet = await controlPlane.call<Memory>('memory');
-    const per = (field: 'rss' | 'heapUsed' | 'external') => (afterFleet[field] - beforeFleet[field]) / ids.length;
-    console.log(`${ids.length} fake edges connected and registered (${ids.length - SMALL_FLEET} in ${fmt(connectSeconds, 1)} s); relay process memory after a full GC:`);
-    printTable(
-      ['memory', 'before MB', `with ${ids.length} edges MB`, 'per edge KB'],
-      (['rss', 'heapUsed', 'external'] as const).map((f) => [f, beforeFleet[f] / 2 ** 20, afterFleet[f] / 2 ** 20, per(f) / 1024]),
-    );
-    summary.push([`relay RSS per connected edge, ${ids.length} edges on one node`, `${fmt(per('rss') / 1024, 1)} KB`, `< ${GOALS.bytesPerEdge / 1024} KB`, verdict(per('rss') < GOALS.bytesPerEdge)]);
-
-    console.log(`\nExec to random edges, ${FLEET_ROUNDS} × ${FLEET_EXECS} sequential, with ${ids.length} fake edges connected:`);
-    const largeLatency = await execToRandomEdges(cp, ids, FLEET_ROUNDS, FLEET_EXECS);
-    printTable(LATENCY_HEADERS, [row(`exec, ${SMALL_FLEET} edges connected`, smallLatency), row(`exec, ${ids.length} edges connected`, largeLatency)], 2);
-    const p99Ratio = largeLatency.p99 / smallLatency.p99;
-    summary.push([
-      `exec p99 with ${ids.length} edges ÷ with ${SMALL_FLEET} (${fmt(largeLatency.p99, 2)} vs ${fmt(smallLatency.p99, 2)} ms)`,
-      fmt(p99Ratio, 2),
-      `≤ ${GOALS.p99Unchanged} (unchanged)`,
-      verdict(p99Ratio <= GOALS.p99Unchanged),
-    ]);
+    if (options.only !== 'real-edges') await execAndFleetParts(controlPlane, cp, fork, summary);
   } finally {
     for (const child of children.reverse()) await child.stop();
     closeCalls();
@@ -249,8 +255,12 @@ const options = scriptCommand(
   'npm run bench:relay-scale',
 )
   .option('--heartbeat-ms <ms>', "the relay's ping period (RELAY_HEARTBEAT_MS): shorter puts more heartbeat periods into the fleet's exec measurement", heartbeatMs, 30_000)
+  .option('--only <part>', 'run one part: real-edges (the broadcast to 100 real edge runtimes, about a minute; skips exec against the bare path and the fleet)', (v: string) => {
+    if (v !== 'real-edges') throw new InvalidArgumentError('real-edges');
+    return v;
+  })
   .parse()
-  .opts<{ heartbeatMs: number }>();
+  .opts<{ heartbeatMs: number; only?: 'real-edges' }>();
 
 function heartbeatMs(value: string): number {
   const ms = Number(value);
