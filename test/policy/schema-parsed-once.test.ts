@@ -1,27 +1,11 @@
 import { join } from 'node:path';
 import { findProjectRoot } from '../../src/config';
-import type { CedarBindings } from '../../src/policy/cedar-engine';
 import { compilePolicyImage, createPolicyImage, readPolicyFolder } from '../../src/policy';
+import type { CedarCall } from '../helpers/recording-cedar';
 
 /** Every Cedar call a compile makes, by binding name, with its arguments. */
-const mockCalls: { name: string; args: unknown[] }[] = [];
-
-// Each Cedar call goes through withCedar: wrap the bindings it hands out so each call is recorded.
-jest.mock('../../src/policy/cedar-engine', () => {
-  const actual = jest.requireActual<typeof import('../../src/policy/cedar-engine')>('../../src/policy/cedar-engine');
-  const recording = (cedar: CedarBindings): CedarBindings =>
-    new Proxy(cedar, {
-      get(target, name) {
-        const value: unknown = Reflect.get(target, name);
-        if (typeof value !== 'function') return value;
-        return (...args: unknown[]) => {
-          mockCalls.push({ name: String(name), args });
-          return (value as (...a: unknown[]) => unknown)(...args);
-        };
-      },
-    });
-  return { ...actual, withCedar: <T>(operation: string, call: (cedar: CedarBindings) => T): T => actual.withCedar(operation, (cedar) => call(recording(cedar))) };
-});
+const mockCalls: CedarCall[] = [];
+jest.mock('../../src/policy/cedar-engine', () => jest.requireActual<typeof import('../helpers/recording-cedar')>('../helpers/recording-cedar').recordingCedarEngine(() => mockCalls));
 
 const rbac = readPolicyFolder(join(findProjectRoot(), 'policies', 'rbac'));
 const schemaText = rbac.files['schema.cedarschema']!;
