@@ -54,7 +54,8 @@ export function releasePreparsed(id: string): void {
   held.delete(id);
   withCedar('release', (cedar) => {
     cedar.preparsePolicySet(id, { staticPolicies: {} });
-    cedar.preparseSchema(id, '');
+    // The empty schema as JSON: Cedar builds it in less than half the time of the empty text.
+    cedar.preparseSchema(id, {});
   });
 }
 
