@@ -5,10 +5,11 @@ import { join } from 'node:path';
 // Wasm with TurboFan from the first call, not with Liftoff first.
 const probe = join(__dirname, 'fixtures', 'wasm-tier-probe.js');
 const engine = join(__dirname, '..', '..', 'src', 'policy', 'cedar-engine.ts');
+const policyModule = join(__dirname, '..', '..', 'src', 'policy', 'index.ts');
 
-/** The compiler of the probe's Wasm function, in a child that loaded `first` (TypeScript) before it. */
-function tierAfterLoading(first?: string): { liftoff: boolean; turbofan: boolean } {
-  const args = first === undefined ? [probe] : ['-r', 'ts-node/register/transpile-only', probe, first];
+/** The compiler of the probe's Wasm function, in a child that loaded `first` (TypeScript) and called its `call` export before. */
+function tierAfterLoading(first?: string, call?: string): { liftoff: boolean; turbofan: boolean } {
+  const args = first === undefined ? [probe] : ['-r', 'ts-node/register/transpile-only', probe, first, ...(call === undefined ? [] : [call])];
   const run = spawnSync(process.execPath, ['--allow-natives-syntax', ...args], { encoding: 'utf8', timeout: 60_000 });
   expect(run.stderr).toBe('');
   return JSON.parse(run.stdout) as { liftoff: boolean; turbofan: boolean };
@@ -21,5 +22,9 @@ describe("Cedar's Wasm code", () => {
 
   it('is compiled by TurboFan from the first call once the engine is loaded', () => {
     expect(tierAfterLoading(engine)).toEqual({ liftoff: false, turbofan: true });
+  });
+
+  it('is compiled by Liftoff only in a process that asked for baseline Wasm after loading the engine (the control plane)', () => {
+    expect(tierAfterLoading(policyModule, 'useBaselineWasm')).toEqual({ liftoff: true, turbofan: false });
   });
 });
