@@ -13,7 +13,7 @@
 //    process can hold (its open-file limit, at most 50,000), the RSS per edge, and the same
 //    exec latency again.
 //
-// Part 2 alone (a minute instead of two): npm run bench:relay-scale -- --only exec
+// One part alone: npm run bench:relay-scale -- --only real-edges (part 1) or --only exec (part 2)
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config';
@@ -45,7 +45,7 @@ const EDGES_PER_CHILD = 10_000;
 const FLEET_EXECS = 1_000;
 const FLEET_ROUNDS = 3;
 /** The parts `--only` may name. */
-const PARTS = ['exec'] as const;
+const PARTS = ['real-edges', 'exec'] as const;
 type Part = (typeof PARTS)[number];
 const GOALS = { realBroadcastMs: 1_000, execOfBare: 1.5, bytesPerEdge: 20 * 1024, p99Unchanged: 1.25 };
 
@@ -148,6 +148,44 @@ async function realEdgeBroadcasts(controlPlane: BenchChild, cp: ControlPlaneInfo
   for (const child of realChildren) await stop(child);
 }
 
+/** Part 2: sequential execs to one fake edge against the same request through the bare server, round by round; the fleet's first fake edges, for part 3. */
+async function execAgainstBare(controlPlane: BenchChild, cp: ControlPlaneInfo, fork: Fork, summary: (string | number)[][]): Promise<{ small: FakeEdgesInfo; beforeFleet: Memory; fleetChildren: BenchChild[] }> {
+  const bare = await fork('bare-relay.js');
+  const bareUrl = (await bare.call<{ url: string }>('start')).url;
+  const bareEdge = await fork('fake-edges.js');
+  await bareEdge.call<FakeEdgesInfo>('start', { relayUrl: bareUrl, connectionId: 'bare', connectionSecret: 'bare', count: 1, prefix: 'bare-' });
+  const fleetChildren = [await fork('fake-edges.js')];
+  const beforeFleet = await controlPlane.call<Memory>('memory');
+  const small = await fleetChildren[0]!.call<FakeEdgesInfo>('start', {
+    relayUrl: cp.url, connectionId: cp.connectionId, connectionSecret: cp.connectionSecret, count: SMALL_FLEET, prefix: 'small-', localAddress: '127.0.0.2',
+  });
+  const execOne = execTarget(cp, cp.url, small.instanceIds[0]!, 'exec (relay)');
+  const bareOne = execTarget(cp, bareUrl, 'bare-0000', 'bare HTTP → ws → HTTP');
+  console.log(`\nExec against the bare path: ${RATIO_ROUNDS} rounds, each ${RATIO_REQUESTS} sequential execs to one fake edge, then as many through the bare server (both after 500 unmeasured):`);
+  const ratioRows: (string | number)[][] = [];
+  const ratios: number[] = [];
+  const cpuRatios: number[] = [];
+  // Server side of each path: the relay (or the bare server) and the process of the edge it reaches.
+  const relaySide = [controlPlane, fleetChildren[0]!];
+  const bareSide = [bare, bareEdge];
+  for (let r = 0; r < RATIO_ROUNDS; r += 1) {
+    let cpu = await cpuOf(relaySide);
+    const relayRound = await sequentialLatency(execOne, RATIO_REQUESTS);
+    const relayCpu = ((await cpuOf(relaySide)) - cpu) / (RATIO_REQUESTS + 500);
+    cpu = await cpuOf(bareSide);
+    const bareRound = await sequentialLatency(bareOne, RATIO_REQUESTS);
+    const bareCpu = ((await cpuOf(bareSide)) - cpu) / (RATIO_REQUESTS + 500);
+    ratios.push(relayRound.p50 / bareRound.p50);
+    cpuRatios.push(relayCpu / bareCpu);
+    ratioRows.push([String(r + 1), relayRound.p50, relayRound.p99, bareRound.p50, bareRound.p99, relayRound.p50 / bareRound.p50, relayCpu, bareCpu, relayCpu / bareCpu]);
+  }
+  printTable(['round', 'exec p50 ms', 'exec p99 ms', 'bare p50 ms', 'bare p99 ms', 'exec ÷ bare p50', 'exec CPU µs', 'bare CPU µs', 'exec ÷ bare CPU'], ratioRows, 3);
+  console.log(`exec ÷ bare at p50, per round, median (min–max): ${spread(ratios)}; server CPU per request (server and edge processes, warm-up included): ${spread(cpuRatios)}`);
+  summary.push(['exec p50 ÷ bare HTTP → ws → HTTP p50 (per round)', spread(ratios), `≤ ${GOALS.execOfBare}`, verdict(median([...ratios].sort((a, b) => a - b)) <= GOALS.execOfBare)]);
+  summary.push(['  server CPU per request, exec ÷ bare (per round)', spread(cpuRatios), '—', '—']);
+  return { small, beforeFleet, fleetChildren };
+}
+
 /** Part 3: exec to random edges of the small fleet, the fleet grown to the relay's open-file limit, its memory, and exec again. */
 async function fleetAtScale(
   controlPlane: BenchChild,
@@ -222,45 +260,13 @@ async function main(): Promise<void> {
     console.log(`Idle relay (control plane after its first-start seed, no edge), after a full GC: RSS ${fmt(idle.rss / 2 ** 20)} MB, heap used ${fmt(idle.heapUsed / 2 ** 20)} MB, external ${fmt(idle.external / 2 ** 20)} MB`);
 
     // 1. Real edge runtimes.
-    if (options.only === undefined) await realEdgeBroadcasts(controlPlane, cp, config.policiesDir, fork, stop, summary);
+    if (options.only !== 'exec') await realEdgeBroadcasts(controlPlane, cp, config.policiesDir, fork, stop, summary);
 
-    // 2. Exec against the bare HTTP → ws → HTTP path.
-    const bare = await fork('bare-relay.js');
-    const bareUrl = (await bare.call<{ url: string }>('start')).url;
-    const bareEdge = await fork('fake-edges.js');
-    await bareEdge.call<FakeEdgesInfo>('start', { relayUrl: bareUrl, connectionId: 'bare', connectionSecret: 'bare', count: 1, prefix: 'bare-' });
-    const fleetChildren = [await fork('fake-edges.js')];
-    const beforeFleet = await controlPlane.call<Memory>('memory');
-    const small = await fleetChildren[0]!.call<FakeEdgesInfo>('start', {
-      relayUrl: cp.url, connectionId: cp.connectionId, connectionSecret: cp.connectionSecret, count: SMALL_FLEET, prefix: 'small-', localAddress: '127.0.0.2',
-    });
-    const execOne = execTarget(cp, cp.url, small.instanceIds[0]!, 'exec (relay)');
-    const bareOne = execTarget(cp, bareUrl, 'bare-0000', 'bare HTTP → ws → HTTP');
-    console.log(`\nExec against the bare path: ${RATIO_ROUNDS} rounds, each ${RATIO_REQUESTS} sequential execs to one fake edge, then as many through the bare server (both after 500 unmeasured):`);
-    const ratioRows: (string | number)[][] = [];
-    const ratios: number[] = [];
-    const cpuRatios: number[] = [];
-    // Server side of each path: the relay (or the bare server) and the process of the edge it reaches.
-    const relaySide = [controlPlane, fleetChildren[0]!];
-    const bareSide = [bare, bareEdge];
-    for (let r = 0; r < RATIO_ROUNDS; r += 1) {
-      let cpu = await cpuOf(relaySide);
-      const relayRound = await sequentialLatency(execOne, RATIO_REQUESTS);
-      const relayCpu = ((await cpuOf(relaySide)) - cpu) / (RATIO_REQUESTS + 500);
-      cpu = await cpuOf(bareSide);
-      const bareRound = await sequentialLatency(bareOne, RATIO_REQUESTS);
-      const bareCpu = ((await cpuOf(bareSide)) - cpu) / (RATIO_REQUESTS + 500);
-      ratios.push(relayRound.p50 / bareRound.p50);
-      cpuRatios.push(relayCpu / bareCpu);
-      ratioRows.push([String(r + 1), relayRound.p50, relayRound.p99, bareRound.p50, bareRound.p99, relayRound.p50 / bareRound.p50, relayCpu, bareCpu, relayCpu / bareCpu]);
+    if (options.only !== 'real-edges') {
+      // 2 and 3. Exec against the bare HTTP → ws → HTTP path, then the fleet.
+      const { small, beforeFleet, fleetChildren } = await execAgainstBare(controlPlane, cp, fork, summary);
+      if (options.only === undefined) await fleetAtScale(controlPlane, cp, small.instanceIds, beforeFleet, fork, fleetChildren, summary);
     }
-    printTable(['round', 'exec p50 ms', 'exec p99 ms', 'bare p50 ms', 'bare p99 ms', 'exec ÷ bare p50', 'exec CPU µs', 'bare CPU µs', 'exec ÷ bare CPU'], ratioRows, 3);
-    console.log(`exec ÷ bare at p50, per round, median (min–max): ${spread(ratios)}; server CPU per request (server and edge processes, warm-up included): ${spread(cpuRatios)}`);
-    summary.push(['exec p50 ÷ bare HTTP → ws → HTTP p50 (per round)', spread(ratios), `≤ ${GOALS.execOfBare}`, verdict(median([...ratios].sort((a, b) => a - b)) <= GOALS.execOfBare)]);
-    summary.push(['  server CPU per request, exec ÷ bare (per round)', spread(cpuRatios), '—', '—']);
-
-    // 3. The fleet.
-    if (options.only === undefined) await fleetAtScale(controlPlane, cp, small.instanceIds, beforeFleet, fork, fleetChildren, summary);
   } finally {
     for (const child of children.reverse()) await child.stop();
     closeCalls();
@@ -275,7 +281,11 @@ const options = scriptCommand(
   'npm run bench:relay-scale',
 )
   .option('--heartbeat-ms <ms>', "the relay's ping period (RELAY_HEARTBEAT_MS): shorter puts more heartbeat periods into the fleet's exec measurement", heartbeatMs, 30_000)
-  .option('--only <part>', `run one part only: ${PARTS.join(', ')} (exec against the bare path, after its ${SMALL_FLEET} fake edges connect)`, onlyPart)
+  .option(
+    '--only <part>',
+    `run one part only: real-edges (the broadcast to ${REAL_EDGES} real edge runtimes, about a minute) or exec (exec against the bare path, after its ${SMALL_FLEET} fake edges connect)`,
+    onlyPart,
+  )
   .parse()
   .opts<{ heartbeatMs: number; only?: Part }>();
 

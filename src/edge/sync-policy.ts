@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { assertPolicyTestsPass } from '../decision';
-import { compilePolicyImage, verifyImageSignature, verifyPolicyImage, type PublicSigningKey } from '../policy';
+import { compilePolicyImage, verifyImageSignature, verifyPolicyImage, type PolicyImage, type PublicSigningKey } from '../policy';
 import type { Logger } from '../observability';
 import type { ControlPlaneClient } from './control-plane-client';
 import type { ActivePolicy, EdgeState } from './edge-state';
@@ -37,17 +37,22 @@ function signatureOf(raw: unknown): string | undefined {
 /**
  * Verifies an image (shape, digest), then — when keys are pinned — its signature over that
  * image and that the version it signs is not older than the one activated before, all
- * before Cedar sees any of its text; then compiles it (Cedar parse + schema validation).
- * Returns it with its signed version (none without pinned keys). Throws the reason.
+ * before Cedar sees any of its text. Returns it with its signed version (none without
+ * pinned keys). Throws the reason.
  */
-async function activate(raw: unknown, pinned: PinnedVerification | undefined): Promise<{ policy: ActivePolicy; version: number | undefined }> {
+async function verify(raw: unknown, pinned: PinnedVerification | undefined): Promise<{ image: PolicyImage; version: number | undefined }> {
   const image = verifyPolicyImage(raw);
   let version: number | undefined;
   if (pinned !== undefined) {
     ({ version } = await verifyImageSignature(image, signatureOf(raw), pinned.keys));
     pinned.versions.check(image, version);
   }
-  return { policy: { image, compiled: compilePolicyImage(image) }, version };
+  return { image, version };
+}
+
+/** A verified image with its compiled form (Cedar parse + schema validation); throws the reason. */
+function compiled(image: PolicyImage): ActivePolicy {
+  return { image, compiled: compilePolicyImage(image) };
 }
 
 /**
@@ -62,7 +67,7 @@ export async function loadPersistedPolicy(dataDir: string, logger: Logger, pinne
   try {
     const raw = readJsonFile(join(dataDir, IMAGE_FILE));
     if (raw === undefined) return undefined;
-    const { policy: persisted } = await activate(raw, pinned);
+    const persisted = compiled((await verify(raw, pinned)).image);
     passOwnTests(persisted);
     return persisted;
   } catch (err) {
@@ -104,13 +109,12 @@ export async function syncPolicy(deps: {
   const { client, state, dataDir, logger, pinned } = deps;
   const download = await client.getPolicyImage(state.policy?.image.digest);
   if (download.status === 'unchanged') return 'unchanged';
-  const { policy: next, version } = await activate(download.body, pinned);
+  const { image, version } = await verify(download.body, pinned);
   const signature = signatureOf(download.body);
   const current = state.policy;
-  if (next.image.digest === current?.image.digest) {
-    next.compiled.release();
-    return 'unchanged';
-  }
+  // The active image, verified again (signature and version too): nothing to compile or swap.
+  if (image.digest === current?.image.digest) return 'unchanged';
+  const next = compiled(image);
   passOwnTests(next);
   try {
     // The version first: a crash in between leaves the image on disk older than the version

@@ -17,6 +17,16 @@ export const V8_INLINES_WASM_CALLS_UNSAFELY = Number(process.versions.v8.split('
 // can measure against a decision's ~25 µs inside Cedar (docs/architecture.md, "The V8 crash").
 if (V8_INLINES_WASM_CALLS_UNSAFELY) setFlagsFromString('--no-turbo-inline-js-wasm-calls');
 
+// V8 compiles a Wasm function when it is first called: by default with Liftoff (quick to
+// compile, slow code), recompiling it with TurboFan once it has run enough. An edge runs
+// Cedar's parser, validator and pre-parser once per image, so they stayed in slow code for
+// its first dozens of images (the 2nd discovery cost ~100 ms, the 3rd 20–60 ms). Compiled
+// with TurboFan from the first call instead: every discovery after the first ~11 ms, ~50 MB
+// less RSS, decisions as fast once warm; the process's first Cedar work (the first image it
+// compiles) takes ~0.9 s more, once (docs/architecture.md, "Cedar's Wasm code"). Set before
+// the bindings are loaded, which compiles their module.
+setFlagsFromString('--no-liftoff');
+
 /** The Cedar bindings (`@cedar-policy/cedar-wasm/nodejs`), as one loaded instance. */
 export type CedarBindings = typeof import('@cedar-policy/cedar-wasm/nodejs');
 

@@ -67,13 +67,21 @@ function parseTestFile(file: string, text: string): PolicyTestCase[] {
   return parsed.data;
 }
 
+// An image's tests are parsed when it arrives (verifyPolicyImage) and again when they run
+// before a swap, a push or a start: the second parse of one image's frozen `files` (its
+// content cannot change) returns the first's suites. Held weakly: gone with the image.
+const parsedOnce = new WeakMap<Readonly<Record<string, string>>, readonly PolicyTestSuite[]>();
+
 /**
  * Parses and checks every `tests/*.json` file of an image, in path order. Throws
  * {@link PolicyImageError} naming the file and the problem, or
  * {@link PolicyImageTooLargeError} when the image holds more than
  * {@link POLICY_TEST_LIMITS}.maxCases cases in all. An image without tests has no suites.
+ * The suites of a frozen `files` (an image's) are parsed once and shared: read-only.
  */
-export function parsePolicyTests(files: Readonly<Record<string, string>>): PolicyTestSuite[] {
+export function parsePolicyTests(files: Readonly<Record<string, string>>): readonly PolicyTestSuite[] {
+  const parsed = parsedOnce.get(files);
+  if (parsed !== undefined) return parsed;
   const suites: PolicyTestSuite[] = [];
   let total = 0;
   for (const file of sortedPaths(files).filter(isPolicyTestPath)) {
@@ -82,7 +90,9 @@ export function parsePolicyTests(files: Readonly<Record<string, string>>): Polic
     if (total > POLICY_TEST_LIMITS.maxCases) {
       throw new PolicyImageTooLargeError(`policy image has more than ${POLICY_TEST_LIMITS.maxCases} test cases`);
     }
-    suites.push({ file, cases });
+    suites.push(Object.freeze({ file, cases: Object.freeze(cases) }));
   }
+  Object.freeze(suites);
+  if (Object.isFrozen(files)) parsedOnce.set(files, suites);
   return suites;
 }

@@ -1,4 +1,4 @@
-import type { CheckParseAnswer, PolicySet } from '@cedar-policy/cedar-wasm/nodejs';
+import type { CheckParseAnswer, PolicySet, Schema } from '@cedar-policy/cedar-wasm/nodejs';
 import { markEngineUnhealthy, onEngineReset, withCedar, type CedarBindings } from './cedar-engine';
 
 /**
@@ -6,16 +6,16 @@ import { markEngineUnhealthy, onEngineReset, withCedar, type CedarBindings } fro
  * call to free one. Ids here are image digests (equal digest, equal content), counted
  * by holder: the first holder parses, the last one to release overwrites both entries
  * with empty ones, so a swapped-out image keeps only its id (tens of bytes) in memory.
- * The texts are kept too, so a fresh engine instance can parse every held image again.
+ * The inputs are kept too, so a fresh engine instance can parse every held image again.
  */
 interface Held {
   count: number;
   readonly policies: PolicySet;
-  readonly schema: string;
+  readonly schema: Schema;
 }
 const held = new Map<string, Held>();
 
-function preparse(cedar: CedarBindings, id: string, policies: PolicySet, schema: string): string[] {
+function preparse(cedar: CedarBindings, id: string, policies: PolicySet, schema: Schema): string[] {
   return [cedar.preparseSchema(id, schema), cedar.preparsePolicySet(id, policies)].flatMap((r: CheckParseAnswer) =>
     r.type === 'failure' ? r.errors.map((e) => e.message) : [],
   );
@@ -30,7 +30,7 @@ onEngineReset((cedar) => {
 });
 
 /** Pre-parses (once per digest) and returns the id to evaluate with; Cedar errors as text. */
-export function acquirePreparsed(digest: string, policies: PolicySet, schema: string): string | string[] {
+export function acquirePreparsed(digest: string, policies: PolicySet, schema: Schema): string | string[] {
   const id = `outpost:${digest}`;
   const entry = held.get(id);
   if (entry === undefined) {
@@ -54,7 +54,8 @@ export function releasePreparsed(id: string): void {
   held.delete(id);
   withCedar('release', (cedar) => {
     cedar.preparsePolicySet(id, { staticPolicies: {} });
-    cedar.preparseSchema(id, '');
+    // The empty schema as JSON: Cedar builds it in less than half the time of the empty text.
+    cedar.preparseSchema(id, {});
   });
 }
 

@@ -8,8 +8,10 @@ import { setFlagsFromString } from 'node:v8';
  * memory in glibc's per-thread malloc arenas for the life of the process and takes ~1 s at
  * the first Cedar call; Liftoff-only code validates an image no slower we could measure. Call before the
  * first Cedar call (the bindings compile lazily, `cedar-engine.ts`); an edge, whose
- * decisions are its hot path, keeps the default.
+ * decisions are its hot path, has Cedar compiled by TurboFan from the first call.
  */
 export function useBaselineWasm(): void {
+  // `--liftoff` too: loading the engine turned Liftoff off for the edges (`cedar-engine.ts`).
+  setFlagsFromString('--liftoff');
   setFlagsFromString('--liftoff-only');
 }

@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { POLICY_NAME_PATTERN, POLICY_NAME_RULE } from '../decision-protocol';
 import { PolicyImageError, PolicyImageTooLargeError } from './policy-errors';
-import { MANIFEST_FILE, POLICY_EXTENSION, SCHEMA_FILE, computeImageDigest, createPolicyImage, type PolicyImage } from './policy-image';
+import { MANIFEST_FILE, POLICY_EXTENSION, SCHEMA_FILE, createPolicyImage, type PolicyImage } from './policy-image';
 import { isPolicyTestPath, parsePolicyTests } from './policy-tests';
 
 /**
@@ -100,11 +100,13 @@ export function verifyPolicyImage(input: unknown): PolicyImage {
   if (manifest.name !== undefined && manifest.name !== name) {
     throw new PolicyImageError(`image name "${name}" does not match ${MANIFEST_FILE} name "${manifest.name}"`);
   }
-  parsePolicyTests(files);
-  const expected = computeImageDigest(name, files);
+  // The frozen copy (its digest computed once): its tests are parsed on it, so running them
+  // later before a swap reuses this parse (parsePolicyTests).
+  const image = createPolicyImage(name, files);
+  parsePolicyTests(image.files);
   // Digests are public, but comparing them in constant time costs nothing.
-  if (!timingSafeEqual(Buffer.from(expected), Buffer.from(digest))) {
-    throw new PolicyImageError(`policy image digest mismatch: declared ${digest}, content hashes to ${expected}`);
+  if (!timingSafeEqual(Buffer.from(image.digest), Buffer.from(digest))) {
+    throw new PolicyImageError(`policy image digest mismatch: declared ${digest}, content hashes to ${image.digest}`);
   }
-  return createPolicyImage(name, files);
+  return image;
 }

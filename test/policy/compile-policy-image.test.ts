@@ -73,6 +73,12 @@ describe('compilePolicyImage', () => {
     expect(compileError(dir).problems[0]).toMatch(/^schema\.cedarschema:4: .*unexpected token `}`/);
   });
 
+  it('names the schema file for a schema that parses but does not build (an action hierarchy with a cycle)', () => {
+    const schema = readPolicyFolder(join(policiesDir, 'rbac')).files['schema.cedarschema']!.replace('entity Resource;', 'entity Resource;\n  action A in [B];\n  action B in [A];');
+    const dir = variant('rbac', { 'schema.cedarschema': schema });
+    expect(compileError(dir).problems).toEqual([expect.stringMatching(/^schema\.cedarschema: cycle in action hierarchy/)]);
+  });
+
   it('rejects an action the schema does not declare', () => {
     const dir = variant('rbac', { 'rbac.cedar': 'permit(principal, action == Outpost::Action::"PATCH", resource);\n' });
     expect(compileError(dir).problems[0]).toMatch(/^rbac\.cedar:1: .*PATCH/);

@@ -39,6 +39,22 @@ describe('tests inside a policy image', () => {
     expect(parsePolicyTests(stock)).toEqual([]);
   });
 
+  it('are parsed once per image: checked on arrival, then run from that parse', () => {
+    const image = verifyPolicyImage(JSON.parse(JSON.stringify(rbac)));
+    const parse = jest.spyOn(JSON, 'parse');
+    try {
+      const suites = parsePolicyTests(image.files);
+      expect(suites.length).toBeGreaterThan(0);
+      expect(parse).not.toHaveBeenCalled();
+      expect(Object.isFrozen(suites) && Object.isFrozen(suites[0]!.cases)).toBe(true);
+      // Files that are not an image's (not frozen) may change: parsed each time.
+      parsePolicyTests({ ...image.files });
+      expect(parse).toHaveBeenCalled();
+    } finally {
+      parse.mockRestore();
+    }
+  });
+
   it('refuses test files that are not JSON or not the case shape, naming the file', () => {
     reject({ 'tests/x.json': '[' }, /^tests\/x\.json is not valid JSON$/);
     reject({ 'tests/x.json': '[]' }, /tests\/x\.json: .*at least one case/);

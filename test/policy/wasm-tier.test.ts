@@ -1,0 +1,30 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+
+// docs/architecture.md, "Cedar's Wasm code": a process that loaded the Cedar engine compiles
+// Wasm with TurboFan from the first call, not with Liftoff first.
+const probe = join(__dirname, 'fixtures', 'wasm-tier-probe.js');
+const engine = join(__dirname, '..', '..', 'src', 'policy', 'cedar-engine.ts');
+const policyModule = join(__dirname, '..', '..', 'src', 'policy', 'index.ts');
+
+/** The compiler of the probe's Wasm function, in a child that loaded `first` (TypeScript) and called its `call` export before. */
+function tierAfterLoading(first?: string, call?: string): { liftoff: boolean; turbofan: boolean } {
+  const args = first === undefined ? [probe] : ['-r', 'ts-node/register/transpile-only', probe, first, ...(call === undefined ? [] : [call])];
+  const run = spawnSync(process.execPath, ['--allow-natives-syntax', ...args], { encoding: 'utf8', timeout: 60_000 });
+  expect(run.stderr).toBe('');
+  return JSON.parse(run.stdout) as { liftoff: boolean; turbofan: boolean };
+}
+
+describe("Cedar's Wasm code", () => {
+  it('would be compiled by Liftoff first in a process without the engine (so the probe tells them apart)', () => {
+    expect(tierAfterLoading()).toEqual({ liftoff: true, turbofan: false });
+  });
+
+  it('is compiled by TurboFan from the first call once the engine is loaded', () => {
+    expect(tierAfterLoading(engine)).toEqual({ liftoff: false, turbofan: true });
+  });
+
+  it('is compiled by Liftoff only in a process that asked for baseline Wasm after loading the engine (the control plane)', () => {
+    expect(tierAfterLoading(policyModule, 'useBaselineWasm')).toEqual({ liftoff: true, turbofan: false });
+  });
+});
