@@ -24,8 +24,12 @@ if (V8_INLINES_WASM_CALLS_UNSAFELY) setFlagsFromString('--no-turbo-inline-js-was
 // with TurboFan from the first call instead: every discovery after the first ~11 ms, ~50 MB
 // less RSS, decisions as fast once warm; the process's first Cedar work (the first image it
 // compiles) takes ~0.9 s more, once (docs/architecture.md, "Cedar's Wasm code"). Set before
-// the bindings are loaded, which compiles their module.
-setFlagsFromString('--no-liftoff');
+// the bindings are loaded, which compiles their module. Only on the V8 it was measured on
+// (Node 20): V8 14 (Node 26) dies on a failed check ("function_feedback != …end()") in the
+// first optimized Cedar call when Liftoff is off, its TurboFan inlining by the call counts only
+// Liftoff code collects; turning that inlining off at run time fails another check there.
+export const TURBOFAN_FROM_FIRST_CALL = Number(process.versions.v8.split('.')[0]) < 12;
+if (TURBOFAN_FROM_FIRST_CALL) setFlagsFromString('--no-liftoff');
 
 /** The Cedar bindings (`@cedar-policy/cedar-wasm/nodejs`), as one loaded instance. */
 export type CedarBindings = typeof import('@cedar-policy/cedar-wasm/nodejs');
