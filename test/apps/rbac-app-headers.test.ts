@@ -12,6 +12,7 @@ import { AuthorizerUnavailableError, openLocalAuthorizer, type Authorizer } from
 import { loadDirectorySeed } from '../../src/directory';
 import { silentLogger } from '../../src/observability';
 import { startAppFixture, USERS, type AppFixture } from './app-fixture';
+import { SECURITY_HEADERS } from '../helpers/pinned-security-headers';
 
 /** Per-request headers: present, but their values differ each time. */
 const PER_REQUEST = new Set(['date', 'x-request-id']);
@@ -21,22 +22,6 @@ const PER_REQUEST = new Set(['date', 'x-request-id']);
  * default Content-Security-Policy minus `upgrade-insecure-requests` over plain http
  * (src/http/content-security-policy.ts).
  */
-const SECURITY_HEADERS: Record<string, string> = {
-  'content-security-policy':
-    "default-src 'self';base-uri 'self';font-src 'self' https: data:;form-action 'self';frame-ancestors 'self';img-src 'self' data:;object-src 'none';script-src 'self';script-src-attr 'none';style-src 'self' https: 'unsafe-inline'",
-  'cross-origin-opener-policy': 'same-origin',
-  'cross-origin-resource-policy': 'same-origin',
-  'origin-agent-cluster': '?1',
-  'referrer-policy': 'no-referrer',
-  'strict-transport-security': 'max-age=31536000; includeSubDomains',
-  'x-content-type-options': 'nosniff',
-  'x-dns-prefetch-control': 'off',
-  'x-download-options': 'noopen',
-  'x-frame-options': 'SAMEORIGIN',
-  'x-permitted-cross-domain-policies': 'none',
-  'x-xss-protection': '0',
-};
-
 const byName = (a: [string, string], b: [string, string]) => (a[0] === b[0] ? (a[1] < b[1] ? -1 : 1) : a[0] < b[0] ? -1 : 1);
 
 interface RawAnswer {

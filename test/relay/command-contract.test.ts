@@ -11,23 +11,7 @@ import { BROADCAST_PATH, EXEC_PATH } from '../../src/relay';
 import { capturingLogger, type LogLine } from '../helpers/capturing-logger';
 import { EDGE_ERROR_MESSAGE, type FakeEdge } from './fake-edge';
 import { startRelayKit, type RelayKit, type TestTenant } from './relay-kit';
-
-/** helmet's defaults as the control plane sends them over plain http (no `upgrade-insecure-requests`). */
-const SECURITY_HEADERS: Record<string, string> = {
-  'content-security-policy':
-    "default-src 'self';base-uri 'self';font-src 'self' https: data:;form-action 'self';frame-ancestors 'self';img-src 'self' data:;object-src 'none';script-src 'self';script-src-attr 'none';style-src 'self' https: 'unsafe-inline'",
-  'cross-origin-opener-policy': 'same-origin',
-  'cross-origin-resource-policy': 'same-origin',
-  'origin-agent-cluster': '?1',
-  'referrer-policy': 'no-referrer',
-  'strict-transport-security': 'max-age=31536000; includeSubDomains',
-  'x-content-type-options': 'nosniff',
-  'x-dns-prefetch-control': 'off',
-  'x-download-options': 'noopen',
-  'x-frame-options': 'SAMEORIGIN',
-  'x-permitted-cross-domain-policies': 'none',
-  'x-xss-protection': '0',
-};
+import { SECURITY_HEADERS } from '../helpers/pinned-security-headers';
 
 /** Fields of a log line that differ per run. */
 const LOG_NOISE = new Set(['time', 'pid', 'hostname', 'ms']);
