@@ -89,15 +89,14 @@ export function createLocalAuthorizer(options: LocalAuthorizerOptions): LocalAut
   const cache = createLruCache<Cached>(options.cacheSize ?? 10_000);
   let hits = 0;
   let misses = 0;
-  // Entities shaped for one (policy, directory) pair, rebuilt when either is swapped; and
-  // whether the policy reads resources beyond their type (if not, one answer per type).
-  let prepared: { policy: CompiledPolicy; directory: DirectoryData; entities: DirectoryEntities | undefined; readsResource: boolean } | undefined;
+  // Entities shaped for one (policy, directory) pair, rebuilt when either is swapped.
+  let prepared: { policy: CompiledPolicy; directory: DirectoryData; entities: DirectoryEntities | undefined } | undefined;
 
   /** Called on every decision: a new policy or directory empties the cache (its answers were for the old pair). */
   function snapshot(policy: CompiledPolicy, directory: DirectoryData): NonNullable<typeof prepared> {
     if (prepared?.policy !== policy || prepared.directory !== directory) {
       cache.clear();
-      prepared = { policy, directory, entities: undefined, readsResource: policy.readsResource };
+      prepared = { policy, directory, entities: undefined };
     }
     return prepared;
   }
@@ -121,7 +120,8 @@ export function createLocalAuthorizer(options: LocalAuthorizerOptions): LocalAut
     if (!directory) throw new AuthorizerUnavailableError('no directory is loaded');
     const { resource } = request;
     const state = snapshot(policy, directory);
-    const exact = state.readsResource;
+    // A policy that never reads the resource beyond its type gets one answer per type.
+    const exact = policy.readsResource;
     const key = cacheKey(request, exact);
     const hit = cache.get(key);
     if (hit) {
