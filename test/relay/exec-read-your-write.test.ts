@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import { EXEC_PATH, INSTANCE_REGISTRATIONS_PATH } from '../../src/relay';
 import { POSTGRES_ENGINE, SQL_ENGINES } from '../helpers/sql-engines';
+import { waitFor } from '../integration/stack-client';
 import type { FakeEdge } from './fake-edge';
 import { startRelayKit, type RelayKit } from './relay-kit';
 
@@ -62,11 +63,7 @@ describe('exec on postgres, its status write held up by a row lock', () => {
       // The edge confirms at once; the relay's write of that status then waits for the row
       // (up to the pool's lock timeout, 1 s). An exec that did not wait for its write would
       // have answered before the write even started.
-      const deadline = Date.now() + 10_000;
-      while (!(await updateBlocked(watcher))) {
-        if (Date.now() > deadline) throw new Error('no UPDATE of relay_instances waited for the locked row');
-        await new Promise((r) => setTimeout(r, 10));
-      }
+      await waitFor('an UPDATE of relay_instances waiting for the locked row', async () => ((await updateBlocked(watcher)) ? true : undefined), 10_000, 10);
       await new Promise((r) => setTimeout(r, 50));
       const listed = await revisionListed(kit, edge);
       expect({ stillBlocked: await updateBlocked(watcher), answered, listed }).toEqual({ stillBlocked: true, answered: false, listed: 3 });
