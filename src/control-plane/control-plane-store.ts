@@ -11,6 +11,7 @@ import { MIGRATION_LOCK_KEY, takeNodeLock } from './migrations/postgres-migratio
 import { createPolicyImageRepository, type PolicyImageRepository } from './policy-image-repository';
 import { createSigningKeyRepository, type SigningKeyRepository } from './signing-key-repository';
 import { createTenantRepository, type EdgeConnection, type TenantKeyKind, type TenantRepository } from './tenant-repository';
+import { cachedTenantKeyCheck } from './tenant-key-cache';
 
 /** Change-log entries kept per tenant; an edge further behind does a full resync. */
 export const DEFAULT_CHANGE_LOG_LIMIT = 10_000;
@@ -156,6 +157,11 @@ export async function openControlPlaneStore(at: ControlPlaneLocation, options: C
     return result;
   }
   const { tenants } = own;
+  // SQLite tells exactly when anything changed, so the key hashes can be kept between checks;
+  // PostgreSQL cannot without a query, so there every check reads the hash (docs/architecture.md, "Tenant keys").
+  const { changeStamp } = db;
+  const verifyTenantKey: ControlPlaneStore['verifyTenantKey'] =
+    changeStamp === undefined ? (tenantId, kind, key) => tenants.verifyKey(tenantId, kind, key) : cachedTenantKeyCheck({ changeStamp, keyHash: tenants.keyHash });
   return {
     ...own,
     // A transaction's changes are told only once it has committed, and none when it rolled back.
@@ -171,7 +177,7 @@ export async function openControlPlaneStore(at: ControlPlaneLocation, options: C
       listeners.add(listener);
       return () => void listeners.delete(listener);
     },
-    verifyTenantKey: (tenantId, kind, key) => tenants.verifyKey(tenantId, kind, key),
+    verifyTenantKey,
     verifyConnection: (connectionId, secret) => tenants.verifyConnection(connectionId, secret),
     openRegistrationDatabase: (relayOptions) =>
       file === undefined || memory

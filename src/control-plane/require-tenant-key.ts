@@ -27,9 +27,8 @@ export async function authenticateTenant(store: ControlPlaneStore, kind: TenantK
   const tenantId = typeof named === 'string' ? named.trim() : undefined;
   const credential = basicCredential(headers.authorization);
   if (!tenantId || !credential) throw tenantUnauthorized();
-  // Both readings of the credential against one read of the stored hash. The hash is read
-  // on every call, never cached, so a key rotated on one node is refused on every node at
-  // once (docs/architecture.md, "Cluster mode: Redis keys and channels").
+  // Both readings of the credential against one stored hash, current as of this call: a key
+  // rotated on any node is refused by every node at once (docs/architecture.md, "Tenant keys").
   const pair = decodeBasicPair(credential);
   const candidates = pair !== undefined && pair.user === tenantId ? [credential, pair.password] : [credential];
   if (!(await store.verifyTenantKey(tenantId, kind, candidates))) throw tenantUnauthorized();

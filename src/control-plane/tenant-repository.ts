@@ -71,6 +71,8 @@ export interface TenantRepository {
    * key of that kind: one read of the stored hash, every candidate compared in constant time.
    */
   verifyKey(tenantId: string, kind: TenantKeyKind, key: string | readonly string[]): Promise<boolean>;
+  /** The stored hash of the tenant's key of that kind; undefined for an unknown tenant. */
+  keyHash(tenantId: string, kind: TenantKeyKind): Promise<Buffer | undefined>;
   verifyConnection(connectionId: string, secret: string): Promise<EdgeConnection | undefined>;
   /** The policy name a connection serves, or undefined for an unknown connection. */
   connectionPolicy(connectionId: string): Promise<string | undefined>;
@@ -122,6 +124,7 @@ export function createTenantRepository(db: SqlHandle, now: () => number): Tenant
   });
 
   const exists = async (tenantId: string) => (await db.get('SELECT 1 AS one FROM tenants WHERE id = ?', [tenantId])) !== undefined;
+  const keyHash = async (tenantId: string, kind: TenantKeyKind) => (await db.get<{ hash: Buffer }>(SELECT_KEY_HASH[kind], [tenantId]))?.hash;
   const requireTenant = async (tenantId: string) => {
     if (!(await exists(tenantId))) throw new UnknownTenantError(tenantId);
   };
@@ -196,13 +199,9 @@ export function createTenantRepository(db: SqlHandle, now: () => number): Tenant
       return key;
     },
     async verifyKey(tenantId, kind, key) {
-      // Read on every call, never cached: a rotation on any node is refused on every node at once.
-      const row = await db.get<{ hash: Buffer }>(SELECT_KEY_HASH[kind], [tenantId]);
-      let matched = false;
-      // No early exit: each candidate costs one comparison whichever matches.
-      for (const candidate of typeof key === 'string' ? [key] : key) matched = secretMatches(candidate, row?.hash) || matched;
-      return matched;
+      return keyMatches(await keyHash(tenantId, kind), key);
     },
+    keyHash,
     async verifyConnection(connectionId, secret) {
       const row = await db.get<{ tenant_id: string; secret_hash: Buffer; policy_name: string }>(
         'SELECT tenant_id, secret_hash, policy_name FROM connections WHERE connection_id = ?',
@@ -220,6 +219,17 @@ export function createTenantRepository(db: SqlHandle, now: () => number): Tenant
       return row?.policy_name;
     },
   };
+}
+
+/**
+ * Whether `key`, or any of several candidate readings of one credential, matches a stored key
+ * hash (undefined for an unknown tenant: never a match). Constant time, and no early exit:
+ * each candidate costs one comparison whichever matches.
+ */
+export function keyMatches(storedHash: Buffer | undefined, key: string | readonly string[]): boolean {
+  let matched = false;
+  for (const candidate of typeof key === 'string' ? [key] : key) matched = secretMatches(candidate, storedHash) || matched;
+  return matched;
 }
 
 /** The CLI named a tenant that does not exist. */

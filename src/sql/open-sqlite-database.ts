@@ -50,6 +50,9 @@ function settle<T>(work: () => T): Promise<T> {
 
 function wrap(db: Database.Database): SqlDatabase {
   const statements = new Map<string, Database.Statement>();
+  // Statements through this handle that could have written: `data_version` moves only with
+  // other connections' commits, so changeStamp counts this handle's own writes here.
+  let writes = 0;
   const prepare = (sql: string): Database.Statement => {
     let statement = statements.get(sql);
     if (statement === undefined) {
@@ -64,20 +67,25 @@ function wrap(db: Database.Database): SqlDatabase {
   const direct = {
     all<Row>(sql: string, params: readonly SqlValue[] = []): Row[] {
       const statement = prepare(sql);
+      if (!statement.readonly) writes += 1;
       if (statement.reader) return statement.all(...params) as Row[];
       statement.run(...params);
       return [];
     },
     get<Row>(sql: string, params: readonly SqlValue[] = []): Row | undefined {
       const statement = prepare(sql);
+      if (!statement.readonly) writes += 1;
       if (statement.reader) return statement.get(...params) as Row | undefined;
       statement.run(...params);
       return undefined;
     },
     run(sql: string, params: readonly SqlValue[] = []): SqlRunResult {
-      return { changes: prepare(sql).run(...params).changes };
+      const statement = prepare(sql);
+      if (!statement.readonly) writes += 1;
+      return { changes: statement.run(...params).changes };
     },
     exec(script: string): void {
+      writes += 1;
       db.exec(script);
     },
   };
@@ -111,8 +119,10 @@ function wrap(db: Database.Database): SqlDatabase {
     return settle(work);
   }
 
+  const dataVersion = db.prepare('PRAGMA data_version').pluck();
   return {
     engine: 'sqlite',
+    changeStamp: () => call(() => `${dataVersion.get() as number}:${writes}`),
     all: (sql, params) => call(() => direct.all(sql, params)),
     get: (sql, params) => call(() => direct.get(sql, params)),
     run: (sql, params) => call(() => direct.run(sql, params)),

@@ -43,6 +43,14 @@ export interface SqlDatabase extends SqlExecutor {
    * never the database itself.
    */
   transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  /**
+   * SQLite only: a stamp that differs from every earlier one of this handle whenever the
+   * database may have changed since — a commit by any other connection, in this process or
+   * another (`PRAGMA data_version`), or a statement through this handle that could write. A
+   * value read while the stamp is unchanged is still the stored one. Absent on PostgreSQL,
+   * where no such signal exists without asking the server, which is what it would save.
+   */
+  readonly changeStamp?: () => Promise<string>;
   /** Closes the handle or pool; pending transactions finish first. Idempotent. */
   close(): Promise<void>;
 }
