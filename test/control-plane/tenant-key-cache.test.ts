@@ -145,7 +145,7 @@ describe('the SQLite store refuses a rotated key on the next check', () => {
   });
 
   it('rotated by `npm run tenants -- rotate-key` in a process of its own', async () => {
-    const env = { ...process.env, OUTPOST_DATA_DIR: dir, LOG_LEVEL: 'silent' };
+    const env: NodeJS.ProcessEnv = { ...process.env, OUTPOST_DATA_DIR: dir, LOG_LEVEL: 'silent' };
     delete env.DATABASE_URL;
     const { stdout } = await promisify(execFile)(process.execPath, [compiled('scripts/tenants.ts'), 'rotate-key', tenantId, 'discovery'], { env });
     const rotated = /^discovery_api_key=(\S+)$/m.exec(stdout)?.[1];
