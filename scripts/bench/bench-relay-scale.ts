@@ -13,10 +13,12 @@
 //    process can hold (its open-file limit, at most 50,000), the RSS per edge, and the same
 //    exec latency again.
 //
-// One part alone: npm run bench:relay-scale -- --only real-edges (part 1) or --only exec (part 2)
+// One part alone: npm run bench:relay-scale -- --only real-edges (part 1) or --only exec (part 2);
+// --only fleet runs parts 2 and 3 (the fleet needs part 2's first fake edges).
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config';
+import type { Stalls } from './lib/child-endpoint';
 import { forkBenchChild, type BenchChild } from './lib/child-harness';
 import { broadcastCommand, closeCalls, pushPolicy, request } from './lib/control-plane-calls';
 import type { ControlPlaneInfo } from './lib/control-plane-server';
@@ -32,9 +34,14 @@ import { scriptCommand } from '../lib/script-command';
 const REAL_EDGES = 100;
 const REAL_EDGES_PER_CHILD = 10;
 const REAL_BROADCASTS = 5;
-/** Exec against the bare path: rounds, and sequential requests per target per round. */
+/**
+ * Exec against the bare path: rounds, and sequential requests per target per round, after one
+ * unmeasured warm-up of each path: without it the first rounds still ran code V8 had not
+ * optimized yet (p99 3–4 ms against 0.5 ms later), a different amount on each path.
+ */
 const RATIO_ROUNDS = 5;
 const RATIO_REQUESTS = 1_000;
+const RATIO_WARMUP = 3_000;
 /** The fleet: the small one, the goal, and the descriptors the relay keeps for everything else. */
 const SMALL_FLEET = 1_000;
 const FLEET_GOAL = 50_000;
@@ -45,7 +52,7 @@ const EDGES_PER_CHILD = 10_000;
 const FLEET_EXECS = 1_000;
 const FLEET_ROUNDS = 3;
 /** The parts `--only` may name. */
-const PARTS = ['real-edges', 'exec'] as const;
+const PARTS = ['real-edges', 'exec', 'fleet'] as const;
 type Part = (typeof PARTS)[number];
 const GOALS = { realBroadcastMs: 1_000, execOfBare: 1.5, bytesPerEdge: 20 * 1024, p99Unchanged: 1.25 };
 
@@ -161,7 +168,11 @@ async function execAgainstBare(controlPlane: BenchChild, cp: ControlPlaneInfo, f
   });
   const execOne = execTarget(cp, cp.url, small.instanceIds[0]!, 'exec (relay)');
   const bareOne = execTarget(cp, bareUrl, 'bare-0000', 'bare HTTP → ws → HTTP');
-  console.log(`\nExec against the bare path: ${RATIO_ROUNDS} rounds, each ${RATIO_REQUESTS} sequential execs to one fake edge, then as many through the bare server (both after 500 unmeasured):`);
+  console.log(
+    `\nExec against the bare path: ${RATIO_WARMUP} unmeasured requests on each path, then ${RATIO_ROUNDS} rounds, each ${RATIO_REQUESTS} sequential execs to one fake edge, then as many through the bare server (both after 500 unmeasured):`,
+  );
+  await sequentialLatency(execOne, RATIO_WARMUP);
+  await sequentialLatency(bareOne, RATIO_WARMUP);
   const ratioRows: (string | number)[][] = [];
   const ratios: number[] = [];
   const cpuRatios: number[] = [];
@@ -197,7 +208,9 @@ async function fleetAtScale(
   summary: (string | number)[][],
 ): Promise<void> {
   console.log(`\nExec to random edges, ${FLEET_ROUNDS} × ${FLEET_EXECS} sequential, with ${SMALL_FLEET} fake edges connected:`);
+  await controlPlane.call<Stalls>('stalls');
   const smallLatency = await execToRandomEdges(cp, smallIds, FLEET_ROUNDS, FLEET_EXECS);
+  const smallStalls = await controlPlane.call<Stalls>('stalls');
   printTable(LATENCY_HEADERS, [row(`exec, ${SMALL_FLEET} edges connected`, smallLatency)], 2);
 
   const capacity = Math.min(FLEET_GOAL, cp.openFileLimit - RESERVED_DESCRIPTORS);
@@ -227,8 +240,19 @@ async function fleetAtScale(
   summary.push([`relay RSS per connected edge, ${ids.length} edges on one node`, `${fmt(per('rss') / 1024, 1)} KB`, `< ${GOALS.bytesPerEdge / 1024} KB`, verdict(per('rss') < GOALS.bytesPerEdge)]);
 
   console.log(`\nExec to random edges, ${FLEET_ROUNDS} × ${FLEET_EXECS} sequential, with ${ids.length} fake edges connected:`);
+  await controlPlane.call<Stalls>('stalls');
   const largeLatency = await execToRandomEdges(cp, ids, FLEET_ROUNDS, FLEET_EXECS);
+  const largeStalls = await controlPlane.call<Stalls>('stalls');
   printTable(LATENCY_HEADERS, [row(`exec, ${SMALL_FLEET} edges connected`, smallLatency), row(`exec, ${ids.length} edges connected`, largeLatency)], 2);
+  console.log("The relay's event loop and GC while those execs ran (loop delay: how late a 1 ms timer fired):");
+  printTable(
+    ['edges connected', 'loop delay p99 ms', 'loop delay max ms', 'GC pauses', 'GC total ms', 'longest GC ms'],
+    [
+      [String(SMALL_FLEET), smallStalls.loopDelayP99, smallStalls.loopDelayMax, String(smallStalls.gcCount), smallStalls.gcTotalMs, smallStalls.gcMaxMs],
+      [String(ids.length), largeStalls.loopDelayP99, largeStalls.loopDelayMax, String(largeStalls.gcCount), largeStalls.gcTotalMs, largeStalls.gcMaxMs],
+    ],
+    2,
+  );
   const p99Ratio = largeLatency.p99 / smallLatency.p99;
   summary.push([
     `exec p99 with ${ids.length} edges ÷ with ${SMALL_FLEET} (${fmt(largeLatency.p99, 2)} vs ${fmt(smallLatency.p99, 2)} ms)`,
@@ -260,12 +284,12 @@ async function main(): Promise<void> {
     console.log(`Idle relay (control plane after its first-start seed, no edge), after a full GC: RSS ${fmt(idle.rss / 2 ** 20)} MB, heap used ${fmt(idle.heapUsed / 2 ** 20)} MB, external ${fmt(idle.external / 2 ** 20)} MB`);
 
     // 1. Real edge runtimes.
-    if (options.only !== 'exec') await realEdgeBroadcasts(controlPlane, cp, config.policiesDir, fork, stop, summary);
+    if (options.only === undefined || options.only === 'real-edges') await realEdgeBroadcasts(controlPlane, cp, config.policiesDir, fork, stop, summary);
 
     if (options.only !== 'real-edges') {
       // 2 and 3. Exec against the bare HTTP → ws → HTTP path, then the fleet.
       const { small, beforeFleet, fleetChildren } = await execAgainstBare(controlPlane, cp, fork, summary);
-      if (options.only === undefined) await fleetAtScale(controlPlane, cp, small.instanceIds, beforeFleet, fork, fleetChildren, summary);
+      if (options.only !== 'exec') await fleetAtScale(controlPlane, cp, small.instanceIds, beforeFleet, fork, fleetChildren, summary);
     }
   } finally {
     for (const child of children.reverse()) await child.stop();
@@ -283,7 +307,7 @@ const options = scriptCommand(
   .option('--heartbeat-ms <ms>', "the relay's ping period (RELAY_HEARTBEAT_MS): shorter puts more heartbeat periods into the fleet's exec measurement", heartbeatMs, 30_000)
   .option(
     '--only <part>',
-    `run one part only: real-edges (the broadcast to ${REAL_EDGES} real edge runtimes, about a minute) or exec (exec against the bare path, after its ${SMALL_FLEET} fake edges connect)`,
+    `run one part only: real-edges (the broadcast to ${REAL_EDGES} real edge runtimes, about a minute), exec (exec against the bare path, after its ${SMALL_FLEET} fake edges connect) or fleet (exec, then the fleet at the open-file limit)`,
     onlyPart,
   )
   .parse()

@@ -1,3 +1,4 @@
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import type { ChildMessage, ParentMessage } from './child-harness';
 
 /** Named operations a server child offers to its benchmark. */
@@ -64,4 +65,43 @@ export async function measureMemory(): Promise<{ rss: number; heapUsed: number; 
   }
   const usage = process.memoryUsage();
   return { rss: usage.rss, heapUsed: usage.heapUsed, external: usage.external, gc: gc !== undefined };
+}
+
+/** The event loop's stalls and the GC's pauses between two calls of a {@link stallWatch}. */
+export interface Stalls {
+  /** Event-loop delay (ms): how late a 1 ms timer fired, as `monitorEventLoopDelay` samples it. */
+  readonly loopDelayP99: number;
+  readonly loopDelayMax: number;
+  /** GC pauses: how many, their total and the longest (ms). */
+  readonly gcCount: number;
+  readonly gcTotalMs: number;
+  readonly gcMaxMs: number;
+}
+
+/**
+ * Watches this process's event loop and GC from creation on; each call returns what it saw
+ * since the previous call (or since creation) and starts over. What a child's latency tail
+ * is made of: a stall of the loop delays every request waiting behind it.
+ */
+export function stallWatch(): () => Stalls {
+  const delay = monitorEventLoopDelay({ resolution: 1 });
+  delay.enable();
+  let gcCount = 0;
+  let gcTotalMs = 0;
+  let gcMaxMs = 0;
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      gcCount += 1;
+      gcTotalMs += entry.duration;
+      gcMaxMs = Math.max(gcMaxMs, entry.duration);
+    }
+  }).observe({ entryTypes: ['gc'] });
+  return () => {
+    const seen: Stalls = { loopDelayP99: delay.percentile(99) / 1e6, loopDelayMax: delay.max / 1e6, gcCount, gcTotalMs, gcMaxMs };
+    delay.reset();
+    gcCount = 0;
+    gcTotalMs = 0;
+    gcMaxMs = 0;
+    return seen;
+  };
 }

@@ -11,7 +11,7 @@ import { baseUrl, close, listen } from '../../../src/http';
 import { createLogger } from '../../../src/observability';
 import { useBaselineWasm } from '../../../src/policy';
 import type { Relay } from '../../../src/relay';
-import { measureMemory, serveParent } from './child-endpoint';
+import { measureMemory, serveParent, stallWatch } from './child-endpoint';
 
 /** What `start` returns: where the relay listens and the demo tenant's credentials. */
 export interface ControlPlaneInfo {
@@ -73,7 +73,10 @@ async function start(args: ControlPlaneStartArgs | null = null): Promise<Control
   };
 }
 
-serveParent({ start, memory: measureMemory }, async () => {
+// What the relay's event loop and GC did between two `stalls` calls (the exec tail's makings).
+const stalls = stallWatch();
+
+serveParent({ start, memory: measureMemory, stalls }, async () => {
   if (running) {
     await running.relay.close();
     await close(running.server);
