@@ -54,8 +54,10 @@ function outcome(allowed: boolean, reasons: readonly string[], policy: CompiledP
  * answers and is cleared when either is swapped. `withId` false leaves the resource's id
  * out, for a policy that never reads it ({@link CompiledPolicy.readsResource}); its
  * properties stay in, so a property of the wrong type is still refused (400) every time.
+ * `context` is the context as Cedar gets it ({@link CompiledPolicy.contextKey}); without it,
+ * the context as sent, which identifies the request exactly.
  */
-function cacheKey(request: AuthorizationRequest, withId = true): string {
+function cacheKey(request: AuthorizationRequest, withId = true, context?: string): string {
   const { principal, action, resource } = request;
   let key = `${principal.length}:${principal}${action.length}:${action}${resource.type.length}:${resource.type}`;
   key += withId ? `${resource.id.length}:${resource.id}` : '*';
@@ -67,9 +69,15 @@ function cacheKey(request: AuthorizationRequest, withId = true): string {
       key += `|${name.length}:${name}${typeof value}${text.length}:${text}`;
     }
   }
-  // Last, after length-prefixed parts: a context differing in any way is another question.
-  if (request.context !== undefined && Object.keys(request.context).length > 0) key += `#${JSON.stringify(request.context)}`;
+  // Last, after length-prefixed parts: a context that differs in what Cedar is given is another question.
+  if (context !== undefined) return context === '' ? key : `${key}#${context}`;
+  if (!isEmpty(request.context)) key += `#${JSON.stringify(request.context)}`;
   return key;
+}
+
+function isEmpty(context: AuthorizationRequest['context']): boolean {
+  for (const _name in context) return false;
+  return true;
 }
 
 function withPath(decision: Cached, policyPath: string, cached: boolean): LocalDecision {
@@ -107,7 +115,7 @@ export function createLocalAuthorizer(options: LocalAuthorizerOptions): LocalAut
   }
 
   const onDecision = options.onDecision;
-  /** Hands a decision to `onDecision`, when there is one, with the request's exact key (the resource id always in), and returns it. */
+  /** Hands a decision to `onDecision`, when there is one, with the request's exact key (its resource id and its context as sent always in), and returns it. */
   function made(request: AuthorizationRequest, key: string, exact: boolean, decision: LocalDecision): LocalDecision {
     if (onDecision !== undefined) onDecision(request, exact ? key : cacheKey(request), decision);
     return decision;
@@ -120,9 +128,11 @@ export function createLocalAuthorizer(options: LocalAuthorizerOptions): LocalAut
     if (!directory) throw new AuthorizerUnavailableError('no directory is loaded');
     const { resource } = request;
     const state = snapshot(policy, directory);
-    // A policy that never reads the resource beyond its type gets one answer per type.
-    const exact = policy.readsResource;
-    const key = cacheKey(request, exact);
+    // A policy that never reads the resource beyond its type gets one answer per type, and
+    // context attributes no action declares never make a new question.
+    const context = policy.contextKey(request.action, request.context);
+    const exact = policy.readsResource && context === '' && isEmpty(request.context);
+    const key = cacheKey(request, policy.readsResource, context);
     const hit = cache.get(key);
     if (hit) {
       hits++;

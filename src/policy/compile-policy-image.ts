@@ -124,6 +124,9 @@ function evaluate(call: Parameters<CedarBindings['statefulIsAuthorized']>[0]): A
   }
 }
 
+/** The context of an action the schema declares none for: every attribute sent is left out. */
+const NO_CONTEXT: ContextShape = { kind: 'record', attributes: new Map() };
+
 function createCompiledPolicy(
   image: PolicyImage,
   description: string,
@@ -146,6 +149,12 @@ function createCompiledPolicy(
       readsResource ??= policiesReadResource(Object.values(staticPolicies));
       return readsResource;
     },
+    contextKey(action: string, context: unknown): string {
+      const shaped = toCedarContext(contexts.get(action) ?? NO_CONTEXT, context);
+      if (typeof shaped === 'string') return `!${shaped}`;
+      // Attributes in the schema's order (toCedarContext walks the declaration), so equal contexts give equal strings.
+      return Object.keys(shaped).length === 0 ? '' : JSON.stringify(shaped);
+    },
     isAuthorized(request: PolicyRequest): PolicyAnswer {
       if (released) throw new PolicyEvaluationError(`policy image ${image.digest} was released`);
       const applies = schema.actions.get(request.action);
@@ -155,7 +164,7 @@ function createCompiledPolicy(
         return { allowed: false, reasons: [], errors: [`action "${request.action}" does not apply to ${request.principal.type} on ${request.resource.type}`] };
       }
       // The request's context as the action declares it; without a required part it is denied here.
-      const context = toCedarContext(contexts.get(request.action) ?? { kind: 'record', attributes: new Map() }, request.context);
+      const context = toCedarContext(contexts.get(request.action) ?? NO_CONTEXT, request.context);
       if (typeof context === 'string') return { allowed: false, reasons: [], errors: [context] };
       const answer = evaluate({
         principal: request.principal,

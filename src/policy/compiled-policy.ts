@@ -45,6 +45,15 @@ export interface CompiledPolicy {
    * same decision. Worked out on first use, true when in doubt.
    */
   readonly readsResource: boolean;
+  /**
+   * What of a request's `context` Cedar is given for `action`, as one string: the attributes
+   * the action's schema declares, converted as {@link isAuthorized} converts them (the rest is
+   * left out: no policy can read it), `''` when that leaves nothing, or `!` and the refusal
+   * when a required attribute is missing. Two contexts with the same string get the same
+   * answer from every policy of the image, so a decision cache keys on this, not on the
+   * context as sent.
+   */
+  contextKey(action: string, context: unknown): string;
   /** Evaluates against the pre-parsed set; throws `PolicyEvaluationError` if Cedar cannot. */
   isAuthorized(request: PolicyRequest): PolicyAnswer;
   /** Frees the pre-parsed set once no other compilation of the same digest holds it. */
