@@ -9,11 +9,13 @@
 // the two servers' own /proc clocks (only the processes this bench started).
 import { loadConfig } from '../../src/config';
 import { loadDirectorySeed } from '../../src/directory';
-import { startBenchStack } from './lib/bench-stack';
+import { join } from 'node:path';
+import { readPolicyFolder } from '../../src/policy';
+import { startBenchStack, type BenchStack } from './lib/bench-stack';
 import { startCerbos, type CerbosServer } from './lib/cerbos-server';
 import type { BenchChild } from './lib/child-harness';
 import { compareRounds, goalRow, type RoundSamples } from './lib/compare-rounds';
-import { closeCalls, isRequestBody } from './lib/control-plane-calls';
+import { closeCalls, execCommand, isRequestBody, pushPolicy } from './lib/control-plane-calls';
 import { runLoad, type LoadTarget } from './lib/load';
 import { checkEquivalence, peerBodies, type PeerUser, type PeerVariation } from './lib/peer-bodies';
 import { treeCpuMs } from './lib/read-process-cpu';
@@ -78,8 +80,24 @@ async function sidecarPart(edge: { edgeUrl: string; bareNodeUrl: string }, edgeP
   }
 }
 
+/**
+ * The shipped rbac image with a context every action declares and no policy reads: the nonce
+ * and question the `new-context` bodies carry then reach Cedar, so every decision is a new
+ * question for Outpost's cache, which keys on the context as Cedar gets it. The decisions
+ * cannot change (the bench checks it again before using it).
+ */
+function rbacWithDeclaredContext(policiesDir: string): Record<string, string> {
+  const files = readPolicyFolder(join(policiesDir, 'rbac')).files as Record<string, string>;
+  const schema = files['schema.cedarschema'] ?? '';
+  const declared = schema.replace('    resource: Resource,\n  };', '    resource: Resource,\n    context: { question?: String, subject?: { nonce?: String } },\n  };');
+  if (declared === schema) throw new Error('the rbac schema no longer has the shape this bench extends');
+  return { ...files, 'schema.cedarschema': declared };
+}
+
 /** Item 3: Outpost ÷ Cerbos on the same AuthZEN requests, row by row. */
-async function peerPart(edgeUrl: string, edgePid: number, cerbos: CerbosServer, users: readonly PeerUser[], options: Options, goals: string[][]): Promise<void> {
+async function peerPart(stack: BenchStack, cerbos: CerbosServer, users: readonly PeerUser[], policiesDir: string, options: Options, goals: string[][]): Promise<void> {
+  const { edgeUrl } = stack.edge;
+  const edgePid = stack.edgeChild.pid;
   console.log('\nEquivalence first: every user, action and resource below, single and batched, asked of both:');
   const checked = await checkEquivalence(edgeUrl, cerbos.url, users);
   console.log(`${checked} decisions identical.`);
@@ -89,12 +107,19 @@ async function peerPart(edgeUrl: string, edgePid: number, cerbos: CerbosServer, 
     { row: 'single decision, c=32', path: '/access/v1/evaluation', connections: 32, batch: 1 },
     { row: `batch of ${BATCH}, c=32`, path: '/access/v1/evaluations', connections: 32, batch: BATCH },
   ];
-  const variations: Array<[PeerVariation, string]> = [
+  const variations: Array<[PeerVariation, string, 'declared'?]> = [
     ['new-ids', 'new resource ids each request'],
-    ['new-context', 'new resource ids and context each request (Cedar on every decision)'],
+    ['new-context', 'new resource ids and a context no action declares each request'],
+    ['new-context', 'new resource ids and a declared context each request (Cedar on every decision)', 'declared'],
     ['same', 'hits (the same request)'],
   ];
-  for (const [variation, what] of variations) {
+  for (const [variation, what, declared] of variations) {
+    if (declared) {
+      const digest = await pushPolicy(stack.cp, 'rbac', rbacWithDeclaredContext(policiesDir));
+      await execCommand(stack.cp, stack.edge.instanceId, 'discovery');
+      console.log(`\nThe edge now runs rbac ${digest.slice(0, 19)}…, whose actions declare context { question?, subject?: { nonce? } } (no policy reads it). Equivalence again:`);
+      console.log(`${await checkEquivalence(edgeUrl, cerbos.url, users)} decisions identical.`);
+    }
     for (const r of rows) {
       const name = `${r.row}, ${what}`;
       const body = peerBodies(rick, r.batch, variation);
@@ -117,12 +142,13 @@ async function main(options: Options): Promise<void> {
   let cerbos: CerbosServer | undefined;
   const goals: string[][] = [];
   try {
-    const { edgeChild, edge } = await startBenchStack(children);
+    const stack = await startBenchStack(children);
+    const { edgeChild, edge } = stack;
     if (options.only !== 'peer') await sidecarPart(edge, edgeChild.pid, users.find((u) => u.email.startsWith('morty@'))!, options, goals);
     if (options.only !== 'sidecar') {
       cerbos = await startCerbos();
       console.log(`\nCerbos (${cerbos.url}) answered ${cerbos.startedInMs.toFixed(0)} ms after it was spawned.`);
-      await peerPart(edge.edgeUrl, edgeChild.pid, cerbos, users, options, goals);
+      await peerPart(stack, cerbos, users, config.policiesDir, options, goals);
     }
   } finally {
     await cerbos?.stop();

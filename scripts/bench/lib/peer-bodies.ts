@@ -23,9 +23,10 @@ const resource = (id: string) => ({ type: 'Resource', id });
 /**
  * What changes from one request to the next: nothing (`same`: decision caches answer), the
  * resource ids (`new-ids`), or the resource ids and a context no policy reads (`new-context`:
- * a subject property, and in a batch each item's own `context`; it reaches Outpost's Cedar
- * context, which is part of every decision's cache key, so Cedar runs for every decision even
- * where the policy decides by resource type).
+ * a `nonce` subject property, and in a batch each item's own `context.question`). Outpost's
+ * decision cache keys on the context as Cedar gets it, so `new-context` makes every decision
+ * a new question only where the action's schema declares those attributes: bench:peer pushes
+ * such an image for its "Cedar on every decision" rows.
  */
 export type PeerVariation = 'same' | 'new-ids' | 'new-context';
 
