@@ -163,7 +163,7 @@ async function main(options: BenchOptions): Promise<void> {
       printTable(
         ['decision', 'p50 µs', 'p99 µs', 'mean µs', 'max µs', 'cache hits / misses'],
         [
-          ['cold (cache miss, new resource id and context each)', us(latency.cold.p50), us(latency.cold.p99), us(latency.cold.mean), us(latency.cold.max), `${latency.coldHits} hits`],
+          ['cold (cache miss, new resource id and property each)', us(latency.cold.p50), us(latency.cold.p99), us(latency.cold.mean), us(latency.cold.max), `${latency.coldHits} hits`],
           ['cached (same request)', us(latency.cached.p50), us(latency.cached.p99), us(latency.cached.mean), us(latency.cached.max), `${latency.cachedMisses} misses`],
         ],
       );

@@ -47,23 +47,25 @@ const json = { 'content-type': 'application/json' };
 export function stressPhases(s: StressSubjects): Phase[] {
   const who = (n: number) => s.principals[n % s.principals.length] as string;
   const action = (n: number) => ACTIONS[(n >> 2) % ACTIONS.length] as string;
-  // `fresh` names a new resource every request, with a subject property or resource attribute
-  // no policy reads (a cache miss: the RBAC policy decides by resource type, so a new id alone
-  // would be answered from the cache, docs/architecture.md, Flow 1); otherwise one of three (hits).
-  const subject = (fresh: boolean, n: number) => (fresh ? { type: 'user', id: who(n), properties: { question: n } } : { type: 'user', id: who(n) });
+  // `fresh` names a new resource every request, with a resource property no policy reads (a
+  // cache miss: the RBAC policy decides by resource type, so a new id alone would be answered
+  // from the cache, and so would a context no action declares; a resource's properties stay in
+  // the key, docs/architecture.md, Flow 1); otherwise one of three (hits).
+  const subject = (n: number) => ({ type: 'user', id: who(n) });
+  const resource = (fresh: boolean, id: string, n: number) => (fresh ? { type: 'Resource', id, properties: { question: n } } : { type: 'Resource', id });
   const evaluation = (fresh: boolean) => (n: number) => ({
     method: 'POST' as const,
     path: '/access/v1/evaluation',
     headers: json,
-    body: JSON.stringify({ subject: subject(fresh, n), action: { name: action(n) }, resource: { type: 'Resource', id: fresh ? `r-${n}` : `r-${n % 3}` } }),
+    body: JSON.stringify({ subject: subject(n), action: { name: action(n) }, resource: resource(fresh, fresh ? `r-${n}` : `r-${n % 3}`, n) }),
   });
   const batch = (fresh: boolean) => (n: number) => ({
     method: 'POST' as const,
     path: '/access/v1/evaluations',
     headers: json,
     body: JSON.stringify({
-      subject: subject(fresh, n),
-      evaluations: Array.from({ length: 25 }, (_v, i) => ({ action: { name: ACTIONS[i % 4] }, resource: { type: 'Resource', id: fresh ? `b-${n}-${i}` : `b-${i % 5}` } })),
+      subject: subject(n),
+      evaluations: Array.from({ length: 25 }, (_v, i) => ({ action: { name: ACTIONS[i % 4] }, resource: resource(fresh, fresh ? `b-${n}-${i}` : `b-${i % 5}`, n) })),
     }),
   });
   const topaz = (fresh: boolean) => (n: number) => ({
