@@ -70,6 +70,6 @@ export function createControlPlaneApp(deps: ControlPlaneAppDeps): RequestListene
   const answerError = createErrorResponder(deps.logger, 'api', { translators: [storageErrorTranslator] });
   finishAppWith(app, 'api', answerError);
   if (!deps.commands) return app;
-  // exec's own cost was a sliver of what Express put around it (BENCHMARKS.md, "Relay at scale").
+  // exec's own cost was a sliver of what Express put around it (docs/benchmarks-history.md, "Relay at scale").
   return serveBareJsonRoutes(bareCommandRoutes(deps.store, deps.commands), app, answerError, deps.logger);
 }

@@ -96,7 +96,7 @@ function readText(req: IncomingMessage): Promise<string> {
  * responder `app`'s error middleware uses ({@link finishAppWith}). Only an exact `POST` to a
  * route's path with a plain JSON body ({@link isPlainJsonPost}) is taken here; every other
  * request, those paths' unusual ones included, goes to `app`, where each route keeps its
- * Express twin for them. `npm run bench:relay-scale` measured why (BENCHMARKS.md, "Relay at
+ * Express twin for them. `npm run bench:relay-scale` measured why (docs/benchmarks-history.md, "Relay at
  * scale"): Express, its router and body-parser were the largest share of exec after the
  * socket writes.
  *

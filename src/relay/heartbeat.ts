@@ -10,7 +10,7 @@ export interface Heartbeat {
 /**
  * How often the heartbeat wakes: each wake pings one slice of the sockets, so a period's
  * pings (and the pongs they bring back) are spread over the period instead of arriving as one
- * burst — 19,000 pings in one loop stalled the event loop for ~1 s (BENCHMARKS.md, "Relay at
+ * burst — 19,000 pings in one loop stalled the event loop for ~1 s (docs/benchmarks-history.md, "Relay at
  * scale"). docs/reference/limits.md.
  */
 export const HEARTBEAT_SLICE_MS = 100;

@@ -31,7 +31,7 @@ export interface PendingCommands<T = EdgeStatus> {
 /**
  * The map behind {@link createPendingCommands}: a class, so the methods live once on its
  * prototype — every connected edge holds three of these, and closures per instance cost
- * each edge ~1 KB of heap (BENCHMARKS.md, "Relay at scale").
+ * each edge ~1 KB of heap (docs/benchmarks-history.md, "Relay at scale").
  */
 class PendingCommandMap<T> implements PendingCommands<T> {
   private readonly waiting = new Map<string, Waiter<T>>();

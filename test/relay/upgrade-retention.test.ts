@@ -1,7 +1,7 @@
 /**
  * A connected edge does not keep its upgrade request alive: the relay's upgrade handler once
  * kept each edge's `IncomingMessage` (headers included) and its head buffer reachable for as
- * long as the socket lived, through a closure sharing their scope (BENCHMARKS.md, "Relay at
+ * long as the socket lived, through a closure sharing their scope (docs/benchmarks-history.md, "Relay at
  * scale": 13.4 → 9.0 KB of heap per edge). A WeakRef to the request must clear after a full GC
  * while the edge stays registered.
  */
