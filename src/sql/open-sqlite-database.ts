@@ -53,36 +53,34 @@ function wrap(db: Database.Database): SqlDatabase {
   // Statements through this handle that could have written: `data_version` moves only with
   // other connections' commits, so changeStamp counts this handle's own writes here.
   let writes = 0;
-  const prepare = (sql: string): Database.Statement => {
+  /** The prepared statement for `sql`, about to run: counted in `writes` when it can write. */
+  const toRun = (sql: string): Database.Statement => {
     let statement = statements.get(sql);
     if (statement === undefined) {
       statement = db.prepare(sql);
       if (statements.size >= STATEMENT_CACHE_SIZE) statements.clear();
       statements.set(sql, statement);
     }
+    if (!statement.readonly) writes += 1;
     return statement;
   };
 
   // The statements themselves, synchronous; both the database and a transaction's `tx` use them.
   const direct = {
     all<Row>(sql: string, params: readonly SqlValue[] = []): Row[] {
-      const statement = prepare(sql);
-      if (!statement.readonly) writes += 1;
+      const statement = toRun(sql);
       if (statement.reader) return statement.all(...params) as Row[];
       statement.run(...params);
       return [];
     },
     get<Row>(sql: string, params: readonly SqlValue[] = []): Row | undefined {
-      const statement = prepare(sql);
-      if (!statement.readonly) writes += 1;
+      const statement = toRun(sql);
       if (statement.reader) return statement.get(...params) as Row | undefined;
       statement.run(...params);
       return undefined;
     },
     run(sql: string, params: readonly SqlValue[] = []): SqlRunResult {
-      const statement = prepare(sql);
-      if (!statement.readonly) writes += 1;
-      return { changes: statement.run(...params).changes };
+      return { changes: toRun(sql).run(...params).changes };
     },
     exec(script: string): void {
       writes += 1;
