@@ -23,10 +23,10 @@ export interface TenantKeySource {
  *
  * A hash is read after its stamp, so it is never older than what the stamp stands for, and it
  * is kept only under that stamp: a check cannot store an old hash under a newer stamp another
- * check has already seen. Unknown tenants
- * are never kept, so a flood of made-up tenant ids cannot fill the cache; at most
- * {@link TENANT_KEY_CACHE_MAX} keys are, after which it starts over. Every candidate is still
- * hashed and compared in constant time on every call, and a failing read fails the check.
+ * check has already seen. Unknown tenants are never kept, so a flood of made-up tenant ids
+ * cannot fill the cache; at most {@link TENANT_KEY_CACHE_MAX} keys are, after which it starts
+ * over. Every candidate is still hashed and compared in constant time on every call, and a
+ * failing read fails the check.
  */
 export function cachedTenantKeyCheck(
   source: TenantKeySource,
