@@ -179,6 +179,9 @@ program
   .command('remove-key')
   .description('remove a registered signing key (removing the last one lifts the signing requirement)')
   .argument('<kid>', 'key id, as add-key or keys print it')
+  // A key id is base64url and may begin with "-" (one in 64 does): taken as the id, not refused as an
+  // unknown option. The control plane refuses anything that is not a key id.
+  .allowUnknownOption()
   .action((kid: string) => runScript('policy remove-key', () => removeKey(kid)));
 program.parseAsync().catch((err: unknown) => {
   console.error(err);

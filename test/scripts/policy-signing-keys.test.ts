@@ -58,7 +58,7 @@ describe('npm run policy -- push --sign: versions', () => {
   let dir: string;
   let fx: Fixture;
   let server: Server;
-  let keys: { privateFile: string; publicFile: string };
+  let keys: { privateFile: string; publicFile: string; kid: string };
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'outpost-push-sign-'));
     fx = await makeFixture();
@@ -140,5 +140,19 @@ describe('npm run policy -- push --sign: versions', () => {
     const zero = await policy('push', join(dir, 'rbac'), '--sign', keys.privateFile, '--version', '0');
     expect(zero).toEqual({ code: 1, output: expect.stringContaining('policy push: 0 is not a version (a whole number from 1 to 9007199254740991)') });
     expect(await fx.store.images.signedVersion(fx.demo.tenant_id, 'rbac')).toBe(7);
+  }, SLOW);
+
+  it('remove-key takes a key id that begins with "-" as the id, and still answers --help without acting', async () => {
+    let dashed = await writeKeyPair(join(dir, 'dashed-0'), 'Ed25519');
+    for (let i = 1; !dashed.kid.startsWith('-'); i++) dashed = await writeKeyPair(join(dir, `dashed-${i}`), 'Ed25519');
+    expect(await policy('add-key', dashed.publicFile)).toMatchObject({ code: 0 });
+    const help = await policy('remove-key', '--help');
+    expect(help).toEqual({ code: 0, output: expect.stringContaining('remove a registered signing key') });
+    expect((await fx.store.signingKeys.list(fx.demo.tenant_id)).map((k) => k.kid)).toContain(dashed.kid);
+    expect(await policy('remove-key', dashed.kid)).toEqual({ code: 0, output: expect.stringContaining(`${dashed.kid}: removed\n`) });
+    expect((await fx.store.signingKeys.list(fx.demo.tenant_id)).map((k) => k.kid)).toEqual([keys.kid]);
+    const junk = await policy('remove-key', '--not-a-key');
+    expect(junk.code).toBe(1);
+    expect(junk.output).toContain('policy remove-key: 400');
   }, SLOW);
 });
