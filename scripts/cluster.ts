@@ -79,10 +79,11 @@ async function stopEngines(owned: Engines['owned']): Promise<void> {
  * after the control plane's, each named `node-<i>` in Redis; the IdP keeps its OIDC storage
  * in the same PostgreSQL. The first node alone seeds an
  * empty database; it starts first and the launcher waits for it, so the others find the demo
- * tenant there.
+ * tenant there. What waits for the control plane (the edge, the apps) waits for every node.
  */
 export function clusterComponents(config: Config, nodes: number, engines: { databaseUrl: string; redisUrl: string }): Component[] {
   const components: Component[] = [];
+  const nodeNames = Array.from({ length: nodes }, (_v, i) => `control-plane-${i + 1}`);
   for (const component of stackComponents(config)) {
     if (component.name === 'idp') {
       // The IdP's codes, refresh tokens and sessions go to PostgreSQL too (its own tables).
@@ -90,11 +91,14 @@ export function clusterComponents(config: Config, nodes: number, engines: { data
       continue;
     }
     if (component.name !== 'control-plane') {
-      components.push(component);
+      // What waits for the control plane waits for every node (edges reach them through the front).
+      const waitsFor = component.waitsFor?.flatMap((name) => (name === 'control-plane' ? nodeNames : [name]));
+      components.push(waitsFor === undefined ? component : { ...component, waitsFor });
       continue;
     }
     for (let i = 1; i <= nodes; i += 1) {
       const port = config.controlPlane.port + i;
+      // Each node after the one before it (waitsFor unset): the first alone seeds the database.
       components.push({
         name: `control-plane-${i}`,
         label: `control plane ${i}`,

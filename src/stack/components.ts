@@ -24,6 +24,11 @@ export interface Component {
   readonly identity: { readonly path: string; readonly matches: (answer: ProbeAnswer) => boolean };
   /** Variables set for this process only, over the launcher's environment (a cluster node's port and name). */
   readonly env?: Readonly<Record<string, string>>;
+  /**
+   * The components (by `name`) that must answer their ready path before this one is started;
+   * unset, the one listed before it. Those that wait for nothing still unready start together.
+   */
+  readonly waitsFor?: readonly string[];
 }
 
 const field = (body: unknown, name: string): unknown =>
@@ -39,7 +44,11 @@ const bearerChallenge = (path: string) => ({
  * The stack in start order: each component only talks to those before it (the edge needs
  * the control plane's demo tenant; the apps need the IdP's JWKS, and their embedded edges
  * the control plane, or the sidecar edge under AUTHORIZER=edge). The apps are those of
- * `apps.json` (`config.apps.list`).
+ * `apps.json` (`config.apps.list`). Only what a component needs at start is waited for: the
+ * IdP and the control plane start together (the control plane fetches the IdP's JWKS when a
+ * console user first signs in), then the edge and every app together, once the control plane
+ * has written the demo tenant they connect with — each of them compiles Cedar for ~1.5 s, so
+ * one after another they were most of a start (docs/architecture.md, "Components").
  */
 export function stackComponents(config: Config): Component[] {
   return [
@@ -53,7 +62,7 @@ export function stackComponents(config: Config): Component[] {
     },
     {
       name: 'control-plane', label: 'control plane', entry: 'control-plane/main', url: config.controlPlane.url,
-      port: config.controlPlane.port, portVar: 'CONTROL_PLANE_PORT', readyPath: '/healthz',
+      port: config.controlPlane.port, portVar: 'CONTROL_PLANE_PORT', readyPath: '/healthz', waitsFor: [],
       identity: {
         path: '/api/v2/admin/directory',
         matches: (a) => a.status === 401 && field(a.body, 'code') === 'unauthorized',
@@ -61,13 +70,14 @@ export function stackComponents(config: Config): Component[] {
     },
     {
       name: 'edge', label: 'edge authorizer', entry: 'edge/main', url: config.edge.url,
-      port: config.edge.port, portVar: 'EDGE_PORT', readyPath: '/readyz',
+      port: config.edge.port, portVar: 'EDGE_PORT', readyPath: '/readyz', waitsFor: ['control-plane'],
       identity: { path: '/readyz', matches: (a) => typeof field(a.body, 'policy') === 'boolean' },
     },
     // The apps of apps.json, in its order: `<name>-app`, recognised by the challenge at their probe path.
     ...config.apps.list.map((app): Component => ({
       name: `${app.name}-app`, label: app.label, entry: app.entry, url: app.url,
       port: app.port, portVar: app.vars.port, readyPath: '/readyz',
+      waitsFor: config.apps.authorizer === 'edge' ? ['control-plane', 'edge'] : ['control-plane'],
       identity: bearerChallenge(app.probe),
     })),
   ];

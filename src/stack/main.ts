@@ -1,5 +1,5 @@
-// Starts the whole Outpost stack on loopback: one process per component, in order,
-// each awaited until healthy, then prints a banner with what to try next.
+// Starts the whole Outpost stack on loopback: one process per component, each once those it
+// needs are healthy (components.ts), then prints a banner with what to try next.
 //
 //   npm start            # compiled (fast start)
 //   npm run dev          # from source, restarts on change
@@ -44,7 +44,7 @@ async function main(): Promise<void> {
 // --help prints this and exits before anything starts; an unknown option is an error.
 new Command()
   .name('npm start --')
-  .description('start the whole stack on loopback, one process per component, each awaited until healthy; a component that dies is restarted; Ctrl-C stops it all')
+  .description('start the whole stack on loopback, one process per component, each once those it needs are healthy; a component that dies is restarted; Ctrl-C stops it all')
   .showHelpAfterError('(--help for usage)')
   .addHelpText('after', '\nExample:\n  OUTPOST_DATA_DIR=/tmp/outpost npm start   # every setting is an environment variable (.env.example lists them)')
   .parse();

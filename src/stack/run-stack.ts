@@ -28,8 +28,19 @@ export interface StackOptions {
 
 const STOP_GRACE_MS = 8000;
 
+/** A component that could not be started: its label, and why (the message of `cause`). */
+class StartFailure extends Error {
+  constructor(
+    readonly label: string,
+    cause: Error,
+  ) {
+    super(cause.message);
+  }
+}
+
 /**
- * Starts the components in order, each awaited until ready, then runs `verify`, and owns them
+ * Starts the components, each once those it waits for are ready (`Component.waitsFor`; by
+ * default the one before it), and reports them in order; then runs `verify`, and owns them
  * until the launcher ends: a component that fails at start, or a failed `verify`, stops the
  * start; one that dies later is restarted within a budget (`superviseComponent`) while the
  * others go on serving; SIGINT, SIGTERM and SIGHUP stop every child, a restarted one
@@ -73,18 +84,39 @@ export async function runStack(options: StackOptions): Promise<void> {
   };
   let down = 0;
   const started: RunningComponent[] = [];
+  // Each component is started once those it waits for are ready, and reported in list order;
+  // the first start-up failure, of whichever component, stops the start at once.
+  const ready = new Map<string, Promise<RunningComponent>>();
+  let failed!: (failure: StartFailure) => void;
+  const firstFailure = new Promise<never>((_resolve, reject) => (failed = reject));
+  firstFailure.catch(() => undefined);
+  options.components.forEach(({ component, file }, index) => {
+    const waitsFor = component.waitsFor ?? (index === 0 ? [] : [options.components[index - 1]!.component.name]);
+    const waited = waitsFor.map((name) => ready.get(name) ?? Promise.reject(new StartFailure(component.label, new Error(`it waits for "${name}", which is not started before it`))));
+    const run = Promise.all(waited).then(async () => {
+      if (stopping) return new Promise<never>(() => undefined);
+      const r = runComponent(component, file, options.logDir);
+      current.set(component.name, r);
+      // While it starts, waitUntilReady alone reports a death, with this run's log lines.
+      await waitUntilReady(r, options.host, options.readyTimeoutMs).catch((err: unknown) => {
+        throw new StartFailure(component.label, err as Error);
+      });
+      return r;
+    });
+    run.catch((failure: unknown) => failed(failure as StartFailure));
+    ready.set(component.name, run);
+  });
   for (const { component, file } of options.components) {
     if (stopping) return;
     process.stdout.write(`starting ${component.label} … `);
-    const r = runComponent(component, file, options.logDir);
-    current.set(component.name, r);
+    let r: RunningComponent;
     try {
-      // While it starts, waitUntilReady alone reports a death, with this run's log lines.
-      await waitUntilReady(r, options.host, options.readyTimeoutMs);
-    } catch (err) {
+      r = await Promise.race([ready.get(component.name)!, firstFailure]);
+    } catch (failure) {
       if (stopping) return;
       // At first start a failure is a mistake to fix (a taken port, a bad variable), not a crash to retry.
-      console.error(`failed\n${(err as Error).message}`);
+      const { label, message } = failure as StartFailure;
+      console.error(`${label === component.label ? 'failed' : 'stopped'}\n${message}`);
       await stopAll(1);
       return;
     }

@@ -23,6 +23,13 @@ describe('stack launcher', () => {
     expect(components.find((c) => c.name === 'edge')?.readyPath).toBe('/readyz');
   });
 
+  it('waits only for what each component needs at start: the control plane for the edge and the apps, the edge too under AUTHORIZER=edge', () => {
+    const waits = (env: Record<string, string>) => Object.fromEntries(stackComponents(loadConfig(env)).map((c) => [c.name, c.waitsFor]));
+    const apps = loadConfig({}).apps.list.map((app) => `${app.name}-app`);
+    expect(waits({})).toEqual({ idp: undefined, 'control-plane': [], edge: ['control-plane'], ...Object.fromEntries(apps.map((a) => [a, ['control-plane']])) });
+    expect(waits({ AUTHORIZER: 'edge' })).toMatchObject(Object.fromEntries(apps.map((a) => [a, ['control-plane', 'edge']])));
+  });
+
   it('prints the URLs, the demo users with their roles, the demo tenant and what to try next', () => {
     const config = loadConfig({ OUTPOST_DATA_DIR: dataDir, APP_URL: 'http://localhost:4001' });
     const demo = {

@@ -15,11 +15,19 @@ describe('clusterComponents', () => {
     expect(names).toEqual(['idp', 'control-plane-1', 'control-plane-2', 'control-plane-3', 'edge', ...config.apps.list.map((app) => `${app.name}-app`)]);
   });
 
-  it('keeps every other component exactly as the one-process stack has it, the IdP on the same PostgreSQL', () => {
+  it('keeps every other component exactly as the one-process stack has it, the IdP on the same PostgreSQL, waiting for every node', () => {
     const others = clusterComponents(config, 2, engines).filter((c) => !c.name.startsWith('control-plane-'));
     const single = stackComponents(config).filter((c) => c.name !== 'control-plane');
-    expect(others.map((c) => shape({ ...c, env: undefined }))).toEqual(single.map(shape));
+    const nodesFor = (c: Component) => (c.waitsFor === undefined ? {} : { waitsFor: c.waitsFor.flatMap((n) => (n === 'control-plane' ? ['control-plane-1', 'control-plane-2'] : [n])) });
+    expect(others.map((c) => shape({ ...c, env: undefined }))).toEqual(single.map((c) => shape({ ...c, ...nodesFor(c) })));
+    expect(others.find((c) => c.name === 'edge')?.waitsFor).toEqual(['control-plane-1', 'control-plane-2']);
     for (const component of others) expect(component.env).toEqual(component.name === 'idp' ? { DATABASE_URL: engines.databaseUrl } : undefined);
+  });
+
+  it('starts each node after the one before it, the first after the IdP', () => {
+    const components = clusterComponents(config, 3, engines);
+    expect(components.filter((c) => c.name.startsWith('control-plane-')).map((c) => c.waitsFor)).toEqual([undefined, undefined, undefined]);
+    expect(components.map((c) => c.name).slice(0, 4)).toEqual(['idp', 'control-plane-1', 'control-plane-2', 'control-plane-3']);
   });
 
   it('names, places and configures each node', () => {

@@ -365,6 +365,36 @@ describe('stack launcher process', () => {
     expect(stoppedMarker(dir)).toEqual({ exited: [true, true] });
   }, 30_000);
 
+  it('starts a component only once the one it waits for answers', async () => {
+    // The IdP's stub never listens: the control plane, which waits for it, must never start.
+    const stack = launch(dir, ['--readyTimeoutMs=2000', `${await freePort()}:never`, String(await freePort())]);
+    launched.push(stack.child);
+    expect(await stack.exited).toBe(1);
+    expect(stack.output()).toContain('starting IdP … failed\nIdP did not answer');
+    expect(runsOf(dir, 'control-plane')).toBe(0);
+  });
+
+  it('starts together the components that wait for nothing, and reports them in list order', async () => {
+    // The IdP's stub listens only once the control plane's answers: were the control plane
+    // started after the IdP is ready, as by default, neither would ever be.
+    const stack = launch(dir, ['--readyTimeoutMs=15000', `${await freePort()}:await-peer`, `${await freePort()}:wait-none`]);
+    launched.push(stack.child);
+    await stack.ready;
+    expect(stack.output()).toMatch(/^starting IdP … ready\nstarting control plane … ready\nstub check … done\n/);
+    stack.child.kill('SIGTERM');
+    expect(await stack.exited).toBe(0);
+  });
+
+  it('stops the start at once when a later component fails while an earlier one is still starting', async () => {
+    // The IdP's stub never listens; only the control plane's failure, not the 60 s time-out, can end this in time.
+    const stack = launch(dir, ['--readyTimeoutMs=60000', `${await freePort()}:never`, `${await freePort()}:crash+wait-none`]);
+    launched.push(stack.child);
+    expect(await stack.exited).toBe(1);
+    expect(stack.output()).toContain('starting IdP … stopped\ncontrol plane exited during start-up');
+    expect(stack.output()).toContain('stub: refusing to start (this run)');
+    expect(runsOf(dir, 'control-plane')).toBe(1);
+  }, 30_000);
+
   it("gives a component's env to that process only", async () => {
     const stack = launch(dir, [String(await freePort()), `${await freePort()}:mark`, String(await freePort())]);
     launched.push(stack.child);
