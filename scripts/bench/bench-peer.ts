@@ -6,7 +6,8 @@
 // package with the equivalent RBAC policy (scripts/bench/peer/, lib/cerbos-server), and this
 // process, which runs autocannon. Every ratio is taken round by round against the baseline's
 // run of the same round (lib/compare-rounds); the verdict reads server CPU per request, from
-// the two servers' own /proc clocks (only the processes this bench started).
+// the two servers' own /proc clocks (only the processes this bench started). A CPU profile of
+// the sidecar edge child: BENCH_CPU_PROF=<dir> npm run bench:peer -- --only sidecar
 import { loadConfig } from '../../src/config';
 import { loadDirectorySeed } from '../../src/directory';
 import { join } from 'node:path';

@@ -24,7 +24,9 @@ export async function startBenchStack(children: BenchChild[], controlPlaneArgv: 
   const controlPlane = await forkBenchChild(join(__dirname, 'control-plane-server.js'), controlPlaneArgv);
   children.push(controlPlane);
   const cp = await controlPlane.call<ControlPlaneInfo>('start');
-  const edgeChild = await forkBenchChild(join(__dirname, 'edge-server.js'));
+  // BENCH_CPU_PROF=<dir>: the edge child also writes a CPU profile there when it exits.
+  const profileDir = process.env.BENCH_CPU_PROF;
+  const edgeChild = await forkBenchChild(join(__dirname, 'edge-server.js'), profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []);
   children.push(edgeChild);
   const credentials = { relayUrl: cp.url, connectionId: cp.connectionId, connectionSecret: cp.connectionSecret };
   const edge = await edgeChild.call<EdgeInfo>('start', credentials);
