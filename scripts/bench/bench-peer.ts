@@ -15,12 +15,14 @@ import { readPolicyFolder } from '../../src/policy';
 import { startBenchStack, type BenchStack } from './lib/bench-stack';
 import { startCerbos, type CerbosServer } from './lib/cerbos-server';
 import type { BenchChild } from './lib/child-harness';
-import { compareRounds, goalRow, type RoundSamples } from './lib/compare-rounds';
+import { compareRounds, formatSpread, goalRow, type RoundSamples } from './lib/compare-rounds';
 import { closeCalls, execCommand, isRequestBody, pushPolicy } from './lib/control-plane-calls';
 import { runLoad, type LoadTarget } from './lib/load';
 import { checkEquivalence, peerBodies, type PeerUser, type PeerVariation } from './lib/peer-bodies';
 import { treeCpuMs } from './lib/read-process-cpu';
-import { machineLine, printTable } from './lib/table';
+import type { EdgeInfo } from './lib/edge-server';
+import { median } from './lib/stats';
+import { fmt, machineLine, printTable } from './lib/table';
 import { InvalidArgumentError } from 'commander';
 import { scriptCommand } from '../lib/script-command';
 
@@ -68,16 +70,28 @@ async function measureRounds(measured: readonly Measured[], connections: number,
 const post = (label: string, url: string, body: string, uniqueIds = false): LoadTarget => ({ label, url, method: 'POST', headers: JSON_HEADERS, body, uniqueIds });
 
 /** Item 2: the sidecar's two decision routes against a bare node:http server that parses the same body and answers. */
-async function sidecarPart(edge: { edgeUrl: string; bareNodeUrl: string }, edgePid: number, user: PeerUser, options: Options, goals: string[][]): Promise<void> {
+async function sidecarPart(edge: EdgeInfo, edgePid: number, user: PeerUser, options: Options, goals: string[][]): Promise<void> {
   const is = isRequestBody(user.id, 'rbac.DELETE', 'mega-seed');
   const evaluation = JSON.stringify({ subject: { type: 'user', id: user.id }, action: { name: 'DELETE' }, resource: { type: 'Resource', id: 'mega-seed' } });
   for (const [route, body] of [['/api/v2/authz/is', is], ['/access/v1/evaluation', evaluation]] as const) {
     const bare = post(`bare node:http ${route}`, `${edge.bareNodeUrl}${route}`, body);
     const sidecar = post(`sidecar ${route}`, `${edge.edgeUrl}${route}`, body);
+    // On the first route only: what a fixed amount of handler work costs, measured the same way.
+    const calibration = route === '/api/v2/authz/is' ? post(`bare node:http + ${edge.calibrationWorkUs} µs of busy work ${route}`, `${edge.calibrationUrl}${route}`, body) : undefined;
     console.log(`\nSidecar ${route} against bare node:http (same body, 32 connections, ${options.rounds} rounds of ${options.seconds} s alternated):`);
     console.log('| round | target | req/s | p99 ms | server CPU µs per request |\n|---:|---|---:|---:|---:|');
-    const samples = await measureRounds([{ target: bare, pid: edgePid }, { target: sidecar, pid: edgePid }], 32, options);
+    const targets = [bare, sidecar, ...(calibration ? [calibration] : [])].map((target) => ({ target, pid: edgePid }));
+    const samples = await measureRounds(targets, 32, options);
     goals.push(goalRow(`sidecar ${route} ÷ bare node:http`, compareRounds(samples.get(bare.label)!, samples.get(sidecar.label)!), GOALS.ofBareNode));
+    if (calibration) {
+      const { cpu } = compareRounds(samples.get(bare.label)!, samples.get(calibration.label)!);
+      const added = samples.get(calibration.label)!.cpuUs.map((us, i) => us - samples.get(bare.label)!.cpuUs[i]!);
+      console.log(
+        `\nCalibration: ${edge.calibrationWorkUs} µs of busy work in the bare handler measures CPU ${formatSpread(cpu)} of bare, ` +
+          `${fmt(median(added), 1)} µs more CPU per request (${fmt(Math.min(...added), 1)}–${fmt(Math.max(...added), 1)}): ` +
+          'the budget a handler has here before the ratio falls.',
+      );
+    }
   }
 }
 

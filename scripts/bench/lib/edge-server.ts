@@ -28,6 +28,9 @@ export interface EdgeInfo {
   /** Bare JSON endpoints answering the `is` shape: node:http, then Express. */
   readonly bareNodeUrl: string;
   readonly bareUrl: string;
+  /** node:http as `bareNodeUrl`, plus `calibrationWorkUs` µs of busy work per request (`calibrationNode`). */
+  readonly calibrationUrl: string;
+  readonly calibrationWorkUs: number;
 }
 
 const HOUR = 3_600_000;
@@ -43,6 +46,27 @@ const bareNode: RequestListener = (req, res) => {
   req.on('data', (chunk: Buffer) => chunks.push(chunk));
   req.on('end', () => {
     JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    const answer = req.url?.startsWith('/access/v1/') ? AUTHZEN_ANSWER : ANSWER;
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(answer) });
+    res.end(answer);
+  });
+};
+
+/** Busy work a calibration server does per request, in µs (of wall time: a busy loop on one core). */
+const CALIBRATION_WORK_US = 10;
+
+/**
+ * The floor plus {@link CALIBRATION_WORK_US} µs of busy work per request, after the parse: how
+ * much server CPU per request, measured as the bench measures it, that much work of a handler
+ * costs on this machine (more than itself when the load generator sleeps between answers).
+ */
+const calibrationNode: RequestListener = (req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  req.on('end', () => {
+    JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    const until = process.hrtime.bigint() + BigInt(CALIBRATION_WORK_US * 1000);
+    while (process.hrtime.bigint() < until);
     const answer = req.url?.startsWith('/access/v1/') ? AUTHZEN_ANSWER : ANSWER;
     res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(answer) });
     res.end(answer);
@@ -94,12 +118,12 @@ async function start(args: EdgeStartArgs): Promise<EdgeInfo> {
   const outcomes = [await edge.runCommand('discovery'), await edge.runCommand('sync_edge_directory')];
   if (!outcomes.every((o) => o.ok)) throw new Error('the edge could not load its policy and directory');
   const logger = createLogger('edge', 'info');
-  const listeners = [edge.app, expressEdge(edge, logger), bareNode, bareJsonApp()];
+  const listeners = [edge.app, expressEdge(edge, logger), bareNode, bareJsonApp(), calibrationNode];
   const servers: Server[] = [];
   for (const listener of listeners) servers.push(await listen(listener, 0, '127.0.0.1'));
   running = { edge, servers };
-  const [edgeUrl, expressEdgeUrl, bareNodeUrl, bareUrl] = servers.map((s) => baseUrl(s)) as [string, string, string, string];
-  return { edgeUrl, expressEdgeUrl, bareNodeUrl, bareUrl, instanceId: edge.instanceId };
+  const [edgeUrl, expressEdgeUrl, bareNodeUrl, bareUrl, calibrationUrl] = servers.map((s) => baseUrl(s)) as [string, string, string, string, string];
+  return { edgeUrl, expressEdgeUrl, bareNodeUrl, bareUrl, calibrationUrl, calibrationWorkUs: CALIBRATION_WORK_US, instanceId: edge.instanceId };
 }
 
 serveParent({ start }, async () => {
