@@ -78,8 +78,9 @@ async function stopEngines(owned: Engines['owned']): Promise<void> {
  * The stack's components with the one control plane replaced by `nodes` nodes on the ports
  * after the control plane's, each named `node-<i>` in Redis; the IdP keeps its OIDC storage
  * in the same PostgreSQL. The first node alone seeds an
- * empty database; it starts first and the launcher waits for it, so the others find the demo
- * tenant there. What waits for the control plane (the edge, the apps) waits for every node.
+ * empty database; it starts first and the launcher waits for it, so the others, started
+ * together after it, find the demo tenant there. What waits for the control plane (the edge,
+ * the apps) waits for every node.
  */
 export function clusterComponents(config: Config, nodes: number, engines: { databaseUrl: string; redisUrl: string }): Component[] {
   const components: Component[] = [];
@@ -98,8 +99,10 @@ export function clusterComponents(config: Config, nodes: number, engines: { data
     }
     for (let i = 1; i <= nodes; i += 1) {
       const port = config.controlPlane.port + i;
-      // Each node after the one before it (waitsFor unset): the first alone seeds the database.
+      // The first node after the IdP (waitsFor unset: the one before it); it alone seeds the
+      // database, so the others start together once it is ready (they migrate under a lock).
       components.push({
+        ...(i === 1 ? {} : { waitsFor: ['control-plane-1'] }),
         name: `control-plane-${i}`,
         label: `control plane ${i}`,
         entry: component.entry,

@@ -24,9 +24,9 @@ describe('clusterComponents', () => {
     for (const component of others) expect(component.env).toEqual(component.name === 'idp' ? { DATABASE_URL: engines.databaseUrl } : undefined);
   });
 
-  it('starts each node after the one before it, the first after the IdP', () => {
+  it('starts the first node after the IdP, and the others together once the first (which seeds the database) is ready', () => {
     const components = clusterComponents(config, 3, engines);
-    expect(components.filter((c) => c.name.startsWith('control-plane-')).map((c) => c.waitsFor)).toEqual([undefined, undefined, undefined]);
+    expect(components.filter((c) => c.name.startsWith('control-plane-')).map((c) => c.waitsFor)).toEqual([undefined, ['control-plane-1'], ['control-plane-1']]);
     expect(components.map((c) => c.name).slice(0, 4)).toEqual(['idp', 'control-plane-1', 'control-plane-2', 'control-plane-3']);
   });
 
