@@ -95,13 +95,15 @@ export async function runStack(options: StackOptions): Promise<void> {
     const waited = waitsFor.map((name) => ready.get(name) ?? Promise.reject(new StartFailure(component.label, new Error(`it waits for "${name}", which is not started before it`))));
     const run = Promise.all(waited).then(async () => {
       if (stopping) return new Promise<never>(() => undefined);
-      const r = runComponent(component, file, options.logDir);
-      current.set(component.name, r);
-      // While it starts, waitUntilReady alone reports a death, with this run's log lines.
-      await waitUntilReady(r, options.host, options.readyTimeoutMs).catch((err: unknown) => {
+      try {
+        const r = runComponent(component, file, options.logDir);
+        current.set(component.name, r);
+        // While it starts, waitUntilReady alone reports a death, with this run's log lines.
+        await waitUntilReady(r, options.host, options.readyTimeoutMs);
+        return r;
+      } catch (err) {
         throw new StartFailure(component.label, err as Error);
-      });
-      return r;
+      }
     });
     run.catch((failure: unknown) => failed(failure as StartFailure));
     ready.set(component.name, run);
