@@ -55,9 +55,19 @@ function bareApp(withHelmet = false): express.Express {
   return app;
 }
 
+/**
+ * createApp as the RBAC app starts it (createRbacApp): its answers carry no ETag, so the
+ * layers below the RBAC app do not hash a body the RBAC app never hashes.
+ */
+function rbacAppStack(logger: Logger): express.Express {
+  const app = createApp(logger);
+  app.set('etag', false);
+  return app;
+}
+
 /** The app's own stack plus authentication only: what verifying the token costs on its own. */
 function authenticatedOnly(config: Config, logger: Logger): express.Express {
-  const app = createApp(logger);
+  const app = rbacAppStack(logger);
   app.delete('/resource/:name', accessTokenMiddleware(config), (req, res) => {
     res.type('text/plain').send(greet(String(req.params.name)));
   });
@@ -70,7 +80,7 @@ function authenticatedOnly(config: Config, logger: Logger): express.Express {
  * auth + authz cost, as opposed to what every production app pays anyway.
  */
 function sameStackNoAuth(logger: Logger): express.Express {
-  const app = createApp(logger);
+  const app = rbacAppStack(logger);
   app.delete('/resource/:name', (req, res) => {
     res.type('text/plain').send(greet(String(req.params.name)));
   });
