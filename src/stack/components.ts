@@ -26,7 +26,7 @@ export interface Component {
   readonly env?: Readonly<Record<string, string>>;
   /**
    * The components (by `name`) that must answer their ready path before this one is started;
-   * unset, the one listed before it. Those that wait for nothing still unready start together.
+   * unset, the one listed before it. Components whose waits end together start together.
    */
   readonly waitsFor?: readonly string[];
 }
