@@ -32,8 +32,7 @@ import { measureDecisionLatency } from './lib/decision-latency';
 import { reportRecordCost } from './lib/record-cost';
 import { alternate, cpuPerRequest, printMedians, roundSamples, type LoadTarget } from './lib/load';
 import { fmt, machineLine, printTable, verdict } from './lib/table';
-import { InvalidArgumentError } from 'commander';
-import { scriptCommand } from '../lib/script-command';
+import { scriptCommand, wholeNumber } from '../lib/script-command';
 
 const CONNECTIONS = 10;
 const WARMUP_SECONDS = 2;
@@ -59,12 +58,6 @@ interface BenchOptions {
   readonly seconds: number;
   /** Part 1 only: skip decision latency and propagation. */
   readonly throughputOnly: boolean;
-}
-
-function positiveInteger(value: string): number {
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || n < 1 || n > 100) throw new InvalidArgumentError('a whole number, 1–100');
-  return n;
 }
 
 const latencyRow = (name: string, s: Propagation['total']) => [name, String(s.count), s.p50, s.p99, s.mean, s.max];
@@ -201,8 +194,8 @@ const command = scriptCommand(
   "the sample apps' request path layer by layer from bare Express to the default stack (allowed and denied), embedded decision latency, propagation into the app",
   'BENCH_CPU_PROF=/tmp/prof npm run bench:apps   # also writes a CPU profile of the apps child',
 )
-  .option('--rounds <n>', 'rounds of alternated runs (req/s, then CPU per request)', positiveInteger, 3)
-  .option('--seconds <n>', 'seconds per req/s run; a CPU run takes three fifths of it', positiveInteger, 5)
+  .option('--rounds <n>', 'rounds of alternated runs (req/s, then CPU per request)', wholeNumber(1, 100), 3)
+  .option('--seconds <n>', 'seconds per req/s run; a CPU run takes three fifths of it', wholeNumber(1, 100), 5)
   .option('--throughput-only', 'part 1 only: skip decision latency and propagation', false)
   .parse();
 

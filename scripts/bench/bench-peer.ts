@@ -15,16 +15,15 @@ import { readPolicyFolder } from '../../src/policy';
 import { startBenchStack, type BenchStack } from './lib/bench-stack';
 import { startCerbos, type CerbosServer } from './lib/cerbos-server';
 import type { BenchChild } from './lib/child-harness';
-import { compareRounds, formatSpread, goalRow, type RoundSamples } from './lib/compare-rounds';
+import { compareRounds, formatSpread, goalRow, spreadOf, type RoundSamples } from './lib/compare-rounds';
 import { closeCalls, execCommand, isRequestBody, pushPolicy } from './lib/control-plane-calls';
 import { runLoad, type LoadTarget } from './lib/load';
 import { checkEquivalence, peerBodies, type PeerUser, type PeerVariation } from './lib/peer-bodies';
 import { treeCpuMs } from './lib/read-process-cpu';
 import type { EdgeInfo } from './lib/edge-server';
-import { median } from './lib/stats';
-import { fmt, machineLine, printTable } from './lib/table';
+import { machineLine, printTable } from './lib/table';
 import { InvalidArgumentError } from 'commander';
-import { scriptCommand } from '../lib/script-command';
+import { scriptCommand, wholeNumber } from '../lib/script-command';
 
 /** Per-round ratio goals (server CPU per request, median of rounds). */
 const GOALS = { ofBareNode: 0.6, ofCerbos: 1.0 };
@@ -88,7 +87,7 @@ async function sidecarPart(edge: EdgeInfo, edgePid: number, user: PeerUser, opti
       const added = samples.get(calibration.label)!.cpuUs.map((us, i) => us - samples.get(bare.label)!.cpuUs[i]!);
       console.log(
         `\nCalibration: ${edge.calibrationWorkUs} µs of busy work in the bare handler measures CPU ${formatSpread(cpu)} of bare, ` +
-          `${fmt(median(added), 1)} µs more CPU per request (${fmt(Math.min(...added), 1)}–${fmt(Math.max(...added), 1)}): ` +
+          `${formatSpread(spreadOf(added), 1)} µs more CPU per request: ` +
           'the budget a handler has here before the ratio falls.',
       );
     }
@@ -183,14 +182,8 @@ const program = scriptCommand(
     if (v !== 'sidecar' && v !== 'peer') throw new InvalidArgumentError('sidecar or peer');
     return v;
   })
-  .option('--rounds <n>', 'alternated rounds per comparison (1–9)', (v: string) => boundedInt(v, 1, 9), 3)
-  .option('--seconds <n>', 'seconds per run (1–20)', (v: string) => boundedInt(v, 1, 20), 3);
-
-function boundedInt(value: string, min: number, max: number): number {
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || n < min || n > max) throw new InvalidArgumentError(`a whole number, ${min}–${max}`);
-  return n;
-}
+  .option('--rounds <n>', 'alternated rounds per comparison (1–9)', wholeNumber(1, 9), 3)
+  .option('--seconds <n>', 'seconds per run (1–20)', wholeNumber(1, 20), 3);
 
 program.parse();
 

@@ -10,14 +10,13 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { InvalidArgumentError } from 'commander';
 import { findProjectRoot, loadConfig } from '../../src/config';
 import { stackComponents } from '../../src/stack/components';
 import { freePort } from '../lib/free-port';
-import { scriptCommand } from '../lib/script-command';
+import { scriptCommand, wholeNumber } from '../lib/script-command';
 import { treeCpuMs } from './lib/read-process-cpu';
-import { median } from './lib/stats';
-import { fmt, machineLine, printTable } from './lib/table';
+import { formatSpread, spreadOf } from './lib/compare-rounds';
+import { machineLine, printTable } from './lib/table';
 
 /** A start that has not printed its banner by then has failed. */
 const START_LIMIT_MS = 120_000;
@@ -79,15 +78,9 @@ async function main(options: { runs: number }): Promise<void> {
     runs.map((r, i) => [String(i + 1), ...r.ready.map((ms) => ms / 1000), r.bannerMs / 1000, r.cpuMs / 1000]),
     2,
   );
-  const spread = (values: number[]) => `${fmt(median(values) / 1000, 2)} (${fmt(Math.min(...values) / 1000, 2)}–${fmt(Math.max(...values) / 1000, 2)})`;
-  console.log(`\nTo the banner: ${spread(runs.map((r) => r.bannerMs))} s; CPU by then: ${spread(runs.map((r) => r.cpuMs))} s (median (min–max)).`);
+  const seconds = (ms: readonly number[]) => formatSpread(spreadOf(ms.map((v) => v / 1000)));
+  console.log(`\nTo the banner: ${seconds(runs.map((r) => r.bannerMs))} s; CPU by then: ${seconds(runs.map((r) => r.cpuMs))} s (median (min–max)).`);
   console.log(`Load average at the end: ${machineLine().split('load average ')[1]}`);
-}
-
-function positiveInteger(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 50) throw new InvalidArgumentError('a whole number from 1 to 50');
-  return n;
 }
 
 const program = scriptCommand(
@@ -95,7 +88,7 @@ const program = scriptCommand(
   'time `npm start` on a fresh data folder, component by component, to its banner, with the CPU it used; then stop it with Ctrl-C (each run on free loopback ports)',
   'npm run bench:start -- --runs 3',
 );
-program.option('--runs <n>', 'starts to time, one after the other', positiveInteger, 5);
+program.option('--runs <n>', 'starts to time, one after the other (1–50)', wholeNumber(1, 50), 5);
 program.action((options: { runs: number }) =>
   main(options).catch((err: unknown) => {
     console.error(err);

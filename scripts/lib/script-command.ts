@@ -15,6 +15,15 @@ export function scriptCommand(usage: string, description: string, example: strin
     .addHelpText('after', `\nExample:\n  ${example}`);
 }
 
+/** commander's parser for a whole-number option from `min` to `max`, or a usage error naming the range. */
+export function wholeNumber(min: number, max: number): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value) || n < min || n > max) throw new InvalidArgumentError(`a whole number, ${min}–${max}`);
+    return n;
+  };
+}
+
 /** commander's parser for a `--port <number>` option: a port number, 1–65535, or a usage error naming the rule. */
 export function portNumber(value: string): number {
   const n = Number(value);

@@ -57,9 +57,9 @@ export function compareRounds(baseline: RoundSamples, target: RoundSamples): Com
   };
 }
 
-/** `0.63 (0.60–0.66)`: the median, then the range over rounds. */
-export function formatSpread(spread: RatioSpread): string {
-  return `${fmt(spread.median, 2)} (${fmt(spread.min, 2)}–${fmt(spread.max, 2)})`;
+/** `0.63 (0.60–0.66)`: the median, then the range over rounds, with `digits` decimals. */
+export function formatSpread(spread: RatioSpread, digits = 2): string {
+  return `${fmt(spread.median, digits)} (${fmt(spread.min, digits)}–${fmt(spread.max, digits)})`;
 }
 
 /**
