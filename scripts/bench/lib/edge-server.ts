@@ -40,38 +40,39 @@ let running: { edge: Edge; servers: Server[] } | undefined;
 const ANSWER = JSON.stringify({ decisions: [{ decision: 'allowed', is: true }] });
 const AUTHZEN_ANSWER = JSON.stringify({ decision: true });
 
-/** The floor: node:http reading the same JSON body and answering the same JSON shape (AuthZEN's on its paths, else the `is` shape). */
-const bareNode: RequestListener = (req, res) => {
-  const chunks: Buffer[] = [];
-  req.on('data', (chunk: Buffer) => chunks.push(chunk));
-  req.on('end', () => {
-    JSON.parse(Buffer.concat(chunks).toString('utf8'));
-    const answer = req.url?.startsWith('/access/v1/') ? AUTHZEN_ANSWER : ANSWER;
-    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(answer) });
-    res.end(answer);
-  });
-};
-
 /** Busy work a calibration server does per request, in µs (of wall time: a busy loop on one core). */
 const CALIBRATION_WORK_US = 10;
 
 /**
- * The floor plus {@link CALIBRATION_WORK_US} µs of busy work per request, after the parse: how
- * much server CPU per request, measured as the bench measures it, that much work of a handler
- * costs on this machine (more than itself when the load generator sleeps between answers).
+ * node:http reading the JSON body and answering the same JSON shape (AuthZEN's on its paths,
+ * else the `is` shape), after `workUs` µs of busy work once the body is parsed.
  */
-const calibrationNode: RequestListener = (req, res) => {
-  const chunks: Buffer[] = [];
-  req.on('data', (chunk: Buffer) => chunks.push(chunk));
-  req.on('end', () => {
-    JSON.parse(Buffer.concat(chunks).toString('utf8'));
-    const until = process.hrtime.bigint() + BigInt(CALIBRATION_WORK_US * 1000);
-    while (process.hrtime.bigint() < until);
-    const answer = req.url?.startsWith('/access/v1/') ? AUTHZEN_ANSWER : ANSWER;
-    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(answer) });
-    res.end(answer);
-  });
-};
+function jsonNode(workUs: number): RequestListener {
+  return (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      if (workUs > 0) {
+        const until = process.hrtime.bigint() + BigInt(workUs * 1000);
+        while (process.hrtime.bigint() < until);
+      }
+      const answer = req.url?.startsWith('/access/v1/') ? AUTHZEN_ANSWER : ANSWER;
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(answer) });
+      res.end(answer);
+    });
+  };
+}
+
+/** The floor: the sidecar's bodies read, parsed and answered, nothing decided. */
+const bareNode = jsonNode(0);
+
+/**
+ * The floor plus {@link CALIBRATION_WORK_US} µs of busy work per request: how much server CPU
+ * per request, measured as the bench measures it, that much work of a handler costs on this
+ * machine (more than itself when the load generator sleeps between answers).
+ */
+const calibrationNode = jsonNode(CALIBRATION_WORK_US);
 
 /** The decision routes of `edge` behind Express with the stack every Outpost app has. */
 function expressEdge(edge: Edge, logger: Logger): express.Express {
