@@ -5,7 +5,8 @@
 //    a real store (SQLite; PostgreSQL too when Debian's binaries are there), frames of 100
 //    records from 10 edges, retention trimming included — rounds, min/median/max.
 // 2. Hot path: what queueing a record adds to a cached embedded decision (lib/record-cost, as
-//    bench:apps measures it), with and without, per round.
+//    bench:apps measures it), with and without, per round; and what shipping a record costs the
+//    edge off that path (taken, checked, framed, serialized), CPU ns per record per round.
 // 3. End to end: a decision at a real sidecar (forked children: control plane, edge) until the
 //    admin API lists it, found by its request id — p50/p99. The console's live view reads the
 //    same store every 500 ms, so it shows a record at most that much later.
@@ -22,7 +23,7 @@ import { scriptCommand } from '../lib/script-command';
 import { startBenchStack, type BenchStack } from './lib/bench-stack';
 import type { BenchChild } from './lib/child-harness';
 import { closeCalls, isRequestBody, request } from './lib/control-plane-calls';
-import { reportRecordCost, spread } from './lib/record-cost';
+import { reportRecordCost, reportShipCost, spread } from './lib/record-cost';
 import { summarize } from './lib/stats';
 import { fmt, machineLine, printTable } from './lib/table';
 
@@ -33,6 +34,7 @@ const EDGES = 10;
 const END_TO_END = 100;
 const RECORD_ROUNDS = 5;
 const RECORD_DECISIONS = 200_000;
+const SHIPPED_RECORDS = 20_000;
 const HOUR = 3_600_000;
 /** Morty's id in the demo directory (data/), the principal of every record here. */
 const MORTY_ID = 'c8c8a5d4-3f1e-4b7a-9d1e-0a1b2c3d4e02';
@@ -93,7 +95,9 @@ async function hotPath(cp: BenchStack['cp'], dataDir: string): Promise<number> {
   });
   try {
     const request = { principal: MORTY_ID, action: 'DELETE', resource: { type: 'Resource', id: 'record-cost' }, policyPath: 'rbac.DELETE' };
-    return reportRecordCost(embedded.edge, request, RECORD_ROUNDS, RECORD_DECISIONS);
+    const added = reportRecordCost(embedded.edge, request, RECORD_ROUNDS, RECORD_DECISIONS);
+    reportShipCost(embedded.edge, request, RECORD_ROUNDS, SHIPPED_RECORDS);
+    return added;
   } finally {
     await embedded.close();
   }
