@@ -1,7 +1,7 @@
 import type { AuthorizationRequest, LocalDecision } from '../decision';
 import type { DirectoryData } from '../directory';
 import { explainDecision } from '../policy';
-import { DECISION_RECORD_LIMITS, decisionRecordSchema, type DecisionRecord } from '../relay-protocol';
+import { DECISION_RECORD_LIMITS, fitsDecisionRecord, type DecisionRecord } from '../relay-protocol';
 import { resolveUserId } from './decision-support';
 import type { ActivePolicy } from './edge-state';
 
@@ -75,7 +75,7 @@ function toRecord(slot: Slot, app: string): DecisionRecord | undefined {
     directory_revision: decision.directoryRevision,
     latency_us: Math.round(Math.max(0, slot.latencyMs) * 1000),
   };
-  return decisionRecordSchema.safeParse(record).success ? record : undefined;
+  return fitsDecisionRecord(record) ? record : undefined;
 }
 
 /** A ring of `capacity` slots for the edge that decides as `app` (`sidecar` or an app's name). */

@@ -77,6 +77,18 @@ describe('createDecisionLog', () => {
     expect(record!.resource.id.startsWith('a [2J')).toBe(true);
     expect(record!.request_id).toBe('r 1');
   });
+
+  it('drops and counts a record the wire refuses (an empty id), and ships the rest', () => {
+    const log = createDecisionLog('sidecar', 5);
+    const { request, decision } = decide(users.beth, 'GET', 'x');
+    log.record(request, decision, '', 0, active, directory);
+    log.record({ ...request, resource: { type: 'Resource', id: '' } }, decision, 'r-empty-resource', 0, active, directory);
+    log.record(request, decision, 'r-kept', 0, active, directory);
+    const records = log.take(5);
+    expect(records.map((r) => r.request_id)).toEqual(['r-kept']);
+    expect(log.dropped).toBe(2);
+    for (const record of records) expect(decisionRecordSchema.parse(record)).toEqual(record);
+  });
 });
 
 describe('createDecisionShipper', () => {
