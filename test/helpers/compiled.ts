@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** The checkout's root. */
@@ -5,10 +6,15 @@ export const ROOT = join(__dirname, '..', '..');
 
 /**
  * The compiled form of a source file under src/ or scripts/ (`scripts/tenants.ts` →
- * `<root>/dist/scripts/tenants.js`), built once per run by Jest's globalSetup
- * (test/build-once.js): a child runs it with plain `node`, as `npm start` and the npm scripts do.
+ * `<root>/dist/scripts/tenants.js`), or of a test fixture that runs as a process
+ * (`test/stack/fixtures/stub-stack.ts` → `<root>/dist/test/stack/fixtures/stub-stack.js`), built
+ * once per run by Jest's globalSetup (test/build-once.js): a child runs it with plain `node`, as
+ * `npm start` and the npm scripts do.
  */
 export function compiled(sourcePath: string): string {
-  if (!/^(src|scripts)\/.+\.ts$/.test(sourcePath)) throw new Error(`not a source file under src/ or scripts/: ${sourcePath}`);
-  return join(ROOT, 'dist', sourcePath.replace(/\.ts$/, '.js'));
+  const fixture = /^test\/(.+\/)?fixtures\/[^/]+\.ts$/.test(sourcePath);
+  if (!fixture && !/^(src|scripts)\/.+\.ts$/.test(sourcePath)) throw new Error(`not a source file under src/ or scripts/, or a test fixture: ${sourcePath}`);
+  const file = join(ROOT, 'dist', sourcePath.replace(/\.ts$/, '.js'));
+  if (fixture && !existsSync(file)) throw new Error(`${sourcePath} is not compiled: list its folder in PROCESS_FIXTURES (test/build-once.js)`);
+  return file;
 }

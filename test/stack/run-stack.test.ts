@@ -3,13 +3,15 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { compiled } from '../helpers/compiled';
 import { runsOf, STOPPED_MARKER } from './fixtures/stub-stack';
 
-const fixture = join(__dirname, 'fixtures', 'stub-stack.ts');
+/** The launcher with stub components, compiled to plain JavaScript by test/build-once.js. */
+const fixture = compiled('test/stack/fixtures/stub-stack.ts');
 
 /** The launcher under test, with stub components on the given ports (`<port>` or `<port>:crash`) and fixture options (`--firstDelayMs=20`). */
 function launch(dir: string, specs: string[]) {
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', fixture, dir, ...specs], {
+  const child = spawn(process.execPath, [fixture, dir, ...specs], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
