@@ -14,7 +14,7 @@ const ts = require('typescript');
 
 const ROOT = join(__dirname, '..');
 /** Folders of fixtures that tests start as processes (under the root). */
-const PROCESS_FIXTURES = ['test/stack/fixtures'];
+const PROCESS_FIXTURES = ['test/edge/fixtures', 'test/observability/fixtures', 'test/stack/fixtures'];
 const TRANSPILE = { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true };
 
 function compileFixtures(folder) {

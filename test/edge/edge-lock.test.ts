@@ -8,10 +8,11 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createEdgeRuntime, type EdgeRuntime } from '../../src/edge';
 import { silentLogger } from '../../src/observability';
+import { compiled } from '../helpers/compiled';
 import { removeDir, tempDir } from './edge-kit';
 
-const HOLDER = join(__dirname, 'hold-edge-lock.ts');
-const TS_NODE = ['-r', 'ts-node/register/transpile-only'];
+/** The lock holder, compiled to plain JavaScript by test/build-once.js. */
+const HOLDER = compiled('test/edge/fixtures/hold-edge-lock.ts');
 
 let dir: string;
 const children: ChildProcess[] = [];
@@ -44,7 +45,7 @@ function runtime(): EdgeRuntime {
 
 /** A child process running an edge on `dir`, once it says it started (and holds the lock). */
 async function holder(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [...TS_NODE, HOLDER, dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [HOLDER, dir], { stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let out = '';
   let err = '';
@@ -113,7 +114,7 @@ describe('the edge lock', () => {
   it('does not block an edge running as PID 1 (a container) on a stale edge.lock that names pid 1', () => {
     writeFileSync(join(dir, 'edge.lock'), '1\n');
     const run = (extra: readonly string[]) =>
-      spawnSync('unshare', [...extra, '--pid', '--fork', '--mount-proc', process.execPath, ...TS_NODE, HOLDER, dir, 'once'], { encoding: 'utf8', timeout: 60_000 });
+      spawnSync('unshare', [...extra, '--pid', '--fork', '--mount-proc', process.execPath, HOLDER, dir, 'once'], { encoding: 'utf8', timeout: 60_000 });
     let result = run([]);
     // Without CAP_SYS_ADMIN (an unprivileged container), a user namespace gives the same PID 1.
     if (result.status !== 0 && !result.stdout.includes('started') && /Operation not permitted/.test(result.stderr)) result = run(['--user', '--map-root-user']);

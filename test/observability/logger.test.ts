@@ -1,11 +1,12 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { join } from 'node:path';
 import { LOG_BUFFER_FLUSH_BYTES } from '../../src/observability';
+import { compiled } from '../helpers/compiled';
 
-const child = join(__dirname, 'log-destination.ts');
+/** The logging child, compiled to plain JavaScript by test/build-once.js. */
+const child = compiled('test/observability/fixtures/log-destination.ts');
 
 function run(count: number, how: 'exit' | 'throw'): { lines: Record<string, unknown>[]; status: number | null } {
-  const out = spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', child, String(count), how], { encoding: 'utf8', timeout: 30_000 });
+  const out = spawnSync(process.execPath, [child, String(count), how], { encoding: 'utf8', timeout: 30_000 });
   const lines = out.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
   return { lines, status: out.status };
 }
@@ -29,7 +30,7 @@ describe('createLogger (buffered stdout)', () => {
 
   it('writes a line of a quiet process within the flush interval, without exit or a full batch', async () => {
     // The child stays alive: only the timer can write its one line. The wait is for the line.
-    const proc = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', child, '1', 'stay'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const proc = spawn(process.execPath, [child, '1', 'stay'], { stdio: ['ignore', 'pipe', 'inherit'] });
     try {
       const first = await new Promise<string>((resolve, reject) => {
         let out = '';
