@@ -1,11 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { V8_INLINES_WASM_CALLS_UNSAFELY } from '../../src/policy/cedar-engine';
+import { compiled } from '../helpers/compiled';
 
 // The crash that killed edges under mixed load (docs/architecture.md, "The V8 crash"),
 // reproduced in a child process so that it can abort without taking Jest down.
 const repro = join(__dirname, 'fixtures', 'inlined-wasm-call-deopt.js');
-const engine = join(__dirname, '..', '..', 'src', 'policy', 'cedar-engine.ts');
+/** The engine as the edge runs it, compiled (test/build-once.js). */
+const engine = compiled('src/policy/cedar-engine.ts');
 
 function runRepro(...args: string[]) {
   return spawnSync(process.execPath, [...args, repro], { encoding: 'utf8', timeout: 60_000 });
@@ -25,7 +27,7 @@ describe('the V8 lazy-deoptimization crash on inlined Wasm calls', () => {
   });
 
   it('cannot happen in a process that loaded the Cedar engine', () => {
-    const run = spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', repro, engine], { encoding: 'utf8', timeout: 60_000 });
+    const run = spawnSync(process.execPath, [repro, engine], { encoding: 'utf8', timeout: 60_000 });
     expect(run.stderr).not.toMatch(/unreachable code/);
     expect(run.signal).toBeNull();
     expect(run.status).toBe(0);

@@ -1,16 +1,18 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { TURBOFAN_FROM_FIRST_CALL } from '../../src/policy/cedar-engine';
+import { compiled } from '../helpers/compiled';
 
 // docs/architecture.md, "Cedar's Wasm code": a process that loaded the Cedar engine compiles
 // Wasm with TurboFan from the first call, not with Liftoff first.
 const probe = join(__dirname, 'fixtures', 'wasm-tier-probe.js');
-const engine = join(__dirname, '..', '..', 'src', 'policy', 'cedar-engine.ts');
-const policyModule = join(__dirname, '..', '..', 'src', 'policy', 'index.ts');
+// Compiled (test/build-once.js), as the edge and the control plane run them.
+const engine = compiled('src/policy/cedar-engine.ts');
+const policyModule = compiled('src/policy/index.ts');
 
-/** The compiler of the probe's Wasm function, in a child that loaded `first` (TypeScript) and called its `call` export before. */
+/** The compiler of the probe's Wasm function, in a child that loaded `first` and called its `call` export before. */
 function tierAfterLoading(first?: string, call?: string): { liftoff: boolean; turbofan: boolean } {
-  const args = first === undefined ? [probe] : ['-r', 'ts-node/register/transpile-only', probe, first, ...(call === undefined ? [] : [call])];
+  const args = first === undefined ? [probe] : [probe, first, ...(call === undefined ? [] : [call])];
   const run = spawnSync(process.execPath, ['--allow-natives-syntax', ...args], { encoding: 'utf8', timeout: 60_000 });
   expect(run.stderr).toBe('');
   return JSON.parse(run.stdout) as { liftoff: boolean; turbofan: boolean };
