@@ -5,9 +5,9 @@ import { promisify } from 'node:util';
 const ROOT = join(__dirname, '..', '..');
 
 /**
- * The storage drivers a fresh Node process has loaded after requiring `modules` (paths from
- * the project root), as `pg` / `better-sqlite3`, each named once. A real process, not Jest's
- * module registry: what `npm run app:rbac` would load.
+ * The storage drivers a fresh Node process has loaded after requiring `modules` (compiled, from
+ * dist/: paths from the project root), as `pg` / `better-sqlite3`, each named once. A real
+ * process, not Jest's module registry: what `npm run app:rbac` would load.
  */
 async function driversLoadedBy(modules: readonly string[]): Promise<string[]> {
   const probe = [
@@ -15,16 +15,16 @@ async function driversLoadedBy(modules: readonly string[]): Promise<string[]> {
     `const found = Object.keys(require.cache).map((f) => /node_modules[\\\\/](pg|better-sqlite3)[\\\\/]/.exec(f)?.[1]).filter(Boolean);`,
     'console.log(JSON.stringify([...new Set(found)].sort()));',
   ].join('\n');
-  const { stdout } = await promisify(execFile)(process.execPath, ['-r', 'ts-node/register/transpile-only', '-e', probe], { cwd: ROOT, timeout: 30_000 });
+  const { stdout } = await promisify(execFile)(process.execPath, ['-e', probe], { cwd: ROOT, timeout: 30_000 });
   return JSON.parse(stdout) as string[];
 }
 
 describe('the foundation knows no storage (docs/architecture.md, "Layers")', () => {
   it('lets the RBAC sample app and what its main.ts wires (embedded edge, config, logger) load neither pg nor better-sqlite3', async () => {
-    expect(await driversLoadedBy(['./src/apps/rbac', './src/apps/app-dependencies', './src/config', './src/http', './src/observability'])).toEqual([]);
+    expect(await driversLoadedBy(['./dist/src/apps/rbac', './dist/src/apps/app-dependencies', './dist/src/config', './dist/src/http', './dist/src/observability'])).toEqual([]);
   }, 30_000);
 
-  it('sees a driver when one is loaded: src/sql loads both', async () => {
-    expect(await driversLoadedBy(['./src/sql'])).toEqual(['better-sqlite3', 'pg']);
+  it('sees a driver when one is loaded: src/sql (compiled) loads both', async () => {
+    expect(await driversLoadedBy(['./dist/src/sql'])).toEqual(['better-sqlite3', 'pg']);
   }, 30_000);
 });

@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { acquireDirectoryLock, DirectoryLockedError } from '../../src/files';
+import { compiled } from '../helpers/compiled';
 
 let root: string;
 let dir: string;
@@ -46,8 +47,8 @@ describe('acquireDirectoryLock (Linux: an abstract socket)', () => {
   });
 
   it('never keeps its process alive: a process that only holds the lock exits by itself', () => {
-    const script = `require(${JSON.stringify(join(__dirname, '../../src/files'))}).acquireDirectoryLock(${JSON.stringify(dir)}, 'edge').then(() => console.log('held'))`;
-    const child = spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', '-e', script], { encoding: 'utf8', timeout: 30_000 });
+    const script = `require(${JSON.stringify(compiled('src/files/index.ts'))}).acquireDirectoryLock(${JSON.stringify(dir)}, 'edge').then(() => console.log('held'))`;
+    const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 30_000 });
     expect({ status: child.status, stdout: child.stdout, signal: child.signal }).toEqual({ status: 0, stdout: 'held\n', signal: null });
   });
 });
