@@ -40,9 +40,12 @@ function snapshot(dir: string): Map<string, string> {
   return files;
 }
 
-/** Runs the CLI from the copy's source (so `findProjectRoot` finds the copy), as `npm run new-app -- …` would. */
+/**
+ * Runs the CLI compiled inside the copy (the checkout's dist/, copied: `findProjectRoot` finds the
+ * copy), as `npm run new-app -- …` does after its build.
+ */
 function newApp(copy: string, ...args: string[]) {
-  const run = spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', join(copy, 'scripts', 'new-app.ts'), ...args], {
+  const run = spawnSync(process.execPath, [join(copy, 'dist', 'scripts', 'new-app.js'), ...args], {
     cwd: copy,
     env: { PATH: process.env.PATH ?? '' },
     encoding: 'utf8',
@@ -58,7 +61,7 @@ describe('npm run new-app', () => {
   let output = '';
 
   beforeAll(() => {
-    copy = copyCheckout('outpost-new-app-');
+    copy = copyCheckout('outpost-new-app-', { dist: true });
     dataDir = join(copy, '.state');
   });
 
