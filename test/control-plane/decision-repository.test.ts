@@ -4,25 +4,9 @@ import { join } from 'node:path';
 import { createTenant, openControlPlaneStore, type ControlPlaneStore } from '../../src/control-plane';
 import { createDecisionIngest } from '../../src/control-plane/ingest-decisions';
 import { silentLogger } from '../../src/observability';
-import type { DecisionRecord } from '../../src/relay-protocol';
+import { decisionRecord as record } from '../helpers/decision-record';
 import { SQL_ENGINES } from '../helpers/sql-engines';
 import { seedDirectory } from './fixture';
-
-const DIGEST = `sha256:${'c'.repeat(64)}`;
-const record = (n: number, over: Partial<DecisionRecord> = {}): DecisionRecord => ({
-  time: 1_700_000_000_000 + n,
-  request_id: `req-${n}`,
-  app: 'rbac',
-  principal: { id: 'u-rick', email: 'rick@the-citadel.com' },
-  action: 'DELETE',
-  resource: { type: 'Resource', id: 'x' },
-  decision: 'allow',
-  reasons: [{ policy: 'rbac.cedar:19', comment: 'Admins may do everything, DELETE included.' }],
-  policy_digest: DIGEST,
-  directory_revision: 3,
-  latency_us: 40,
-  ...over,
-});
 
 describe.each(SQL_ENGINES)('decision records on $name', (engine) => {
   let dir: string;

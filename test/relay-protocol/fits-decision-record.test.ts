@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { DECISION_RECORD_LIMITS, decisionRecordSchema, fitsDecisionRecord, type DecisionRecord } from '../../src/relay-protocol';
+import { decisionRecord } from '../helpers/decision-record';
 
 // The edge's hand check of a decision record must answer as the schema does, on records built
 // in memory (as the edge builds them) and on records that went through JSON (an own
@@ -63,19 +64,7 @@ describe('fitsDecisionRecord', () => {
   });
 
   it('refuses a record with a member the schema does not know, even a reserved one', () => {
-    const valid: DecisionRecord = {
-      time: 1,
-      request_id: 'r',
-      app: 'sidecar',
-      principal: { id: 'u', email: 'u@example.com' },
-      action: 'GET',
-      resource: { type: 'Resource', id: 'x' },
-      decision: 'allow',
-      reasons: [{ policy: 'rbac.cedar:19', comment: 'Admins may do everything.' }],
-      policy_digest: DIGEST,
-      directory_revision: 3,
-      latency_us: 13,
-    };
+    const valid = decisionRecord(1);
     expect(fitsDecisionRecord(valid)).toBe(true);
     expect(fitsDecisionRecord({ ...valid, note: 1 } as DecisionRecord)).toBe(false);
     expect(fitsDecisionRecord(JSON.parse(`{${JSON.stringify(valid).slice(1, -1)},"__proto__":{}}`) as DecisionRecord)).toBe(false);

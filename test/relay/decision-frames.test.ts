@@ -6,24 +6,9 @@
  * bounded per edge.
  */
 import { MAX_PENDING_TRIES } from '../../src/relay/edge-session';
-import type { DecisionRecord } from '../../src/relay-protocol';
+import { decisionRecord as record } from '../helpers/decision-record';
 import { waitFor } from '../integration/stack-client';
 import { startRelayKit, type RelayKit } from './relay-kit';
-
-const record = (n: number, over: Partial<DecisionRecord> = {}): DecisionRecord => ({
-  time: 1_700_000_000_000 + n,
-  request_id: `req-${n}`,
-  app: 'rbac',
-  principal: { id: 'u-rick', email: 'rick@the-citadel.com' },
-  action: 'DELETE',
-  resource: { type: 'Resource', id: 'x' },
-  decision: 'allow',
-  reasons: [{ policy: 'rbac.cedar:19', comment: 'Admins may do everything, DELETE included.' }],
-  policy_digest: `sha256:${'d'.repeat(64)}`,
-  directory_revision: 2,
-  latency_us: 12,
-  ...over,
-});
 
 let kit: RelayKit;
 beforeAll(async () => {
