@@ -14,13 +14,14 @@ module.exports = {
   testTimeout: 20000,
   // dist/ compiled once before any test: processes the tests start run it (test/helpers/compiled.ts).
   globalSetup: '<rootDir>/test/build-once.js',
-  // Three workers on the 2-core machines this runs on (Jest's default there is one): much of a
-  // test's time is spent waiting on the processes it starts, which a third file's work fills.
+  // Four workers on the 2-core machines this runs on (Jest's default there is one): much of a
+  // test's time is spent waiting on the processes it starts, which other files' work fills.
   // Two workers took 389 s instead of 574 s on 2026-11-25; on 2026-11-28, four full runs
-  // alternated took 351 and 360 s with two, 335 and 339 s with three, every test green each time
-  // (BENCHMARKS.md, "`npm test` wall time"). Every test file is independent: its own servers on
-  // port 0, its own PostgreSQL/Redis, its own temp folders.
-  maxWorkers: 3,
+  // alternated took 351 and 360 s with two, 335 and 339 s with three; once the fixtures that run
+  // as processes ran compiled (less CPU, more waiting), three took 333 and 304 s, four 301 and
+  // 289 s, alternated, every test green each time (BENCHMARKS.md, "`npm test` wall time"). Every
+  // test file is independent: its own servers on port 0, its own PostgreSQL/Redis, its own temp folders.
+  maxWorkers: 4,
   // The slowest files first on a run without timings (a fresh clone): test/heavy-first-sequencer.js.
   testSequencer: '<rootDir>/test/heavy-first-sequencer.js',
   // Jest's per-file lines and summary, then one line counting the run (test/count-reporter.js).
