@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DISPLAY_SAFE, displayText, SHA256_DIGEST } from './display-text';
 
 /**
  * Bounds of decision records (docs/reference/api.md, "Decision records"): each text field,
@@ -12,16 +13,13 @@ export const DECISION_RECORD_LIMITS = Object.freeze({
   maxRecordsPerFrame: 100,
 });
 
-const DIGEST = /^sha256:[0-9a-f]{64}$/;
-/** No control or format characters: records are shown in terminals and pages. */
-const DISPLAY_SAFE = /^[^\p{Cc}\p{Cf}]*$/u;
-const text = (max: number) => z.string().max(max).regex(DISPLAY_SAFE, 'must not contain control or format characters');
-const id = text(DECISION_RECORD_LIMITS.maxText).min(1);
+// Every text is display-safe: records are shown in terminals and pages.
+const id = displayText(DECISION_RECORD_LIMITS.maxText).min(1);
 
 /** One reason: a determining policy (`<file>:<line>`) and its first comment line, or `null` and "no policy permits". */
 export const decisionReasonSchema = z.strictObject({
   policy: id.nullable(),
-  comment: text(DECISION_RECORD_LIMITS.maxReasonComment),
+  comment: displayText(DECISION_RECORD_LIMITS.maxReasonComment),
 });
 
 /**
@@ -35,13 +33,13 @@ export const decisionRecordSchema = z.strictObject({
   /** The request id of the HTTP request the decision answered (`X-Request-Id`). */
   request_id: id,
   /** What asked: `sidecar` or the name of the app whose embedded edge decided. */
-  app: text(64).min(1),
-  principal: z.strictObject({ id, email: text(DECISION_RECORD_LIMITS.maxText).optional() }),
+  app: displayText(64).min(1),
+  principal: z.strictObject({ id, email: displayText(DECISION_RECORD_LIMITS.maxText).optional() }),
   action: id,
   resource: z.strictObject({ type: id, id }),
   decision: z.enum(['allow', 'deny']),
   reasons: z.array(decisionReasonSchema).max(DECISION_RECORD_LIMITS.maxReasons),
-  policy_digest: z.string().regex(DIGEST),
+  policy_digest: z.string().regex(SHA256_DIGEST),
   directory_revision: z.number().int().min(0),
   /** Time spent deciding, in microseconds. */
   latency_us: z.number().min(0).max(3_600_000_000),
@@ -114,7 +112,7 @@ export function fitsDecisionRecord(record: DecisionRecord): boolean {
     (value.decision === 'allow' || value.decision === 'deny') &&
     areReasons(value.reasons) &&
     typeof value.policy_digest === 'string' &&
-    DIGEST.test(value.policy_digest) &&
+    SHA256_DIGEST.test(value.policy_digest) &&
     isCount(value.directory_revision) &&
     typeof latency === 'number' &&
     latency >= 0 &&

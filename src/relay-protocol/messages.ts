@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { decisionsFrameSchema } from './decision-record';
+import { displayText, SHA256_DIGEST } from './display-text';
 import { tryDecisionFrameSchema, tryResultFrameSchema } from './try-decision';
 
 /**
@@ -18,18 +19,8 @@ export const MAX_FRAME_BYTES = 64 * 1024;
 export const COMMANDS = ['discovery', 'sync_edge_directory'] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
-/** A policy image digest. */
-export const SHA256_DIGEST = /^sha256:[0-9a-f]{64}$/;
 const sha256Digest = z.string().regex(SHA256_DIGEST);
 const requestId = z.string().min(1).max(64);
-
-/**
- * Text an edge reports that operators will read in a terminal or a page: no control
- * characters (C0, C1: escape sequences can rewrite a terminal) and no format characters
- * (Unicode Cf: right-to-left overrides and invisible characters can disguise an id).
- */
-export const DISPLAY_SAFE = /^[^\p{Cc}\p{Cf}]*$/u;
-const displayText = (max: number) => z.string().max(max).regex(DISPLAY_SAFE, 'must not contain control or format characters');
 
 /**
  * Free text passed on to an operator (an edge's error message): multi-line text is normal

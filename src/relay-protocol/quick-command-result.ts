@@ -1,4 +1,5 @@
-import { DISPLAY_SAFE, SHA256_DIGEST, type EdgeMessage } from './messages';
+import { DISPLAY_SAFE, SHA256_DIGEST } from './display-text';
+import type { EdgeMessage } from './messages';
 
 // The hand check for the frame every exec waits for, on the relay's hot path. The zod schema
 // stays the frame's schema of record: this accepts only a successful `command_result` it can

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { DECISION_RECORD_LIMITS, decisionReasonSchema } from './decision-record';
+import { DISPLAY_SAFE } from './display-text';
 
-/** No control or format characters: a tried request is shown back in a page. */
-const DISPLAY_SAFE = /^[^\p{Cc}\p{Cf}]*$/u;
+// No control or format characters: a tried request is shown back in a page.
 const text = z.string().min(1).max(DECISION_RECORD_LIMITS.maxText).regex(DISPLAY_SAFE, 'must not contain control or format characters');
 const requestId = z.string().min(1).max(64);
 
