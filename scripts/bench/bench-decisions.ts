@@ -23,7 +23,8 @@ import { scriptCommand } from '../lib/script-command';
 import { startBenchStack, type BenchStack } from './lib/bench-stack';
 import type { BenchChild } from './lib/child-harness';
 import { closeCalls, isRequestBody, request } from './lib/control-plane-calls';
-import { reportRecordCost, reportShipCost, spread } from './lib/record-cost';
+import { spreadOf } from './lib/compare-rounds';
+import { reportRecordCost, reportShipCost } from './lib/record-cost';
 import { summarize } from './lib/stats';
 import { fmt, machineLine, printTable } from './lib/table';
 
@@ -131,7 +132,7 @@ async function main(): Promise<void> {
   try {
     const sqlite = await openControlPlaneStore(join(dir, 'control-plane.sqlite'));
     try {
-      const s = spread(await ingestRate(sqlite));
+      const s = spreadOf(await ingestRate(sqlite));
       rows.push(['SQLite file', fmt(s.min, 0), fmt(s.median, 0), fmt(s.max, 0)]);
     } finally {
       await sqlite.close();
@@ -145,7 +146,7 @@ async function main(): Promise<void> {
     if (pg) {
       const store = await openControlPlaneStore({ databaseUrl: pg.url, poolSize: 10 });
       try {
-        const s = spread(await ingestRate(store));
+        const s = spreadOf(await ingestRate(store));
         rows.push(['PostgreSQL (throwaway, durability off)', fmt(s.min, 0), fmt(s.median, 0), fmt(s.max, 0)]);
       } finally {
         await store.close();

@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../../src/config';
 import type { Stalls } from './lib/child-endpoint';
 import { forkBenchChild, type BenchChild } from './lib/child-harness';
+import { formatSpread, spreadOf } from './lib/compare-rounds';
 import { broadcastCommand, closeCalls, pushPolicy, request } from './lib/control-plane-calls';
 import type { ControlPlaneInfo } from './lib/control-plane-server';
 import type { FakeEdgesInfo } from './lib/fake-edges';
@@ -59,10 +60,7 @@ const GOALS = { realBroadcastMs: 1_000, execOfBare: 1.5, bytesPerEdge: 20 * 1024
 type Memory = { rss: number; heapUsed: number; external: number; gc: boolean };
 const LATENCY_HEADERS = ['measure', 'n', 'p50 ms', 'p99 ms', 'mean ms', 'max ms'];
 const row = (name: string, s: LatencySummary) => [name, String(s.count), s.p50, s.p99, s.mean, s.max];
-const spread = (values: readonly number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return `${fmt(median(sorted), 2)} (${fmt(sorted[0]!, 2)}–${fmt(sorted[sorted.length - 1]!, 2)})`;
-};
+const spread = (values: readonly number[]) => formatSpread(spreadOf(values));
 
 function execTarget(cp: ControlPlaneInfo, url: string, instanceId: string, label: string): LoadTarget {
   return {
@@ -192,7 +190,7 @@ async function execAgainstBare(controlPlane: BenchChild, cp: ControlPlaneInfo, f
   }
   printTable(['round', 'exec p50 ms', 'exec p99 ms', 'bare p50 ms', 'bare p99 ms', 'exec ÷ bare p50', 'exec CPU µs', 'bare CPU µs', 'exec ÷ bare CPU'], ratioRows, 3);
   console.log(`exec ÷ bare at p50, per round, median (min–max): ${spread(ratios)}; server CPU per request (server and edge processes, warm-up included): ${spread(cpuRatios)}`);
-  summary.push(['exec p50 ÷ bare HTTP → ws → HTTP p50 (per round)', spread(ratios), `≤ ${GOALS.execOfBare}`, verdict(median([...ratios].sort((a, b) => a - b)) <= GOALS.execOfBare)]);
+  summary.push(['exec p50 ÷ bare HTTP → ws → HTTP p50 (per round)', spread(ratios), `≤ ${GOALS.execOfBare}`, verdict(median(ratios) <= GOALS.execOfBare)]);
   summary.push(['  server CPU per request, exec ÷ bare (per round)', spread(cpuRatios), '—', '—']);
   return { small, beforeFleet, fleetChildren };
 }

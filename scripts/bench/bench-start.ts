@@ -16,7 +16,7 @@ import { freePort } from '../lib/free-port';
 import { scriptCommand, wholeNumber } from '../lib/script-command';
 import { treeCpuMs } from './lib/read-process-cpu';
 import { formatSpread, spreadOf } from './lib/compare-rounds';
-import { machineLine, printTable } from './lib/table';
+import { loadAverage, machineLine, printTable } from './lib/table';
 
 /** A start that has not printed its banner by then has failed. */
 const START_LIMIT_MS = 120_000;
@@ -80,7 +80,7 @@ async function main(options: { runs: number }): Promise<void> {
   );
   const seconds = (ms: readonly number[]) => formatSpread(spreadOf(ms.map((v) => v / 1000)));
   console.log(`\nTo the banner: ${seconds(runs.map((r) => r.bannerMs))} s; CPU by then: ${seconds(runs.map((r) => r.cpuMs))} s (median (min–max)).`);
-  console.log(`Load average at the end: ${machineLine().split('load average ')[1]}`);
+  console.log(`Load average at the end: ${loadAverage()}`);
 }
 
 const program = scriptCommand(

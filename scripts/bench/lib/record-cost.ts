@@ -6,7 +6,7 @@ import type { AuthorizationRequest } from '../../../src/decision';
 import type { EdgeRuntime } from '../../../src/edge';
 import { createDecisionLog } from '../../../src/edge/decision-log';
 import { createDecisionShipper } from '../../../src/edge/ship-decisions';
-import { median } from './stats';
+import { spreadOf } from './compare-rounds';
 import { printTable } from './table';
 
 /** Per-round figures: ns per decision without and with recording, and the difference. */
@@ -49,18 +49,13 @@ export function measureRecordCost(edge: EdgeRuntime, request: AuthorizationReque
   return cost;
 }
 
-/** min / median / max of per-round values. */
-export function spread(values: readonly number[]): { min: number; median: number; max: number } {
-  return { min: Math.min(...values), median: median(values), max: Math.max(...values) };
-}
-
 /**
  * Measures and prints the record's cost on `edge` (a table of the three per-round spreads and
  * what the shipper did meanwhile); returns the added ns per decision, median of rounds.
  */
 export function reportRecordCost(edge: EdgeRuntime, request: AuthorizationRequest, rounds: number, iterations: number): number {
   const cost = measureRecordCost(edge, request, rounds, iterations);
-  const [without, withRecord, added] = [spread(cost.withoutNs), spread(cost.withNs), spread(cost.addedNs)];
+  const [without, withRecord, added] = [spreadOf(cost.withoutNs), spreadOf(cost.withNs), spreadOf(cost.addedNs)];
   console.log(`\nDecision records on the hot path: ${iterations} cached decisions each way, ${rounds} rounds (ns per decision; the shipper runs in both):`);
   printTable(
     ['decision', 'min ns', 'median ns', 'max ns'],
@@ -106,7 +101,7 @@ export function measureShipCost(edge: EdgeRuntime, request: AuthorizationRequest
 
 /** Measures and prints {@link measureShipCost}; returns the ns per shipped record, median of rounds. */
 export function reportShipCost(edge: EdgeRuntime, request: AuthorizationRequest, rounds: number, records: number): number {
-  const { min, median: mid, max } = spread(measureShipCost(edge, request, rounds, records));
+  const { min, median: mid, max } = spreadOf(measureShipCost(edge, request, rounds, records));
   console.log(`\nShipping a record (taken from the log, checked, framed and serialized as the edge sends it): ${records} records, ${rounds} rounds (CPU ns per record):`);
   printTable(['per record', 'min ns', 'median ns', 'max ns'], [['shipped', Math.round(min), Math.round(mid), Math.round(max)]]);
   return mid;
