@@ -1,8 +1,6 @@
 import { execFile } from 'node:child_process';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
-
-const ROOT = join(__dirname, '..', '..');
+import { ROOT } from '../helpers/compiled';
 
 /**
  * The storage drivers a fresh Node process has loaded after requiring `modules` (compiled, from
