@@ -1,4 +1,6 @@
 import { once } from 'node:events';
+import { setTimeout as delay } from 'node:timers/promises';
+import { isDeepStrictEqual } from 'node:util';
 import type { WebSocket } from 'ws';
 import { backoffDelay, type Edge } from '../../src/edge';
 import { createPolicyImage } from '../../src/policy';
@@ -59,7 +61,12 @@ describe('relay client', () => {
     });
     // The first runs happen at start; each timer is re-armed when its run ended.
     await Promise.all([clock.scheduled(HOUR), clock.scheduled(HOUR + 1)]);
-    expect(edge.status()).toEqual({ policy_name: 'rbac', policy_digest: rbacImage().digest, directory_revision: 1 });
+    const synced = { policy_name: 'rbac', policy_digest: rbacImage().digest, directory_revision: 1 };
+    expect(edge.status()).toEqual(synced);
+    // Each first run reports its status as it ends (or the register frame carries it); one may
+    // still be on its way, so wait until the last report holds both before frames are counted.
+    const lastReport = () => cp.relay.frames.filter((f) => f.type === 'status' || f.type === 'register').at(-1);
+    while (!isDeepStrictEqual((lastReport() as { status?: unknown } | undefined)?.status, synced)) await delay(10);
     const changed = createPolicyImage('rbac', { ...rbacImage().files, 'extra.cedar': '// nothing\n' });
     cp.image = changed;
     cp.relay.skipReceived();
