@@ -133,8 +133,9 @@ export function createEdgeRuntime(deps: EdgeRuntimeDeps): EdgeRuntime {
     if (!result.ok) logger.warn({ job, ...describeFailure(result.error, logger) }, 'scheduled sync failed');
     relay?.sendStatus();
   };
-  const discovery = createPeriodicJob({ job: discoveryJob, intervalMs: deps.discoveryIntervalMs, timers, afterTimerRun: afterTimerRun('policy') });
-  const directory = createPeriodicJob({ job: directoryJob, intervalMs: deps.directorySyncIntervalMs, timers, afterTimerRun: afterTimerRun('directory') });
+  const random = deps.random ?? Math.random;
+  const discovery = createPeriodicJob({ job: discoveryJob, intervalMs: deps.discoveryIntervalMs, timers, random, afterTimerRun: afterTimerRun('policy') });
+  const directory = createPeriodicJob({ job: directoryJob, intervalMs: deps.directorySyncIntervalMs, timers, random, afterTimerRun: afterTimerRun('directory') });
 
   async function runCommand(command: CommandName): Promise<CommandOutcome> {
     try {

@@ -5,6 +5,7 @@ export type { EdgeRuntime, EdgeRuntimeDeps } from './create-edge-runtime';
 export { NotFreshError } from './freshness';
 export type { FreshnessDemand } from './freshness';
 export { createCoalescingJob } from './coalescing-job';
+export { createPeriodicJob, SYNC_RETRY } from './periodic-job';
 export { backoffDelay, DEFAULT_BACKOFF } from './backoff';
 export type { Timers } from './timers';
 export { startEdgeFromConfig } from './start-edge';

@@ -1,3 +1,4 @@
+import { backoffDelay } from './backoff';
 import type { CoalescingJob } from './coalescing-job';
 import type { Timers } from './timers';
 
@@ -11,28 +12,51 @@ export interface PeriodicJob<T> {
 }
 
 /**
+ * After a failed timer run the next one comes sooner: full jitter from 1 s, doubling with
+ * each failure in a row, never later than the interval itself and never sooner than 250 ms.
+ */
+export const SYNC_RETRY = { baseMs: 1_000, minMs: 250 } as const;
+
+/**
  * Drives a {@link CoalescingJob} from a timer. The next timer run is scheduled when the
- * previous one ends, so a slow control plane can never stack runs up. `afterTimerRun`
- * sees each timer run's result (or error) — the edge uses it to send a `status` frame
- * and to log failures.
+ * previous one ends, so a slow control plane can never stack runs up. A failed run is
+ * tried again after a backoff ({@link SYNC_RETRY}) rather than a whole interval later: an
+ * edge whose first sync timed out (its event loop busy compiling Cedar, say) would
+ * otherwise answer 503 for a minute with the control plane up. `afterTimerRun` sees each
+ * timer run's result (or error) — the edge uses it to send a `status` frame and to log failures.
  */
 export function createPeriodicJob<T>(options: {
   job: CoalescingJob<T>;
   intervalMs: number;
   timers: Timers;
+  /** Uniform in [0, 1), for the retry's jitter; injected for tests. */
+  random?: () => number;
   afterTimerRun: (result: { ok: true; value: T } | { ok: false; error: unknown }) => void;
 }): PeriodicJob<T> {
   const { job, intervalMs, timers } = options;
+  const retry = { baseMs: SYNC_RETRY.baseMs, capMs: intervalMs, random: options.random ?? Math.random };
   let handle: unknown;
   let stopped = true;
+  let failuresInARow = 0;
+
+  function nextDelay(): number {
+    if (failuresInARow === 0) return intervalMs;
+    return Math.min(intervalMs, Math.max(SYNC_RETRY.minMs, backoffDelay(failuresInARow - 1, retry)));
+  }
 
   function tick(): void {
     if (stopped) return;
     job.run().then(
-      (value) => options.afterTimerRun({ ok: true, value }),
-      (error: unknown) => options.afterTimerRun({ ok: false, error }),
+      (value) => {
+        failuresInARow = 0;
+        options.afterTimerRun({ ok: true, value });
+      },
+      (error: unknown) => {
+        failuresInARow += 1;
+        options.afterTimerRun({ ok: false, error });
+      },
     ).finally(() => {
-      if (!stopped) handle = timers.setTimeout(tick, intervalMs);
+      if (!stopped) handle = timers.setTimeout(tick, nextDelay());
     });
   }
 

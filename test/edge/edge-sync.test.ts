@@ -3,7 +3,7 @@ import pino from 'pino';
 import { join } from 'node:path';
 import request from 'supertest';
 import { letEditorsDelete } from '../../scripts/lib/let-editors-delete';
-import type { Edge } from '../../src/edge';
+import { SYNC_RETRY, type Edge } from '../../src/edge';
 import { createPolicyImage, preparsedCount } from '../../src/policy';
 import { VIEWERS_WRITE_REFUSAL } from '../helpers/policy-tests';
 import { HOUR, makeEdge, removeDir, tempDir } from './edge-kit';
@@ -245,6 +245,24 @@ describe('readiness, persistence and restart', () => {
     ({ edge } = makeEdge('http://127.0.0.1:9', dir));
     await edge.start();
     expect(edge.status().policy_digest).toBe(image.digest);
+  });
+
+  it('tries a failed first sync again within a second, not a whole interval later, and is ready once it passes', async () => {
+    cp.image = undefined; // the first discovery fails (404)
+    const made = makeEdge(cp.url, dir);
+    await edge.close();
+    ({ edge } = made);
+    await edge.start();
+    await made.clock.scheduled(HOUR + 1); // the directory synced and waits its interval
+    const retry = SYNC_RETRY.baseMs / 2; // the jitter draws 0.5
+    await made.clock.scheduled(retry);
+    expect(made.clock.pending().map((t) => t.ms)).not.toContain(HOUR);
+    await request(edge.app).get('/readyz').expect(503, { status: 'not_ready', policy: false, directory: true });
+    cp.image = image;
+    made.clock.fire(retry);
+    await made.clock.scheduled(HOUR); // it passed: back to the interval
+    await request(edge.app).get('/readyz').expect(200, { status: 'ready', policy: true, directory: true });
+    expect(cp.counts.image).toBe(2);
   });
 
   it('ignores a damaged persisted file instead of failing to start', async () => {
