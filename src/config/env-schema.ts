@@ -104,8 +104,8 @@ export const ENV_GROUPS = {
   'Edge authorizer': {
     EDGE_PORT: v(port.default(8383), 'edge authorizer port'),
     EDGE_URL: v(url.optional(), 'the edge as the apps reach it', 'http://localhost:<EDGE_PORT>'),
-    DISCOVERY_INTERVAL: v(seconds.default(60), 'policy discovery timer (s); a failed run is tried again sooner, from ~1 s doubling up to this'),
-    DIRECTORY_SYNC_INTERVAL: v(seconds.default(60), 'directory sync timer (s); a failed run is tried again sooner, from ~1 s doubling up to this'),
+    DISCOVERY_INTERVAL: v(seconds.default(60), 'policy discovery timer (s); a failed run is tried again sooner, from ~1 s doubling until this'),
+    DIRECTORY_SYNC_INTERVAL: v(seconds.default(60), 'directory sync timer (s); a failed run is tried again sooner, from ~1 s doubling until this'),
     FULL_SYNC_INTERVAL: v(seconds.default(3600), 'periodic full directory sync (s)'),
     FRESHNESS_WAIT: v(seconds.default(2), 'longest a decision waits for the sync its `min_*` fields ask for, then 503 (s)'),
     EDGE_CONNECTION_ID: v(text.optional(), 'edge connection id', 'from demo-tenant.json'),

@@ -12,8 +12,10 @@ export interface PeriodicJob<T> {
 }
 
 /**
- * After a failed timer run the next one comes sooner: full jitter from 1 s, doubling with
- * each failure in a row, never later than the interval itself and never sooner than 250 ms.
+ * After a failed timer run the next one comes sooner: a uniform draw below 1 s, the ceiling
+ * doubling with each failure in a row, never sooner than 250 ms. Once the ceiling reaches the
+ * interval the runs are the interval apart again, so an edge asks a control plane that is down
+ * no more often than one that is up, after its first few tries (six at the 60 s default).
  */
 export const SYNC_RETRY = { baseMs: 1_000, minMs: 250 } as const;
 
@@ -40,8 +42,8 @@ export function createPeriodicJob<T>(options: {
   let failuresInARow = 0;
 
   function nextDelay(): number {
-    if (failuresInARow === 0) return intervalMs;
-    return Math.min(intervalMs, Math.max(SYNC_RETRY.minMs, backoffDelay(failuresInARow - 1, retry)));
+    if (failuresInARow === 0 || SYNC_RETRY.baseMs * 2 ** Math.min(failuresInARow - 1, 30) >= intervalMs) return intervalMs;
+    return Math.max(SYNC_RETRY.minMs, backoffDelay(failuresInARow - 1, retry));
   }
 
   function tick(): void {

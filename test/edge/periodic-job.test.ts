@@ -42,7 +42,7 @@ describe('createPeriodicJob', () => {
     job.stop();
   });
 
-  it('tries a failed run again after a doubling, jittered backoff capped at the interval, and back to the interval after a success', async () => {
+  it('tries a failed run again after a doubling, jittered backoff until its ceiling reaches the interval, and back to the interval after a success', async () => {
     const { clock, state, job } = periodic(() => 0.5);
     job.start();
     const delays: number[] = [];
@@ -51,8 +51,9 @@ describe('createPeriodicJob', () => {
       delays.push(ms);
       clock.fire(ms);
     }
-    // the jitter draws 0.5: half of 1 s, 2 s, 4 s …, then half of the interval, the ceiling
-    expect(delays).toEqual([500, 1_000, 2_000, 4_000, 8_000, 16_000, INTERVAL / 2, INTERVAL / 2, INTERVAL / 2]);
+    // the jitter draws 0.5: half of 1 s, 2 s … 32 s; a ceiling of 64 s is past the interval,
+    // so from there the tries are the interval apart, as while the runs succeed
+    expect(delays).toEqual([500, 1_000, 2_000, 4_000, 8_000, 16_000, INTERVAL, INTERVAL, INTERVAL]);
     state.failing = false;
     clock.fire(await afterRun(clock));
     expect(await afterRun(clock)).toBe(INTERVAL);
