@@ -17,13 +17,15 @@ import { stopLauncher } from '../stack/process-tree';
 
 /** The stack's own ports, as the CLI passes them: an app never gets one. */
 const STACK_PORTS = [5556, 8585, 8383];
-/** Compiling the copy (tsc -b from nothing: ~25 s on a busy 2-core machine). */
-const BUILD_TIMEOUT_MS = 60_000;
+// The bounds below catch a hang, not slowness: each is several times what its step takes on a
+// busy 2-core machine (a full suite beside two spinning processes took the build past 60 s).
+/** Compiling the copy (tsc -b from nothing: ~9 s alone, ~25 s during a full suite). */
+const BUILD_TIMEOUT_MS = 180_000;
 /** From the launcher's start to its banner: six components, each awaited until ready. */
-const START_TIMEOUT_MS = 45_000;
-const STOP_TIMEOUT_MS = 15_000;
+const START_TIMEOUT_MS = 120_000;
+const STOP_TIMEOUT_MS = 30_000;
 /** The scaffolded app's own test file under Jest, in the copy. */
-const JEST_TIMEOUT_MS = 30_000;
+const JEST_TIMEOUT_MS = 90_000;
 
 /** Every file under `dir` with its size and content, to show a refusal changed nothing. */
 function snapshot(dir: string): Map<string, string> {
