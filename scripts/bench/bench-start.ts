@@ -33,8 +33,6 @@ interface StartRun {
   readonly bannerMs: number;
   /** CPU ms of the launcher and every process under it, read at the banner. */
   readonly cpuMs: number;
-  /** Timer-driven syncs that failed (and were tried again) in the components' logs. */
-  readonly failedSyncs: number;
 }
 
 /** How often the components' logs in `dataDir` say a timer-driven sync failed. */
@@ -50,8 +48,11 @@ function busyLoops(count: number, limitMs: number): ChildProcess[] {
   return Array.from({ length: count }, () => spawn(process.execPath, ['-e', spin], { stdio: 'ignore' }));
 }
 
-/** One start on a fresh data folder and free ports, stopped with SIGINT once its banner is out. */
-async function startOnce(labels: readonly string[], portVars: readonly string[]): Promise<StartRun> {
+/**
+ * One start on a fresh data folder and free ports, stopped with SIGINT once its banner is out.
+ * The syncs its edges logged as failed, failed start or not, are added to `tally`.
+ */
+async function startOnce(labels: readonly string[], portVars: readonly string[], tally: { failedSyncs: number }): Promise<StartRun> {
   const dataDir = mkdtempSync(join(tmpdir(), 'outpost-bench-start-'));
   const env: NodeJS.ProcessEnv = { ...process.env, OUTPOST_DATA_DIR: dataDir, LOG_LEVEL: 'info' };
   delete env.DATABASE_URL;
@@ -71,7 +72,7 @@ async function startOnce(labels: readonly string[], portVars: readonly string[])
         while (ready.length < labels.length && output.includes(`starting ${labels[ready.length]} … ready`)) ready.push(since());
         if (output.includes(BANNER)) {
           clearTimeout(limit);
-          resolve({ ready, bannerMs: since(), cpuMs: treeCpuMs([child.pid!]), failedSyncs: 0 });
+          resolve({ ready, bannerMs: since(), cpuMs: treeCpuMs([child.pid!]) });
         }
       };
       child.stdout.setEncoding('utf8').on('data', onText);
@@ -82,13 +83,10 @@ async function startOnce(labels: readonly string[], portVars: readonly string[])
   } finally {
     child.kill('SIGINT');
     await exited;
-    failedSyncs.count += countFailedSyncs(dataDir);
+    tally.failedSyncs += countFailedSyncs(dataDir);
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
-
-/** Failed timer-driven syncs over every run, failed starts included. */
-const failedSyncs = { count: 0 };
 
 async function main(options: { runs: number; busy: number }): Promise<void> {
   console.log(`Start bench: ${machineLine()}${options.busy > 0 ? `, with ${options.busy} busy loops` : ''}\n`);
@@ -96,11 +94,12 @@ async function main(options: { runs: number; busy: number }): Promise<void> {
   const labels = components.map((c) => c.label);
   const runs: (StartRun & { n: number })[] = [];
   const failures: string[] = [];
+  const tally = { failedSyncs: 0 };
   const loops = busyLoops(options.busy, options.runs * START_LIMIT_MS);
   try {
     for (let i = 0; i < options.runs; i += 1) {
       try {
-        runs.push({ n: i + 1, ...(await startOnce(labels, components.map((c) => c.portVar))) });
+        runs.push({ n: i + 1, ...(await startOnce(labels, components.map((c) => c.portVar), tally)) });
       } catch (err) {
         if (options.busy === 0) throw err;
         failures.push(`run ${i + 1}: ${err instanceof Error ? err.message : String(err)}`);
@@ -118,7 +117,7 @@ async function main(options: { runs: number; busy: number }): Promise<void> {
   );
   const seconds = (ms: readonly number[]) => formatSpread(spreadOf(ms.map((v) => v / 1000)));
   if (runs.length > 0) console.log(`\nTo the banner: ${seconds(runs.map((r) => r.bannerMs))} s; CPU by then: ${seconds(runs.map((r) => r.cpuMs))} s (median (min–max)).`);
-  console.log(`Failed starts: ${failures.length} of ${options.runs}; timer-driven syncs that failed and were tried again: ${failedSyncs.count}.`);
+  console.log(`Failed starts: ${failures.length} of ${options.runs}; timer-driven syncs that failed and were tried again: ${tally.failedSyncs}.`);
   console.log(`Load average at the end: ${loadAverage()}`);
   if (failures.length > 0) process.exitCode = 1;
 }
