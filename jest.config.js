@@ -11,7 +11,9 @@ module.exports = {
     '^.+\\.[tj]s$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }],
   },
   transformIgnorePatterns: ['/node_modules/(?!(jose|oauth4webapi|openid-client|oidc-provider)/)'],
-  testTimeout: 20000,
+  // A bound for a hang, not a speed target: a hook that starts a stack or compiles Cedar took
+  // more than 20 s when a full run shared the 2 cores with three spinning processes (2026-11-28).
+  testTimeout: 60000,
   // dist/ compiled once before any test: processes the tests start run it (test/helpers/compiled.ts).
   globalSetup: '<rootDir>/test/build-once.js',
   // Four workers on the 2-core machines this runs on (Jest's default there is one): much of a
