@@ -1,4 +1,4 @@
-import { backoffDelay } from './backoff';
+import { backoffCeiling, backoffDelay } from './backoff';
 import type { CoalescingJob } from './coalescing-job';
 import type { Timers } from './timers';
 
@@ -42,8 +42,9 @@ export function createPeriodicJob<T>(options: {
   let failuresInARow = 0;
 
   function nextDelay(): number {
-    if (failuresInARow === 0 || SYNC_RETRY.baseMs * 2 ** Math.min(failuresInARow - 1, 30) >= intervalMs) return intervalMs;
-    return Math.max(SYNC_RETRY.minMs, backoffDelay(failuresInARow - 1, retry));
+    const attempt = failuresInARow - 1;
+    if (failuresInARow === 0 || backoffCeiling(attempt, retry) >= intervalMs) return intervalMs;
+    return Math.max(SYNC_RETRY.minMs, backoffDelay(attempt, retry));
   }
 
   function tick(): void {
