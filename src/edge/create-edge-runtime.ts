@@ -219,7 +219,7 @@ export function createEdgeRuntime(deps: EdgeRuntimeDeps): EdgeRuntime {
         },
         logger,
         timers,
-        ...(deps.random ? { random: deps.random } : {}),
+        random,
         now,
         ...deps.relay,
       });
