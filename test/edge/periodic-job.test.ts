@@ -4,7 +4,7 @@ import { manualTimers } from './manual-timers';
 const INTERVAL = 60_000;
 const settled = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** A periodic job whose runs fail while `failing` is set; `runs` counts them. */
+/** A periodic job whose runs fail while `state.failing` is set; `state.runs` counts them, `state.results` holds what each timer run reported. */
 function periodic(random: () => number) {
   const clock = manualTimers();
   const state = { failing: true, runs: 0, results: [] as boolean[] };
@@ -22,7 +22,7 @@ function periodic(random: () => number) {
   return { clock, state, job };
 }
 
-/** Starts `job` and lets its first run end; returns the delay it scheduled next. */
+/** Lets the run under way end; returns the one delay the job then scheduled. */
 async function afterRun(clock: ReturnType<typeof manualTimers>): Promise<number> {
   await settled();
   const pending = clock.pending();

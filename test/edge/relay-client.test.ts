@@ -1,10 +1,10 @@
 import { once } from 'node:events';
-import { setTimeout as delay } from 'node:timers/promises';
 import { isDeepStrictEqual } from 'node:util';
 import type { WebSocket } from 'ws';
 import { backoffDelay, type Edge } from '../../src/edge';
 import { createPolicyImage } from '../../src/policy';
 import { USERS } from '../apps/app-fixture';
+import { waitFor } from '../integration/stack-client';
 import { HOUR, makeEdge, removeDir, tempDir } from './edge-kit';
 import { rbacImage, startFakeControlPlane, type FakeControlPlane } from './fake-control-plane';
 import type { ManualTimers } from './manual-timers';
@@ -65,8 +65,8 @@ describe('relay client', () => {
     expect(edge.status()).toEqual(synced);
     // Each first run reports its status as it ends (or the register frame carries it); one may
     // still be on its way, so wait until the last report holds both before frames are counted.
-    const lastReport = () => cp.relay.frames.filter((f) => f.type === 'status' || f.type === 'register').at(-1);
-    while (!isDeepStrictEqual((lastReport() as { status?: unknown } | undefined)?.status, synced)) await delay(10);
+    const lastReport = () => cp.relay.frames.filter((f) => f.type === 'status' || f.type === 'register').at(-1) as { status?: unknown } | undefined;
+    await waitFor('the report of both first syncs', async () => (isDeepStrictEqual(lastReport()?.status, synced) ? true : undefined));
     const changed = createPolicyImage('rbac', { ...rbacImage().files, 'extra.cedar': '// nothing\n' });
     cp.image = changed;
     cp.relay.skipReceived();
