@@ -74,7 +74,7 @@ export const EDGE_ROUTES: readonly ApiRoute[] = [
     requestBody: { content: { 'application/json': evaluationRequestSchema } },
     responses: {
       200: { description: 'the decision', schema: evaluationResponseSchema },
-      ...apiErrors({ 400: 'malformed request, a subject type other than user, or a body that is not JSON (`unsupported_media_type`)', 413: 'body over 64 kB', ...freshnessErrors }),
+      ...apiErrors({ 400: 'malformed request, a subject type other than user or identity, or a body that is not JSON (`unsupported_media_type`)', 413: 'body over 64 kB', ...freshnessErrors }),
     },
   },
   {
