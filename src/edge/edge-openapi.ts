@@ -51,7 +51,7 @@ export const EDGE_ROUTES: readonly ApiRoute[] = [
   {
     method: 'post',
     path: '/api/v2/authz/is',
-    summary: 'Topaz-shaped decision: is this identity allowed <policy>.<action> on this resource?',
+    summary: "Topaz's REST `Is` call (field names in snake_case or lowerCamelCase): is this identity allowed <policy>.<action> on this resource?",
     requestBody: { content: { 'application/json': isRequestSchema } },
     responses: {
       200: {
