@@ -3,6 +3,7 @@
 //
 //   npm run interop -- todo                 # http://localhost:8484
 //   npm run interop -- todo --port 9000
+//   npm run interop -- gateway              # the API-gateway scenario: {"type":"identity"} subjects, route resources
 //   curl -s localhost:8484/access/v1/evaluation -H 'content-type: application/json' \
 //     -d '{"subject":{"type":"user","id":"CiRmZDE2MTRkMy1jMzlhLTQ3ODEtYjdiZC04Yjk2ZjVhNTEwMGQSBWxvY2Fs"},
 //          "action":{"name":"can_create_todo"},"resource":{"type":"todo","id":"todo-1"}}'

@@ -3,7 +3,7 @@
  * `edge` authorizer (which calls it): the Topaz-shaped `is` request and the policy-name
  * rule that every component checks names against.
  */
-export { isRequestSchema, splitPolicyPath } from './is-request';
+export { isFlatValue, isRequestSchema, splitPolicyPath, withProtoFieldNames } from './is-request';
 export { quickEvaluationRequest, quickEvaluationsRequest, quickIsRequest } from './quick-check';
 export type { IsRequest } from './is-request';
 export { POLICY_NAME_PATTERN, POLICY_NAME_RULE } from './policy-name';

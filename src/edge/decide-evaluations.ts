@@ -1,12 +1,32 @@
 import type { BatchItem, Evaluation, EVALUATIONS_SEMANTICS } from '../decision-protocol';
 import type { AuthorizationRequest, LocalDecision } from '../decision';
+import type { DirectoryData } from '../directory';
 import { BadRequestError, HttpError } from '../http';
 import { toAuthorizationRequest } from './authzen-request';
 import type { EdgeRuntime } from './create-edge-runtime';
 import { requireReady } from './decision-support';
 
-/** The only AuthZEN subject type Outpost's directory holds. */
+/**
+ * The AuthZEN subject types Outpost's directory answers for: `user` names a user by its id,
+ * e-mail or any of its identities; `identity` (the AuthZEN API-gateway scenario's type)
+ * names it by one of its `identities` only — an IdP's subject such as a Dex id, as a
+ * gateway takes it from a token's `sub`. An identity no user holds is no one: denied.
+ */
 const USER = 'user';
+const IDENTITY = 'identity';
+
+/** The user id the directory gives `identity` as one of a user's `identities`, or '' (no user has that id: denied as unknown). */
+function userOfIdentity(directory: DirectoryData, identity: string): string {
+  let index = identityOwners.get(directory);
+  if (!index) {
+    const built = new Map<string, string>();
+    for (const u of directory.users) for (const id of u.identities ?? []) if (!built.has(id)) built.set(id, u.id);
+    identityOwners.set(directory, built);
+    index = built;
+  }
+  return index.get(identity) ?? '';
+}
+const identityOwners = new WeakMap<DirectoryData, ReadonlyMap<string, string>>();
 
 /** Stops a batch early: after the first deny, or the first permit, or never (AuthZEN §7.1). */
 const stopsAfter = {
@@ -39,9 +59,11 @@ export interface Decided {
   readonly latencyMs: number;
 }
 
-function decideOne(runtime: EdgeRuntime, q: Evaluation, policyName: string, directory: Parameters<typeof toAuthorizationRequest>[2]): Decided {
-  if (q.subject.type !== USER) throw new BadRequestError(`unknown subject type "${q.subject.type.slice(0, 64)}"; this edge knows "${USER}"`, 'unknown_subject_type');
-  const request = toAuthorizationRequest(q, policyName, directory);
+function decideOne(runtime: EdgeRuntime, q: Evaluation, policyName: string, directory: DirectoryData): Decided {
+  const { type } = q.subject;
+  if (type !== USER && type !== IDENTITY) throw new BadRequestError(`unknown subject type "${type.slice(0, 64)}"; this edge knows "${USER}" and "${IDENTITY}"`, 'unknown_subject_type');
+  const asked = toAuthorizationRequest(q, policyName, directory);
+  const request = type === IDENTITY ? { ...asked, principal: userOfIdentity(directory, q.subject.id) } : asked;
   const started = performance.now();
   const decision = runtime.authorizer.decideNow(request);
   return { request, decision, latencyMs: performance.now() - started };

@@ -51,7 +51,7 @@ export const EDGE_ROUTES: readonly ApiRoute[] = [
   {
     method: 'post',
     path: '/api/v2/authz/is',
-    summary: 'Topaz-shaped decision: is this identity allowed <policy>.<action> on this resource?',
+    summary: "Topaz's REST `Is` call (field names in snake_case or lowerCamelCase): is this identity allowed <policy>.<action> on this resource?",
     requestBody: { content: { 'application/json': isRequestSchema } },
     responses: {
       200: {
@@ -74,7 +74,7 @@ export const EDGE_ROUTES: readonly ApiRoute[] = [
     requestBody: { content: { 'application/json': evaluationRequestSchema } },
     responses: {
       200: { description: 'the decision', schema: evaluationResponseSchema },
-      ...apiErrors({ 400: 'malformed request, a subject type other than user, or a body that is not JSON (`unsupported_media_type`)', 413: 'body over 64 kB', ...freshnessErrors }),
+      ...apiErrors({ 400: 'malformed request, a subject type other than user or identity, or a body that is not JSON (`unsupported_media_type`)', 413: 'body over 64 kB', ...freshnessErrors }),
     },
   },
   {

@@ -1,7 +1,7 @@
 import { BadRequestError, parseBody } from '../http';
 import { explainDecision } from '../policy';
 import { unredactedLogger, type Logger } from '../observability';
-import { isRequestSchema, quickIsRequest, splitPolicyPath, type IsRequest } from '../decision-protocol';
+import { isFlatValue, isRequestSchema, quickIsRequest, splitPolicyPath, withProtoFieldNames, type IsRequest } from '../decision-protocol';
 import type { DirectoryData } from '../directory';
 import type { EdgeRuntime } from './create-edge-runtime';
 import { readDemand, requireReady, resolveUserId, stateUsedHeaders, type DecisionRoute } from './decision-support';
@@ -24,7 +24,32 @@ async function resolvePrincipal(body: IsRequest, directory: DirectoryData, verif
 }
 
 /**
- * `POST /api/v2/authz/is` (the Topaz shape). Order of checks: body shape (400),
+ * What `resource_context` says besides the resource's `type` and `id`, each value in one
+ * place: a flat one as an attribute of the resource (the policy reads `resource.owner`; a
+ * wrong type is 400 `invalid_property`, as on AuthZEN), a nested one — object, array, null —
+ * in the Cedar context's `resource` record, objects as records and arrays as sets (the policy
+ * reads `context.resource.properties.department` where its action declares it; Cedar has no
+ * null, so a null fits no declared type). No context when nothing is nested, so a flat body
+ * is the same question it always was.
+ */
+function resourceContextOf(resourceContext: IsRequest['resource_context']): {
+  attributes: Record<string, string | number | boolean>;
+  context: { resource: Record<string, unknown> } | undefined;
+} {
+  const attributes: Record<string, string | number | boolean> = {};
+  let said: Record<string, unknown> | undefined;
+  for (const name in resourceContext) {
+    if (name === 'type' || name === 'id') continue;
+    const value = resourceContext[name];
+    if (isFlatValue(value)) attributes[name] = value;
+    else (said ??= {})[name] = value;
+  }
+  return { attributes, context: said && { resource: said } };
+}
+
+/**
+ * `POST /api/v2/authz/is`: Topaz's REST `Is` call, its field names in snake_case or
+ * lowerCamelCase as protojson takes them (Topaz's gRPC API is not served). Order of checks: body shape (400),
  * freshness (the edge syncs first if the caller asked for newer state; 409/503),
  * readiness (503), policy name (400 `unknown_policy`), identity (400 / 503), then the
  * decision. Anonymous callers are never allowed: Outpost's policies speak only about
@@ -40,8 +65,11 @@ export function createIsRoute(deps: { runtime: EdgeRuntime; verifyJwt: VerifyJwt
     path: '/api/v2/authz/is',
     limitBytes: 16 * 1024,
     async handle(input) {
-      // The hand check for the plain body; zod for the rest and for every error message.
-      const body = quickIsRequest(input.body) ?? parseBody(isRequestSchema, input.body, { what: 'decision request' });
+      // Field names as protojson takes them (snake_case or lowerCamelCase), then the hand
+      // check for the plain body; zod for the rest and for every error message.
+      const named = withProtoFieldNames(input.body);
+      if ('duplicate' in named) throw new BadRequestError(`${named.duplicate[0]} and ${named.duplicate[1]} name the same field; send one`);
+      const body = quickIsRequest(named.body) ?? parseBody(isRequestSchema, named.body, { what: 'decision request' });
       const explain = wantsReasons(input);
       await runtime.freshness.ensure(readDemand(input, body));
       const { policy, directory } = requireReady(runtime.state);
@@ -55,9 +83,8 @@ export function createIsRoute(deps: { runtime: EdgeRuntime; verifyJwt: VerifyJwt
 
       const principal = await resolvePrincipal(body, directory, verifyJwt);
       const { type, id } = body.resource_context;
-      const attributes: Record<string, string | number | boolean> = {};
-      for (const name in body.resource_context) if (name !== 'type' && name !== 'id') attributes[name] = body.resource_context[name] as string | number | boolean;
-      const request = { principal: principal ?? '', action, resource: { type, id, attributes }, policyPath: path };
+      const { attributes, context } = resourceContextOf(body.resource_context);
+      const request = { principal: principal ?? '', action, resource: { type, id, attributes }, policyPath: path, ...(context ? { context } : {}) };
       const started = performance.now();
       const decision = principal === undefined ? undefined : runtime.authorizer.decideNow(request);
       if (decision !== undefined) runtime.recordDecision(request, decision, input.id, performance.now() - started);

@@ -38,6 +38,12 @@ export const INTEROP_SCENARIOS: readonly InteropScenario[] = [
     directorySeed: 'data/authzen-certification-directory.json',
     policy: 'authzen-certification',
   },
+  {
+    name: 'gateway',
+    summary: 'the API-gateway scenario (an HTTP method on an OpenAPI route template, subjects of type identity): the Citadel users and policies/authzen-gateway',
+    directorySeed: 'data/citadel-directory.json',
+    policy: 'authzen-gateway',
+  },
 ];
 
 /** The scenario called `name`, or undefined. */

@@ -128,7 +128,7 @@ describe('POST /access/v1/evaluations', () => {
       evaluations: [
         { decision: true },
         { decision: false, context: { error: { status: 400, message: 'evaluations[1] has no resource and no default for it' } } },
-        { decision: false, context: { error: { status: 400, message: 'unknown subject type "service"; this edge knows "user"' } } },
+        { decision: false, context: { error: { status: 400, message: 'unknown subject type "service"; this edge knows "user" and "identity"' } } },
         { decision: true },
       ],
     });

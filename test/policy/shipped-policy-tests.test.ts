@@ -38,6 +38,7 @@ const ACTIONS: Record<string, string[]> = {
   todo: ['can_read_todos', 'can_read_user', 'can_create_todo', 'can_update_todo', 'can_delete_todo'],
   'authzen-search': ['view', 'edit', 'delete'],
   'authzen-certification': ['read', 'write', 'delete'],
+  'authzen-gateway': ['GET', 'POST', 'PUT', 'DELETE'],
 };
 
 describe("the demo directory's matrix in every shipped policy (tests/citadel-directory.json)", () => {
