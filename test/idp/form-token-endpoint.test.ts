@@ -126,7 +126,7 @@ describe('form-encoded token endpoint', () => {
     expect(payload).toMatchObject({ client_id: MACHINE_CLIENT, sub: MACHINE_CLIENT, aud: f.config.idp.apiAudience });
   });
 
-  it('gives the machine client the API scope only, never the OIDC scopes of a user', async () => {
+  it('gives the machine client the API scope only, and refuses any other scope with invalid_scope', async () => {
     const { clientId, clientSecret } = f.idp.machineClient;
     const ask = (scope: string) =>
       fetch(`${f.url}${TOKEN}`, {
@@ -137,12 +137,14 @@ describe('form-encoded token endpoint', () => {
     const api = await ask('api');
     expect(api.status).toBe(200);
     expect(((await api.json()) as { scope: string }).scope).toBe('api');
-    // Scopes the API does not define are dropped (the provider's rule): no user's scope reaches the token.
-    const openid = await ask('openid email api');
-    expect(openid.status).toBe(200);
-    const body = (await openid.json()) as { scope: string; access_token: string };
-    expect(body.scope).toBe('api');
-    expect(decodeJwt(body.access_token).scope).toBe('api');
+    // RFC 6749 §5.2: a scope the machine may not have is refused as invalid_scope, never dropped
+    // from a token that is issued anyway: a user's OIDC scopes, and scopes nobody defines.
+    // The provider's answer names the scopes it refused.
+    for (const [scope, refusedScopes] of [['openid', 'openid'], ['openid email api', 'openid email'], ['admin', 'admin'], ['api admin', 'admin']]) {
+      const refused = await ask(scope!);
+      expect(refused.status).toBe(400);
+      expect(await refused.json()).toEqual({ error: 'invalid_scope', error_description: 'the machine client may ask for the api scope only', scope: refusedScopes });
+    }
   });
 
   it.each([
