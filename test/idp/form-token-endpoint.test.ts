@@ -31,9 +31,29 @@ describe('form-encoded token endpoint', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
     const body = (await res.json()) as Record<string, unknown>;
-    expect(Object.keys(body).sort()).toEqual(['access_token', 'expires_in', 'id_token', 'token_type']);
+    // RFC 6749 §5.1: the form grant says the scope it granted (the JSON endpoint's body is the seed's).
+    expect(Object.keys(body).sort()).toEqual(['access_token', 'expires_in', 'id_token', 'scope', 'token_type']);
     expect(body.token_type).toBe('bearer');
-    expect(decodeJwt(body.access_token as string)).toMatchObject({ sub: CITADEL[0].id, client_id: DEMO_CLIENT, aud: f.config.idp.apiAudience });
+    expect(body.scope).toBe('openid profile email');
+    expect(decodeJwt(body.access_token as string)).toMatchObject({ sub: CITADEL[0].id, client_id: DEMO_CLIENT, aud: f.config.idp.apiAudience, scope: 'openid profile email' });
+  });
+
+  it('narrows the password grant to the scope asked for, and refuses a scope a user cannot have (RFC 6749 §3.3, §5.2)', async () => {
+    const ask = (scope: string, password = PASSWORD) =>
+      postForm(f.url, TOKEN, { grant_type: 'password', client_id: DEMO_CLIENT, username: CITADEL[0].email, password, scope });
+    const narrowed = await ask('openid email');
+    expect(narrowed.status).toBe(200);
+    const body = (await narrowed.json()) as { scope: string; access_token: string };
+    expect(body.scope).toBe('openid email');
+    expect(decodeJwt(body.access_token).scope).toBe('openid email');
+    for (const [scope, refused] of [['openid api', 'api'], ['admin', 'admin']]) {
+      // Refused before the password is checked: a wrong one gets the same answer.
+      for (const password of [PASSWORD, 'wrong']) {
+        const res = await ask(scope!, password);
+        expect(res.status).toBe(400);
+        expect(await res.json()).toEqual({ error: 'invalid_scope', error_description: "a user's token may carry openid profile email only", scope: refused });
+      }
+    }
   });
 
   it('answers bad credentials with 400 invalid_grant (RFC 6749 §5.2), not cached', async () => {
