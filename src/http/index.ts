@@ -18,6 +18,7 @@ export { requestIdFor } from './request-id';
 export { serveBrowserModules } from './browser-modules';
 export { serveFile } from './serve-file';
 export { jsonBody, formBody } from './read-body';
+export { refuseWriteQuery } from './refuse-write-query';
 
 export { buildOpenApiDocument, serveOpenApi, findApiRoute, apiErrors, apiErrorSchema, oauthErrorSchema, OPENAPI_PATH } from './openapi';
 export type { ApiRoute, ApiResponse, ApiMethod } from './openapi';
