@@ -24,7 +24,7 @@ import { findPortConflicts } from '../src/stack/check-ports';
 import { stackComponents, type Component } from '../src/stack/components';
 import { entryFile } from '../src/stack/run-component';
 import { runStack } from '../src/stack/run-stack';
-import { startLocalPostgres, type LocalPostgres } from './lib/local-postgres';
+import { durabilityLine, startLocalPostgres, type LocalPostgres } from './lib/local-postgres';
 import { startLocalRedis, type LocalRedis } from './lib/local-redis';
 import { startRoundRobinFront, type RoundRobinFront } from './lib/round-robin-front';
 import { scriptCommand } from './lib/script-command';
@@ -45,15 +45,15 @@ interface Engines {
   readonly owned: { postgres?: LocalPostgres; redis?: LocalRedis };
 }
 
-async function startEngines(env: NodeJS.ProcessEnv): Promise<Engines> {
+async function startEngines(env: NodeJS.ProcessEnv, durable: boolean): Promise<Engines> {
   const owned: Engines['owned'] = {};
   try {
     let databaseUrl = env.DATABASE_URL;
     if (databaseUrl === undefined) {
       process.stdout.write('starting a throwaway PostgreSQL … ');
-      owned.postgres = await startLocalPostgres();
+      owned.postgres = await startLocalPostgres({ durable });
       databaseUrl = owned.postgres.url;
-      console.log(`ready (${owned.postgres.url})`);
+      console.log(`ready (${owned.postgres.url}), ${durabilityLine(durable)}`);
     }
     let redisUrl = env.REDIS_URL;
     if (redisUrl === undefined) {
@@ -132,8 +132,9 @@ async function main(): Promise<void> {
     'npm run cluster -- --nodes 2',
   )
     .option('--nodes <n>', `control-plane nodes (1–${MAX_NODES})`, parseNodes, 3)
+    .option('--durable', "the throwaway PostgreSQL keeps its durability settings (slower; an acknowledged write survives a crash)", false)
     .parse()
-    .opts<{ nodes: number }>();
+    .opts<{ nodes: number; durable: boolean }>();
 
   // The cluster keeps its own data folder: its demo tenant lives in PostgreSQL, not in the
   // one-process stack's SQLite file, and must not overwrite that stack's demo-tenant.json.
@@ -147,7 +148,7 @@ async function main(): Promise<void> {
     process.exit(1);
   }
 
-  const engines = await startEngines(process.env);
+  const engines = await startEngines(process.env, options.durable);
   let rr: RoundRobinFront | undefined;
   const stopOwned = async () => {
     await rr?.close();

@@ -41,7 +41,24 @@ export interface LocalPostgresOptions {
   readonly dir?: string;
   /** Loopback port; a free one when absent. */
   readonly port?: number;
+  /**
+   * Keep PostgreSQL's durability settings (fsync, full-page writes, synchronous commit: its
+   * defaults), so an acknowledged write survives a crash of the server or the machine. Off by
+   * default: tests and benchmarks want speed, and with them off a `kill -9` of the server lost
+   * 1 of 117 acknowledged writes (docs/guide/05-more-than-one-node.md).
+   */
+  readonly durable?: boolean;
 }
+
+/** What a server's durability means for the writes it acknowledges: said at every start. */
+export function durabilityLine(durable: boolean): string {
+  return durable
+    ? 'durable: fsync, full-page writes and synchronous commit on (PostgreSQL defaults)'
+    : 'NOT durable: fsync, full-page writes and synchronous commit off for speed; a crash can lose acknowledged writes (--durable keeps them)';
+}
+
+/** Settings that trade crash safety for speed; a durable server runs without them. */
+const FAST_UNSAFE = ['-c', 'fsync=off', '-c', 'full_page_writes=off', '-c', 'synchronous_commit=off'];
 
 const INSTALL_HINT =
   'PostgreSQL server binaries (initdb, postgres) not found: install them with `apt-get install -y postgresql` ' +
@@ -133,7 +150,7 @@ function exited(child: ChildProcess): Promise<void> {
  * Starts a throwaway PostgreSQL server for tests and benchmarks: a fresh cluster in a
  * temporary folder (`initdb`, trust authentication, user `outpost`, C locale), served by a
  * child process on a free loopback port with durability off (fsync, full-page writes,
- * synchronous commit) for speed, and a database `outpost`. Never a system service. Needs
+ * synchronous commit) for speed unless `durable`, and a database `outpost`. Never a system service. Needs
  * Debian's `postgresql` package; without it the error says what to install.
  */
 export async function startLocalPostgres(options: LocalPostgresOptions = {}): Promise<LocalPostgres> {
@@ -146,7 +163,7 @@ export async function startLocalPostgres(options: LocalPostgresOptions = {}): Pr
   const spawnAs = identity ? { uid: identity.uid, gid: identity.gid } : {};
   const env = cleanEnv();
 
-  const init = spawnSync(join(bindir, 'initdb'), ['-D', dataDir, '-A', 'trust', '-U', USER, '-E', 'UTF8', '--locale=C', '--no-sync', '--no-instructions'], {
+  const init = spawnSync(join(bindir, 'initdb'), ['-D', dataDir, '-A', 'trust', '-U', USER, '-E', 'UTF8', '--locale=C', ...(options.durable ? [] : ['--no-sync']), '--no-instructions'], {
     encoding: 'utf8',
     env,
     ...spawnAs,
@@ -168,7 +185,7 @@ export async function startLocalPostgres(options: LocalPostgresOptions = {}): Pr
     output = '';
     const server = spawn(
       join(bindir, 'postgres'),
-      ['-D', dataDir, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'full_page_writes=off', '-c', 'synchronous_commit=off', '-c', 'shared_buffers=32MB'],
+      ['-D', dataDir, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', ...(options.durable ? [] : FAST_UNSAFE), '-c', 'shared_buffers=32MB'],
       { env, stdio: ['ignore', 'pipe', 'pipe'], ...spawnAs },
     );
     const keep = (chunk: Buffer) => {

@@ -111,6 +111,8 @@ function toConfig(e: Env, projectRoot: string, dataDirSet: boolean, appList: rea
       keyRotationOverlap: e.KEY_ROTATION_OVERLAP,
       maxLoginFailures: e.LOGIN_MAX_FAILURES,
       loginFailureWindow: e.LOGIN_FAILURE_WINDOW,
+      /** Skew allowed on token times where the IdP checks its own tokens (/userinfo), as the apps allow. */
+      clockTolerance: e.CLOCK_TOLERANCE,
       /** Browser origins allowed to call the IdP (the todo page and the console); exact matches. */
       corsOrigins: (e.IDP_CORS_ORIGINS ?? `${new URL(todoUrl).origin},${new URL(controlPlaneUrl).origin}`)
         .split(',')

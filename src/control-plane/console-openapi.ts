@@ -148,7 +148,7 @@ export const CONSOLE_ROUTES: readonly ApiRoute[] = [
     method: 'post',
     path: `${TENANT}/discovery-key/rotate`,
     summary: 'Replace the Discovery API key (admin, owner); the new key is shown this once, the old one stops working',
-    responses: { 200: { description: 'the new key', schema: z.strictObject({ discovery_api_key: z.string() }) }, ...apiErrors(ROLE('admin')) },
+    responses: { 200: { description: 'the new key', schema: z.strictObject({ discovery_api_key: z.string() }) }, ...apiErrors({ 400: 'a body was sent: the route takes none', ...ROLE('admin') }) },
   },
   {
     method: 'get',

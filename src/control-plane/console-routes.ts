@@ -1,6 +1,6 @@
 import express, { type Router } from 'express';
 import { z } from 'zod';
-import { HttpError, parseBody, parseParam, jsonBody } from '../http';
+import { HttpError, parseBody, parseParam, jsonBody, noBody } from '../http';
 import { COMMANDS, INSTANCE_ID_PATTERN } from '../relay-protocol';
 import type { Relay } from '../relay';
 import { recordAudit } from './audit-repository';
@@ -113,7 +113,7 @@ export function createConsoleRouter(deps: ConsoleDeps): Router {
     res.json({ result });
   });
 
-  api.post('/tenants/:tenantId/discovery-key/rotate', admin, async function rotateDiscoveryKey(_req, res) {
+  api.post('/tenants/:tenantId/discovery-key/rotate', admin, noBody(), async function rotateDiscoveryKey(_req, res) {
     const { tenantId, userId } = memberOf(res.locals);
     const key = await store.transaction(async (tx) => {
       const rotated = await tx.tenants.rotateKey(tenantId, 'discovery');

@@ -1,6 +1,6 @@
 import type { RequestListener } from 'node:http';
 import type { Router } from 'express';
-import { createApp, createErrorResponder, finishAppWith, OPENAPI_PATH, serveBareJsonRoutes, serveOpenApi, jsonBody } from '../http';
+import { createApp, createErrorResponder, finishAppWith, OPENAPI_PATH, refuseWriteQuery, serveBareJsonRoutes, serveOpenApi, jsonBody } from '../http';
 import { CONTROL_PLANE_OPENAPI } from './control-plane-openapi';
 import type { Logger } from '../observability';
 import { POLICY_IMAGE_LIMITS } from '../policy';
@@ -54,6 +54,8 @@ export function createControlPlaneApp(deps: ControlPlaneAppDeps): RequestListene
     res.json({ status: 'ok' });
   });
   app.get(OPENAPI_PATH, serveOpenApi(CONTROL_PLANE_OPENAPI));
+  // Every API below, the console's and the relay's included: a write takes its input from the body.
+  app.use(refuseWriteQuery());
 
   // Credentials first, body second: an unauthenticated caller gets 401 and never makes the
   // server read or parse a body; each route group parses with its own size limit.

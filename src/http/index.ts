@@ -17,7 +17,8 @@ export { parseBody, parseParam } from './parse-request';
 export { requestIdFor } from './request-id';
 export { serveBrowserModules } from './browser-modules';
 export { serveFile } from './serve-file';
-export { jsonBody, formBody } from './read-body';
+export { jsonBody, formBody, noBody } from './read-body';
+export { refuseWriteQuery } from './refuse-write-query';
 
 export { buildOpenApiDocument, serveOpenApi, findApiRoute, apiErrors, apiErrorSchema, oauthErrorSchema, OPENAPI_PATH } from './openapi';
 export type { ApiRoute, ApiResponse, ApiMethod } from './openapi';

@@ -1,4 +1,5 @@
 import express, { type RequestHandler } from 'express';
+import { BadRequestError } from './http-error';
 
 /**
  * Reads a body with `parser`, after refusing a request whose `Content-Length` already says it
@@ -35,4 +36,17 @@ export function jsonBody(limitBytes: number): RequestHandler {
 /** An `application/x-www-form-urlencoded` body of at most `limitBytes`, bounded as {@link jsonBody}. */
 export function formBody(limitBytes: number): RequestHandler {
   return bounded(limitBytes, express.urlencoded({ extended: false, limit: limitBytes, inflate: false }));
+}
+
+/**
+ * For a route that documents no body: a request that carries one (any `Content-Length` above 0,
+ * or a chunked body) is refused with 400 before the route acts, whatever its content type, so a
+ * caller who thinks a body steered the action learns that it did not. Nothing is read.
+ */
+export function noBody(): RequestHandler {
+  return function refuseBody(req, _res, next) {
+    const length = req.headers['content-length'];
+    const carries = req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+    next(carries ? new BadRequestError('this route takes no body') : undefined);
+  };
 }

@@ -32,6 +32,7 @@ export type IdpOptions = Pick<
   | 'idTokenTtl'
   | 'maxLoginFailures'
   | 'loginFailureWindow'
+  | 'clockTolerance'
   | 'corsOrigins'
   | 'clients'
 >;
@@ -119,7 +120,7 @@ export function createIdpApp(deps: IdpAppDeps): Express {
   app.get(OPENAPI_PATH, serveOpenApi(IDP_OPENAPI));
   app.use(tokenEndpoint({ checkPassword, issueTokens, logger }));
   const audiences = [options.apiAudience, ...options.clients.flatMap((c) => (c.audience === undefined ? [] : [c.audience]))];
-  app.use(userinfoEndpoint({ issuer: options.issuer, audiences, keys, users }));
+  app.use(userinfoEndpoint({ issuer: options.issuer, audiences, keys, users, clock, clockTolerance: options.clockTolerance }));
   app.use(limitSignIns(clock, deps.signInLimit));
   app.use(useCurrentKeys);
   app.use(loginPage({ provider: () => current!.provider, csrfKey: () => current!.cookieKey, users, checkPassword, logger }));

@@ -26,6 +26,9 @@ export const LOGIN_PATH = '/login';
 /** Scopes a client may ask for: the OIDC ones and the sample APIs' (`api`). */
 export const SCOPES = ['openid', 'profile', 'email', 'api'] as const;
 
+/** The one scope a machine client's token carries: the API's own (it acts for no user). */
+const MACHINE_SCOPE = 'api';
+
 /** How long an authorization code may wait for its exchange (RFC 6749 §4.1.2 recommends ≤ 10 min). */
 export const CODE_TTL_SECONDS = 60;
 /** How long a refresh-token family lives from sign-in, however often it rotates. */
@@ -166,11 +169,19 @@ export function createProvider(deps: ProviderDeps): Provider {
         enabled: true,
         defaultResource: (_ctx, client) => audienceOf.get(client.clientId) ?? options.apiAudience,
         useGrantedResource: () => true,
-        getResourceServerInfo(_ctx, resource, client) {
+        getResourceServerInfo(ctx, resource, client) {
           if (resource !== audienceOf.get(client.clientId)) throw new errors.InvalidTarget(`${client.clientId} may not ask for tokens for ${resource}`);
+          const machine = client.clientId === deps.machineClient.clientId;
+          // RFC 6749 §5.2: a scope the client may not have is `invalid_scope`, not a token with
+          // less than was asked (the provider would drop it silently). The machine client's only
+          // grant is client_credentials, whose scope is asked here.
+          if (machine) {
+            const refused = String(ctx.oidc.params?.scope ?? '').split(' ').filter((s) => s !== '' && s !== MACHINE_SCOPE);
+            if (refused.length > 0) throw new errors.InvalidScope(`the machine client may ask for the ${MACHINE_SCOPE} scope only`, refused.join(' '));
+          }
           return {
             // A machine acts for no user: only the API's own scope, none of the OIDC ones.
-            scope: client.clientId === deps.machineClient.clientId ? 'api' : SCOPES.join(' '),
+            scope: machine ? MACHINE_SCOPE : SCOPES.join(' '),
             audience: resource,
             accessTokenTTL: options.accessTokenTtl,
             accessTokenFormat: 'jwt',

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { createLocalJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import { OAuthError } from '../http';
+import type { Clock } from './clock';
 import type { KeyStore } from './key-store';
 import { SIGNING_ALG } from './signing-keys';
 import type { UserStore } from './user-store';
@@ -13,6 +14,9 @@ export interface UserinfoDeps {
   readonly audiences: readonly string[];
   readonly keys: KeyStore;
   readonly users: UserStore;
+  /** The IdP's clock (ms since the epoch) and the skew allowed on token times (s), as the apps allow. */
+  readonly clock: Clock;
+  readonly clockTolerance: number;
 }
 
 /** RFC 6750 §3: the challenge a missing or bad token gets. */
@@ -24,7 +28,9 @@ function challenge(status: 400 | 401, error: 'invalid_request' | 'invalid_token'
 /**
  * `GET /userinfo` (OIDC Core §5.3): the claims the access token's scope covers, for the
  * bearer of an access token this IdP issued (RFC 9068: `typ` at+jwt, our issuer, one of the
- * audiences it issues for, pinned algorithm). The token is read from the header only (RFC 6750 §2.1).
+ * audiences it issues for, pinned algorithm) and whose times the apps would accept too: `exp`
+ * and `iat` required, `iat` not in the future beyond the skew. The token is read from the header
+ * only (RFC 6750 §2.1).
  */
 export function userinfoEndpoint(deps: UserinfoDeps): Router {
   const router = Router();
@@ -43,10 +49,17 @@ export function userinfoEndpoint(deps: UserinfoDeps): Router {
         audience: [...deps.audiences],
         algorithms: [SIGNING_ALG],
         typ: 'at+jwt',
-        requiredClaims: ['exp', 'sub'],
+        requiredClaims: ['exp', 'iat', 'sub'],
+        currentDate: new Date(deps.clock()),
+        clockTolerance: deps.clockTolerance,
       }));
     } catch {
       throw challenge(401, 'invalid_token', 'the access token is invalid or expired');
+    }
+    // RFC 9068 §2.2 makes iat required and §4 lets a validator refuse one in the future: a token
+    // "issued" ahead of our clock is forged or from a broken clock (jose checks iat's type only).
+    if ((payload.iat as number) > deps.clock() / 1000 + deps.clockTolerance) {
+      throw challenge(401, 'invalid_token', 'the access token was issued in the future (iat)');
     }
     const user = deps.users.list().find((u) => u.id === payload.sub);
     if (!user) throw challenge(401, 'invalid_token', 'the access token names no known user');

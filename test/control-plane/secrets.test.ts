@@ -21,3 +21,32 @@ describe('secretMatches', () => {
     expect(secretMatches('outpost-unknown-owner', truncated)).toBe(false);
   });
 });
+
+// Timing cannot be asserted without a wall clock, so the test pins the mechanism instead: every
+// answer comes from exactly one crypto.timingSafeEqual over two full-length hashes, and no
+// early-exit comparison (Buffer#equals, Buffer.compare, ===) decides. Swapping the compare for
+// `equals` fails here.
+describe('secretMatches compares in constant time', () => {
+  // The module object itself (not an import copy), so the spy sees the call secrets.ts makes.
+  const crypto = require('node:crypto') as typeof import('node:crypto');
+  afterEach(() => jest.restoreAllMocks());
+
+  it.each([
+    ['the right secret', 's3cret', true],
+    ['a wrong secret', 'wrong', false],
+    ['an unknown owner', 'anything', undefined],
+  ])('%s: one timingSafeEqual of two 32-byte hashes decides, nothing else compares', (_name, presented, known) => {
+    const safe = jest.spyOn(crypto, 'timingSafeEqual');
+    const equals = jest.spyOn(Buffer.prototype, 'equals');
+    const compare = jest.spyOn(Buffer, 'compare');
+    const instanceCompare = jest.spyOn(Buffer.prototype, 'compare');
+    const stored = known === undefined ? undefined : hashSecret('s3cret');
+    expect(secretMatches(presented, stored)).toBe(known === true);
+    expect(safe).toHaveBeenCalledTimes(1);
+    const [a, b] = safe.mock.calls[0]!;
+    expect([(a as Buffer).length, (b as Buffer).length]).toEqual([32, 32]);
+    expect(equals).not.toHaveBeenCalled();
+    expect(compare).not.toHaveBeenCalled();
+    expect(instanceCompare).not.toHaveBeenCalled();
+  });
+});

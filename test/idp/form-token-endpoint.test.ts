@@ -31,9 +31,29 @@ describe('form-encoded token endpoint', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
     const body = (await res.json()) as Record<string, unknown>;
-    expect(Object.keys(body).sort()).toEqual(['access_token', 'expires_in', 'id_token', 'token_type']);
+    // RFC 6749 §5.1: the form grant says the scope it granted (the JSON endpoint's body is the seed's).
+    expect(Object.keys(body).sort()).toEqual(['access_token', 'expires_in', 'id_token', 'scope', 'token_type']);
     expect(body.token_type).toBe('bearer');
-    expect(decodeJwt(body.access_token as string)).toMatchObject({ sub: CITADEL[0].id, client_id: DEMO_CLIENT, aud: f.config.idp.apiAudience });
+    expect(body.scope).toBe('openid profile email');
+    expect(decodeJwt(body.access_token as string)).toMatchObject({ sub: CITADEL[0].id, client_id: DEMO_CLIENT, aud: f.config.idp.apiAudience, scope: 'openid profile email' });
+  });
+
+  it('narrows the password grant to the scope asked for, and refuses a scope a user cannot have (RFC 6749 §3.3, §5.2)', async () => {
+    const ask = (scope: string, password = PASSWORD) =>
+      postForm(f.url, TOKEN, { grant_type: 'password', client_id: DEMO_CLIENT, username: CITADEL[0].email, password, scope });
+    const narrowed = await ask('openid email');
+    expect(narrowed.status).toBe(200);
+    const body = (await narrowed.json()) as { scope: string; access_token: string };
+    expect(body.scope).toBe('openid email');
+    expect(decodeJwt(body.access_token).scope).toBe('openid email');
+    for (const [scope, refused] of [['openid api', 'api'], ['admin', 'admin']]) {
+      // Refused before the password is checked: a wrong one gets the same answer.
+      for (const password of [PASSWORD, 'wrong']) {
+        const res = await ask(scope!, password);
+        expect(res.status).toBe(400);
+        expect(await res.json()).toEqual({ error: 'invalid_scope', error_description: "a user's token may carry openid profile email only", scope: refused });
+      }
+    }
   });
 
   it('answers bad credentials with 400 invalid_grant (RFC 6749 §5.2), not cached', async () => {
@@ -126,7 +146,7 @@ describe('form-encoded token endpoint', () => {
     expect(payload).toMatchObject({ client_id: MACHINE_CLIENT, sub: MACHINE_CLIENT, aud: f.config.idp.apiAudience });
   });
 
-  it('gives the machine client the API scope only, never the OIDC scopes of a user', async () => {
+  it('gives the machine client the API scope only, and refuses any other scope with invalid_scope', async () => {
     const { clientId, clientSecret } = f.idp.machineClient;
     const ask = (scope: string) =>
       fetch(`${f.url}${TOKEN}`, {
@@ -137,12 +157,14 @@ describe('form-encoded token endpoint', () => {
     const api = await ask('api');
     expect(api.status).toBe(200);
     expect(((await api.json()) as { scope: string }).scope).toBe('api');
-    // Scopes the API does not define are dropped (the provider's rule): no user's scope reaches the token.
-    const openid = await ask('openid email api');
-    expect(openid.status).toBe(200);
-    const body = (await openid.json()) as { scope: string; access_token: string };
-    expect(body.scope).toBe('api');
-    expect(decodeJwt(body.access_token).scope).toBe('api');
+    // RFC 6749 §5.2: a scope the machine may not have is refused as invalid_scope, never dropped
+    // from a token that is issued anyway: a user's OIDC scopes, and scopes nobody defines.
+    // The provider's answer names the scopes it refused.
+    for (const [scope, refusedScopes] of [['openid', 'openid'], ['openid email api', 'openid email'], ['admin', 'admin'], ['api admin', 'admin']]) {
+      const refused = await ask(scope!);
+      expect(refused.status).toBe(400);
+      expect(await refused.json()).toEqual({ error: 'invalid_scope', error_description: 'the machine client may ask for the api scope only', scope: refusedScopes });
+    }
   });
 
   it.each([

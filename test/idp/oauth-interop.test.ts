@@ -90,6 +90,39 @@ describe('OAuth 2.0 / OIDC interop with openid-client', () => {
     await expect(client.refreshTokenGrant(config, second.refresh_token as string)).rejects.toMatchObject({ error: 'invalid_grant' });
   });
 
+  // RFC 7009 §2.1: the server checks that the token was issued to the client asking. Another
+  // registered client (here the machine client, authenticated with its secret) gets no effect.
+  it("does not let another client revoke a user's refresh token (RFC 7009 §2.1)", async () => {
+    const tokens = await codeFlow(CITADEL[1].email);
+    const { clientId, clientSecret } = f.idp.machineClient;
+    const res = await fetch(`${f.url}/revoke`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`,
+      },
+      body: new URLSearchParams({ token: tokens.refresh_token as string, token_type_hint: 'refresh_token' }).toString(),
+    });
+    // RFC 7009 §2.2 answers 200 whatever the outcome, so the proof is that the token still works.
+    expect(res.status).toBe(200);
+    const refreshed = await client.refreshTokenGrant(config, tokens.refresh_token as string);
+    expect(refreshed.claims()?.sub).toBe(CITADEL[1].id);
+  });
+
+  // Access tokens are self-contained JWTs (RFC 9068), valid until `exp` wherever they are checked:
+  // there is nothing to revoke, and RFC 7009 §2.2.1 has the server say so rather than answer 200.
+  it('answers 400 unsupported_token_type for an access token, which stays valid until it expires', async () => {
+    const tokens = await codeFlow(CITADEL[4].email);
+    const res = await fetch(`${f.url}/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: tokens.access_token, token_type_hint: 'access_token', client_id: CLIENT_ID }).toString(),
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: 'unsupported_token_type' });
+    expect((await fetch(`${f.url}/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(200);
+  });
+
   it('revokes the whole family when a spent refresh token comes back', async () => {
     const first = await codeFlow(CITADEL[3].email);
     const second = await client.refreshTokenGrant(config, first.refresh_token as string);

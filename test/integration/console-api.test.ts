@@ -235,6 +235,18 @@ describe.each(SQL_ENGINES)('on $name', (engine) => {
       const acme = (await createTenant(stack.store, { name: 'acme', directory: { roles: [], users: [], resources: [] }, owner: SUMMER.id })).tenantId;
       await stack.store.members.setMember(acme, MORTY.id, 'admin');
       const mine = acme;
+      // It documents no body: one sent (JSON or anything else) is refused and rotates nothing.
+      expect(await call('POST', `/tenants/${mine}/discovery-key/rotate`, MORTY, { keep_old: true })).toEqual({
+        status: 400,
+        body: { code: 'bad_request', message: 'this route takes no body' },
+      });
+      const plain = await fetch(`${stack.relayUrl}/console/api/tenants/${mine}/discovery-key/rotate`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${tokens[MORTY.email]}`, 'content-type': 'text/plain' },
+        body: 'rotate please',
+      });
+      expect(plain.status).toBe(400);
+      expect((await stack.store.audit.list(mine)).map((e) => e.action)).not.toContain('discovery_key.rotate');
       const rotated = await call('POST', `/tenants/${mine}/discovery-key/rotate`, MORTY);
       expect(rotated.status).toBe(200);
       const key = (rotated.body as { discovery_api_key: string }).discovery_api_key;
