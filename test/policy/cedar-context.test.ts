@@ -114,6 +114,17 @@ describe('the Cedar context of a request', () => {
     expect(ask('view', { other: Number.NaN }).allowed).toBe(true);
   });
 
+  it('refuses a value nested deeper than 64 levels without walking it, and hands a shallower one to Cedar', () => {
+    const nest = (depth: number): unknown => (depth === 0 ? 'x' : [nest(depth - 1)]);
+    expect(ask('view', { team: nest(65) })).toEqual({ allowed: false, reasons: [], errors: [expect.stringMatching(/^context\.team.* is nested more than 64 levels deep$/)] });
+    expect(ask('view', { team: nest(63) })).toEqual(refused);
+  });
+
+  it('keeps an attribute named __proto__ as data, never as the prototype', () => {
+    expect(ask('sign', JSON.parse('{"__proto__": {"mfa": true}}') as Record<string, unknown>)).toEqual(expect.objectContaining({ allowed: false }));
+    expect(ask('sign', JSON.parse('{"__proto__": {"x": 1}, "mfa": true}') as Record<string, unknown>)).toEqual(expect.objectContaining({ allowed: true, errors: [] }));
+  });
+
   it('keys a decision cache on the very context Cedar is given', () => {
     expect(policy.contextKey('view', { source_ip: '10.1.2.3', zzz: 1 })).toBe('{"source_ip":"10.1.2.3"}');
     expect(policy.contextKey('view', { by: { id: 'u', type: 'T::user' } })).toBe(policy.contextKey('view', { by: { type: 'T::user', id: 'u' } }));
