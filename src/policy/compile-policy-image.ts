@@ -125,7 +125,10 @@ function evaluate(call: Parameters<CedarBindings['statefulIsAuthorized']>[0]): A
 }
 
 /** The context of an action the schema declares none for: every attribute sent is left out. */
-const NO_CONTEXT: ContextShape = { kind: 'record', attributes: new Map() };
+const NO_CONTEXT: ContextShape = { kind: 'record', attributes: new Map(), open: false };
+
+/** How Cedar words a failure of the entities (not of the request) against the schema. */
+const ENTITY_FAILURE = /entity deserialization|does not conform to the schema/;
 
 function createCompiledPolicy(
   image: PolicyImage,
@@ -152,7 +155,7 @@ function createCompiledPolicy(
     contextKey(action: string, context: unknown): string {
       const shaped = toCedarContext(contexts.get(action) ?? NO_CONTEXT, context);
       if (typeof shaped === 'string') return `!${shaped}`;
-      // Attributes in the schema's order (toCedarContext walks the declaration), so equal contexts give equal strings.
+      // The very JSON Cedar is given (keys sorted at every level), so equal strings are equal requests to Cedar.
       return Object.keys(shaped).length === 0 ? '' : JSON.stringify(shaped);
     },
     isAuthorized(request: PolicyRequest): PolicyAnswer {
@@ -163,7 +166,7 @@ function createCompiledPolicy(
       if (!applies || !applies.principalTypes.has(request.principal.type) || !applies.resourceTypes.has(request.resource.type)) {
         return { allowed: false, reasons: [], errors: [`action "${request.action}" does not apply to ${request.principal.type} on ${request.resource.type}`] };
       }
-      // The request's context as the action declares it; without a required part it is denied here.
+      // The request's context as the action declares it: undeclared attributes left out.
       const context = toCedarContext(contexts.get(request.action) ?? NO_CONTEXT, request.context);
       if (typeof context === 'string') return { allowed: false, reasons: [], errors: [context] };
       const answer = evaluate({
@@ -173,13 +176,20 @@ function createCompiledPolicy(
         context,
         preparsedPolicySetId: preparsedId,
         preparsedSchemaName: preparsedId,
-        // The applicability check and the context's shaping above are the request
-        // validation that matters; Cedar's own costs time on every decision.
-        validateRequest: false,
+        // Cedar parses the context against the action's declared context (extension and
+        // entity values in every form it takes) and refuses what does not fit it: a wrong
+        // type, an invalid ip string, a required attribute missing, an id outside an enum.
+        validateRequest: true,
         entities: request.entities as EntityJson[],
       });
       if (answer === undefined) throw new PolicyEvaluationError('Cedar failed on this request; the engine was reset');
-      if (answer.type === 'failure') throw new PolicyEvaluationError(answer.errors.map((e) => describeCedarError(e)).join('; '));
+      if (answer.type === 'failure') {
+        const messages = answer.errors.map((e) => describeCedarError(e));
+        // Entities that break the schema are the directory's fault, not the request's: no answer.
+        if (messages.some((m) => ENTITY_FAILURE.test(m))) throw new PolicyEvaluationError(messages.join('; '));
+        // A request Cedar refuses (its context, an enum id…) is a deny, as Cedar gives no allow.
+        return { allowed: false, reasons: [], errors: messages.map((m) => `request refused by Cedar: ${m}`) };
+      }
       const { decision, diagnostics } = answer.response;
       const errors: string[] = [];
       for (const e of diagnostics.errors) errors.push(`${e.policyId}: ${describeCedarError(e.error)}`);

@@ -47,14 +47,17 @@ export interface CompiledPolicy {
   readonly readsResource: boolean;
   /**
    * What of a request's `context` Cedar is given for `action`, as one string: the attributes
-   * the action's schema declares, converted as {@link isAuthorized} converts them (the rest is
-   * left out: no policy can read it), `''` when that leaves nothing, or `!` and the refusal
-   * when a required attribute is missing. Two contexts with the same string get the same
-   * answer from every policy of the image, so a decision cache keys on this, not on the
-   * context as sent.
+   * the action's schema declares (undeclared ones left out, in nested records too), exactly as
+   * {@link isAuthorized} hands them to Cedar, object keys sorted; `''` when that leaves nothing,
+   * or `!` and the refusal when the context is no JSON value. Two contexts with the same string
+   * are the same request to Cedar, so a decision cache keys on this, not on the context as sent.
    */
   contextKey(action: string, context: unknown): string;
-  /** Evaluates against the pre-parsed set; throws `PolicyEvaluationError` if Cedar cannot. */
+  /**
+   * Evaluates against the pre-parsed set. A request Cedar refuses against the schema (its
+   * context, an enum id) is a deny with Cedar's error; throws `PolicyEvaluationError` if
+   * Cedar cannot answer (entities that break the schema, a released image).
+   */
   isAuthorized(request: PolicyRequest): PolicyAnswer;
   /** Frees the pre-parsed set once no other compilation of the same digest holds it. */
   release(): void;
