@@ -217,7 +217,7 @@ export const CONSOLE_ROUTES: readonly ApiRoute[] = [
     summary: 'New decision records as server-sent events (event: decision, id, data: the record), after `after` or Last-Event-ID, else from now; the listing\'s filters; ends after 5 minutes (reconnect with the last id)',
     responses: {
       200: { description: 'text/event-stream' },
-      ...apiErrors({ 400: 'a bad or unknown query parameter', ...MEMBER, 429: 'too many streams open on this node' }),
+      ...apiErrors({ 400: 'a bad or unknown query parameter', ...MEMBER, 429: 'too many streams open for this user (5), this tenant (20) or this node (100)' }),
     },
   },
   {

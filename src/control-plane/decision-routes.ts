@@ -67,7 +67,8 @@ export function consoleDecisionRoutes(
   });
   // The Decisions view's live feed: server-sent events, resumable (stream-decisions.ts).
   router.get('/stream', viewer, async function followDecisions(req: Request, res: Response) {
-    await streamDecisions(store.decisions, memberOf(res.locals).tenantId, req, res);
+    const { tenantId, userId } = memberOf(res.locals);
+    await streamDecisions(store.decisions, tenantId, userId, req, res);
   });
   return router;
 }

@@ -1,7 +1,9 @@
 /**
- * The console's live decision streams are bounded per control-plane node (docs/reference/limits.md,
- * DECISION_STREAM.maxOpen): past the bound a new stream is 429 `too_many_streams` with
- * `Retry-After`, and once one closes another may open.
+ * The console's live decision streams are bounded per user, per tenant and per node
+ * (docs/reference/limits.md, DECISION_STREAM): past their own bound a user's new stream is 429
+ * `too_many_streams` with `Retry-After`, while another member of the same tenant still opens
+ * one; once one of theirs closes, another may open. (The bounds themselves, tenant and node
+ * included: test/control-plane/stream-slots.test.ts.)
  */
 import { DECISION_STREAM } from '../../src/control-plane/stream-decisions';
 import { USERS } from '../apps/app-fixture';
@@ -9,33 +11,39 @@ import { waitFor } from './stack-client';
 import { consoleToken, startStack, type Stack } from './stack-fixture';
 
 let stack: Stack;
-let token: string;
+let morty: string;
+let rick: string;
 beforeAll(async () => {
   stack = await startStack();
-  token = await consoleToken(stack, USERS.morty.email);
+  morty = await consoleToken(stack, USERS.morty.email);
+  rick = await consoleToken(stack, USERS.rick.email);
 });
 afterAll(async () => {
   await stack?.close();
 });
 
-it(`serves ${DECISION_STREAM.maxOpen} streams at once and refuses one more with 429 too_many_streams`, async () => {
-  const open = (signal?: AbortSignal) =>
+it(`serves a user ${DECISION_STREAM.maxPerUser} streams at once, refuses them one more with 429, and still serves another member`, async () => {
+  const open = (token: string, signal?: AbortSignal) =>
     fetch(`${stack.relayUrl}/console/api/tenants/${stack.demo.tenantId}/decisions/stream`, { headers: { authorization: `Bearer ${token}` }, ...(signal ? { signal } : {}) });
-  const controllers = Array.from({ length: DECISION_STREAM.maxOpen }, () => new AbortController());
+  const controllers = Array.from({ length: DECISION_STREAM.maxPerUser }, () => new AbortController());
   try {
-    const streams = await Promise.all(controllers.map((c) => open(c.signal)));
-    expect(streams.every((r) => r.status === 200)).toBe(true);
-    const refused = await open();
+    const streams = await Promise.all(controllers.map((c) => open(morty, c.signal)));
+    expect(streams.map((r) => r.status)).toEqual(controllers.map(() => 200));
+    const refused = await open(morty);
     expect({ status: refused.status, retryAfter: refused.headers.get('retry-after'), body: await refused.json() }).toEqual({
       status: 429,
       retryAfter: '5',
-      body: { code: 'too_many_streams', message: 'too many decision streams are open on this node; try again shortly' },
+      body: { code: 'too_many_streams', message: 'too many decision streams are open for you; try again shortly' },
     });
-    // One closes (its poll notices within one period): another may open.
-    controllers.pop()!.abort();
+    // Morty's streams do not take Rick's: the same tenant, another user.
+    const other = new AbortController();
+    controllers.push(other);
+    expect((await open(rick, other.signal)).status).toBe(200);
+    // One of Morty's closes (its poll notices within one period): he may open another.
+    controllers.shift()!.abort();
     const again = await waitFor('a free stream', async () => {
       const c = new AbortController();
-      const res = await open(c.signal);
+      const res = await open(morty, c.signal);
       if (res.status === 200) {
         controllers.push(c);
         return res;
