@@ -13,6 +13,12 @@ export const VERDICT_FILE = 'policy-tests-verdict.json';
  * either makes every verdict stale, so the tests run again once.
  */
 export function engineVersion(): string {
+  engine ??= readEngineVersion(); // once a process: the modules do not change under it
+  return engine;
+}
+let engine: string | undefined;
+
+function readEngineVersion(): string {
   const cedarPackage = join(dirname(require.resolve('@cedar-policy/cedar-wasm/nodejs')), '..', 'package.json');
   const cedar = (JSON.parse(readFileSync(cedarPackage, 'utf8')) as { version: string }).version;
   const hash = createHash('sha256');
