@@ -13,10 +13,10 @@ export const VERDICT_FILE = 'policy-tests-verdict.json';
  * either makes every verdict stale, so the tests run again once.
  */
 export function engineVersion(): string {
-  engine ??= readEngineVersion(); // once a process: the modules do not change under it
-  return engine;
+  cachedEngine ??= readEngineVersion(); // once a process: the modules do not change under it
+  return cachedEngine;
 }
-let engine: string | undefined;
+let cachedEngine: string | undefined;
 
 function readEngineVersion(): string {
   const cedarPackage = join(dirname(require.resolve('@cedar-policy/cedar-wasm/nodejs')), '..', 'package.json');
