@@ -100,6 +100,8 @@ function toConfig(e: Env, projectRoot: string, dataDirSet: boolean, appList: rea
     dataDir,
     dataDirSource,
     logLevel: e.LOG_LEVEL,
+    /** `STACK_START_TIMEOUT`: how long the launcher waits in all for a component that keeps working. */
+    stackStartTimeout: e.STACK_START_TIMEOUT,
     idp: {
       port: e.IDP_PORT,
       url: authUrl,

@@ -45,6 +45,10 @@ export const ENV_GROUPS = {
     OUTPOST_HOST: v(text.default('127.0.0.1'), 'address every component binds to'),
     OUTPOST_DATA_DIR: v(text.default('.data'), 'SQLite files, keys, demo tenant, logs; with DATABASE_URL set the default is .data/postgres'),
     LOG_LEVEL: v(logLevel.default('info'), 'pino level: fatal, error, warn, info, debug, trace or silent'),
+    STACK_START_TIMEOUT: v(
+      seconds.default(180),
+      'longest `npm start` waits for a component to answer its ready path while it keeps working (s); one that uses no CPU and logs nothing for 30 s fails sooner',
+    ),
   },
   'Demo identity provider ({auth_url})': {
     IDP_PORT: v(port.default(5556), 'IdP port'),

@@ -23,6 +23,7 @@ import { createDirectorySync, loadPersistedDirectory } from './sync-directory';
 import { loadPersistedPolicy, syncPolicy, type PinnedKeys, type PinnedVerification, type SyncOutcome } from './sync-policy';
 import { systemTimers, withinMs, type Timers } from './timers';
 import { loadPolicyVersionFloor } from './verify-policy-version';
+import { policyVerdicts } from './policy-verdict';
 
 /** Everything an edge's runtime needs; the optional trailing fields exist for tests and embedding. */
 export interface EdgeRuntimeDeps {
@@ -124,7 +125,9 @@ export function createEdgeRuntime(deps: EdgeRuntimeDeps): EdgeRuntime {
   const keys = deps.policySigningKeys;
   // Read once, here: a damaged file stops the edge before it serves anything.
   const pinned: PinnedVerification | undefined = keys === undefined ? undefined : { keys, versions: loadPolicyVersionFloor(dataDir) };
-  const discoveryJob = counted('policy', () => syncPolicy({ client, state, dataDir, logger, pinned }));
+  // Keyed with the connection secret, which the data folder does not hold (policy-verdict.ts).
+  const verdicts = policyVerdicts(dataDir, deps.connectionSecret);
+  const discoveryJob = counted('policy', () => syncPolicy({ client, state, dataDir, logger, pinned, verdicts }));
   const directoryJob = counted('directory', () => directorySync.run());
 
   let relay: ReturnType<typeof createRelayClient> | undefined;
@@ -201,7 +204,7 @@ export function createEdgeRuntime(deps: EdgeRuntimeDeps): EdgeRuntime {
         if (!(err instanceof DirectoryLockedError)) throw err;
         throw new Error(`another edge is using ${dataDir} (${err.message}); give each edge its own data directory`);
       }
-      state.policy ??= await loadPersistedPolicy(dataDir, logger, pinned);
+      state.policy ??= await loadPersistedPolicy(dataDir, logger, pinned, verdicts);
       state.directory ??= loadPersistedDirectory(dataDir, logger);
       logger.info({ instance_id: instanceId, ...edgeStatus(state) }, 'edge starting');
       relay = createRelayClient({

@@ -6,6 +6,7 @@ import type { ControlPlaneClient } from './control-plane-client';
 import type { ActivePolicy, EdgeState } from './edge-state';
 import { readJsonFile, writeFileAtomic } from '../files';
 import type { PolicyVersionFloor } from './verify-policy-version';
+import type { PolicyVerdicts } from './policy-verdict';
 
 /** What one discovery run did. */
 export type SyncOutcome = 'updated' | 'unchanged';
@@ -59,16 +60,22 @@ function compiled(image: PolicyImage): ActivePolicy {
  * Loads the image persisted by an earlier run, so the edge serves with the control plane
  * down. A damaged or no longer valid file is ignored (and logged): the next discovery
  * replaces it. With pinned keys its signature and version are checked again (the file may
- * predate the keys, or have been edited), and its own tests are run again (the file may have been
- * edited, or persisted by a build that did not run them): an image failing them is
- * ignored and logged like a damaged one.
+ * predate the keys, or have been edited). Its own tests are run again unless this edge's
+ * verdict says the image with this digest passed them under this engine (`policy-verdict.ts`:
+ * the file may have been edited, or persisted by a build that did not run them, or an
+ * upgrade may decide differently): an image failing them is ignored and logged like a
+ * damaged one.
  */
-export async function loadPersistedPolicy(dataDir: string, logger: Logger, pinned: PinnedVerification | undefined): Promise<ActivePolicy | undefined> {
+export async function loadPersistedPolicy(dataDir: string, logger: Logger, pinned: PinnedVerification | undefined, verdicts?: PolicyVerdicts): Promise<ActivePolicy | undefined> {
   try {
     const raw = readJsonFile(join(dataDir, IMAGE_FILE));
     if (raw === undefined) return undefined;
     const persisted = compiled((await verify(raw, pinned)).image);
-    passOwnTests(persisted);
+    if (verdicts?.passed(persisted.image.digest)) {
+      logger.info({ policy: persisted.image.name, digest: persisted.image.digest }, 'persisted policy image compiled; its tests passed before under this engine');
+      return persisted;
+    }
+    passOwnTests(persisted, verdicts);
     return persisted;
   } catch (err) {
     logger.warn({ err: (err as Error).message }, 'ignoring the persisted policy image');
@@ -78,14 +85,20 @@ export async function loadPersistedPolicy(dataDir: string, logger: Logger, pinne
 
 /**
  * Runs the tests a freshly compiled image carries (through the real decision path) and
- * releases it if any fails; throws `PolicyTestsFailedError` naming the failing cases.
+ * releases it if any fails; throws `PolicyTestsFailedError` naming the failing cases. A pass
+ * is recorded in `verdicts`: a failure to write it costs only a rerun at the next start.
  */
-function passOwnTests(next: ActivePolicy): void {
+function passOwnTests(next: ActivePolicy, verdicts: PolicyVerdicts | undefined): void {
   try {
     assertPolicyTestsPass(next.image, next.compiled);
   } catch (err) {
     next.compiled.release();
     throw err;
+  }
+  try {
+    verdicts?.record(next.image.digest);
+  } catch {
+    // not recorded: the next start runs the tests again
   }
 }
 
@@ -105,8 +118,9 @@ export async function syncPolicy(deps: {
   dataDir: string;
   logger: Logger;
   pinned: PinnedVerification | undefined;
+  verdicts?: PolicyVerdicts;
 }): Promise<SyncOutcome> {
-  const { client, state, dataDir, logger, pinned } = deps;
+  const { client, state, dataDir, logger, pinned, verdicts } = deps;
   const download = await client.getPolicyImage(state.policy?.image.digest);
   if (download.status === 'unchanged') return 'unchanged';
   const { image, version } = await verify(download.body, pinned);
@@ -115,7 +129,7 @@ export async function syncPolicy(deps: {
   // The active image, verified again (signature and version too): nothing to compile or swap.
   if (image.digest === current?.image.digest) return 'unchanged';
   const next = compiled(image);
-  passOwnTests(next);
+  passOwnTests(next, verdicts);
   try {
     // The version first: a crash in between leaves the image on disk older than the version
     // remembered, so it is not loaded at start (fail closed), never a version too low.

@@ -17,19 +17,12 @@ export const V8_INLINES_WASM_CALLS_UNSAFELY = Number(process.versions.v8.split('
 // can measure against a decision's ~25 µs inside Cedar (docs/architecture.md, "The V8 crash").
 if (V8_INLINES_WASM_CALLS_UNSAFELY) setFlagsFromString('--no-turbo-inline-js-wasm-calls');
 
-// V8 compiles a Wasm function when it is first called: by default with Liftoff (quick to
-// compile, slow code), recompiling it with TurboFan once it has run enough. An edge runs
-// Cedar's parser, validator and pre-parser once per image, so they stayed in slow code for
-// its first dozens of images (the 2nd discovery cost ~100 ms, the 3rd 20–60 ms). Compiled
-// with TurboFan from the first call instead: every discovery after the first ~11 ms, ~50 MB
-// less RSS, decisions as fast once warm; the process's first Cedar work (the first image it
-// compiles) takes ~0.9 s more, once (docs/architecture.md, "Cedar's Wasm code"). Set before
-// the bindings are loaded, which compiles their module. Only on the V8 it was measured on
-// (Node 20): V8 14 (Node 26) dies on a failed check ("function_feedback != …end()") in the
-// first optimized Cedar call when Liftoff is off, its TurboFan inlining by the call counts only
-// Liftoff code collects; turning that inlining off at run time fails another check there.
-export const TURBOFAN_FROM_FIRST_CALL = Number(process.versions.v8.split('.')[0]) < 12;
-if (TURBOFAN_FROM_FIRST_CALL) setFlagsFromString('--no-liftoff');
+// V8 compiles a Wasm function when it is first called, with Liftoff (quick to compile, slow
+// code), and recompiles it with TurboFan once it has run enough: the default, kept. TurboFan
+// from the first call (`--no-liftoff`) made an edge's later discoveries cheaper (~4 against
+// 17–28 ms) and its process ~50 MB smaller, but cost every process ~0.9 s of CPU on its first
+// image, before it could serve: 3 of the ~10 s of CPU `npm start` spent to its banner
+// (docs/architecture.md, "Cedar's Wasm code", has the figures of both).
 
 /** The Cedar bindings (`@cedar-policy/cedar-wasm/nodejs`), as one loaded instance. */
 export type CedarBindings = typeof import('@cedar-policy/cedar-wasm/nodejs');

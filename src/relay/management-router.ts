@@ -12,12 +12,9 @@ import { instanceNotFound } from './relay-errors';
 import type { Registration } from './registration';
 import type { RegistrationStore } from './registration-store';
 
-/** docs/service-interface.md §4.3. */
-export const INSTANCE_REGISTRATIONS_PATH = '/api/v2/management/control_plane/instance_registrations';
-/** The relay's drift gauges (Prometheus text): totals for anyone, per tenant with the metrics token. */
-export const METRICS_PATH = '/metrics';
-/** Registrations per page of `instance_registrations`: the default and the most a caller may ask for. */
-export const REGISTRATIONS_PAGE = Object.freeze({ defaultSize: 100, maxSize: 1000 });
+import { INSTANCE_REGISTRATIONS_PATH, METRICS_PATH, REGISTRATIONS_PAGE } from './management-paths';
+
+export { INSTANCE_REGISTRATIONS_PATH, METRICS_PATH, REGISTRATIONS_PAGE };
 
 /** Dependencies of {@link createManagementRouter}. */
 export interface ManagementRouterDeps {

@@ -47,8 +47,9 @@ const bearerChallenge = (path: string) => ({
  * `apps.json` (`config.apps.list`). Only what a component needs at start is waited for: the
  * IdP and the control plane start together (the control plane fetches the IdP's JWKS when a
  * console user first signs in), then the edge and every app together, once the control plane
- * has written the demo tenant they connect with — each of them compiles Cedar for ~1.5 s, so
- * one after another they were most of a start (docs/architecture.md, "Components").
+ * has written the demo tenant they connect with — each of them compiles Cedar and runs its
+ * image's tests (~0.5 s of CPU, ~1.5 s before V8's default tiering was kept), so one after
+ * another they were most of a start (docs/architecture.md, "Components").
  */
 export function stackComponents(config: Config): Component[] {
   return [

@@ -35,7 +35,9 @@ async function main(): Promise<void> {
     components,
     host: config.host,
     logDir,
-    readyTimeoutMs: 30_000,
+    // A component still working (CPU, log lines) is waited for up to this; a stuck one fails after 30 s.
+    readyTimeoutMs: config.stackStartTimeout * 1000,
+    readyWait: { timeoutSetting: 'STACK_START_TIMEOUT' },
     verify: registrationCheck(config),
     onReady: (started, edges) => console.log(banner(config, started.map((r) => r.component), edges)),
   });

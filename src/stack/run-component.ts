@@ -1,9 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { openPrivateFile } from '../files';
 import { portInUseHint } from './check-ports';
 import { localBase, type Component } from './components';
+import { createProgressWatch, DEFAULT_STALL_MS, processCpuMs, type StartVerdict } from './start-progress';
 
 /** A started component process and where its log goes. */
 export interface RunningComponent {
@@ -46,26 +47,83 @@ export function runComponent(component: Component, file: string, logDir: string,
   return { component, child, logFile, logOffset, exited };
 }
 
+/** What {@link waitUntilReady} needs beyond the overall bound; each has a real default, tests pass their own. */
+export interface ReadyWaitOptions {
+  /** Given up on sooner when it neither uses CPU nor logs for this long (default {@link DEFAULT_STALL_MS}). */
+  readonly stallMs?: number;
+  /** The setting that raises the overall bound, named in the failure (`STACK_START_TIMEOUT`). */
+  readonly timeoutSetting?: string;
+  readonly now?: () => number;
+  readonly sleep?: (ms: number) => Promise<void>;
+  /** One readiness probe of `url`: true once it answers 200. */
+  readonly answers?: (url: string) => Promise<boolean>;
+  /** CPU ms the process has used so far; undefined where the platform does not tell. */
+  readonly cpuMs?: (pid: number | undefined) => number | undefined;
+}
+
+/** A component not ready: why (`stalled`, `timed-out` or `exited`) besides the whole story in `message`. */
+export class NotReadyError extends Error {
+  constructor(
+    readonly reason: 'exited' | 'stalled' | 'timed-out',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'NotReadyError';
+  }
+}
+
+/** Seconds as the failures print them: `30 s`, `2.5 s`. */
+const seconds = (ms: number) => `${Number((ms / 1000).toFixed(1))} s`;
+
 /**
- * Polls the component's ready path on the address it listens on until it answers 200,
- * the process dies, or time runs out. The error names the cause (a taken port) when the
- * log of this run shows it, and quotes only this run's log lines.
+ * Polls the component's ready path on the address it listens on until it answers 200, the
+ * process dies, it makes no progress (neither CPU nor log output) for `stallMs`, or
+ * `timeoutMs` pass in all: a component that is busy (Cedar compiling on a loaded machine) is
+ * waited for, one that is stuck is not. The error names the component, why it was given up
+ * on, the CPU it used, what it last logged (what it was doing) and this run's last log lines,
+ * and the cause (a taken port) when the log shows it.
  */
-export async function waitUntilReady(running: RunningComponent, host: string, timeoutMs: number): Promise<void> {
+export async function waitUntilReady(running: RunningComponent, host: string, timeoutMs: number, options: ReadyWaitOptions = {}): Promise<void> {
   const { component } = running;
+  const now = options.now ?? Date.now;
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const answers = options.answers ?? answersOk;
+  const cpuOf = options.cpuMs ?? processCpuMs;
+  const stallMs = options.stallMs ?? DEFAULT_STALL_MS;
   const url = `${localBase(host, component.port)}${component.readyPath}`;
-  const deadline = Date.now() + timeoutMs;
+  const sample = () => ({ cpuMs: cpuOf(running.child.pid), logBytes: logSize(running.logFile) });
+  const startedAt = now();
+  const watch = createProgressWatch({ timeoutMs, stallMs }, startedAt, sample());
   let died = false;
   void running.exited.then(() => (died = true));
-  while (!died && Date.now() < deadline) {
-    if (await answersOk(url)) return;
-    await Promise.race([running.exited, new Promise((r) => setTimeout(r, 150))]);
+  let verdict: StartVerdict = 'waiting';
+  while (!died && verdict === 'waiting') {
+    if (await answers(url)) return;
+    await Promise.race([running.exited, sleep(150)]);
+    if (!died) verdict = watch.observe(now(), sample());
   }
-  const log = readLogSince(running.logFile, running.logOffset);
-  const why = died ? 'exited during start-up' : `did not answer ${url} within ${timeoutMs / 1000} s`;
+  const log = readLogSince(running.logFile, running.logOffset).trimEnd();
+  const logged = log === '' ? [] : log.split('\n');
+  const cpu = watch.cpuMs;
+  const busy = cpu === undefined ? '' : `${seconds(cpu)} of CPU in this run`;
+  let why: string;
+  if (died) why = 'exited during start-up';
+  else if (verdict === 'stalled') why = `did not answer ${url}: it made no progress (no CPU used, nothing logged) for ${seconds(stallMs)}, after ${busy || 'running'} in ${seconds(now() - startedAt)}`;
+  else why = `did not answer ${url} within ${seconds(timeoutMs)}${options.timeoutSetting ? ` (${options.timeoutSetting} raises it)` : ''}, though still working${busy ? `: ${busy}` : ''}`;
+  // What it was doing: its last line, or that it was busy before logging anything.
+  const doing = logged.length > 0 ? `its last log line: ${logged.at(-1)!.slice(0, 300)}` : busy ? `nothing logged yet, busy before its first log line (${busy})` : 'nothing logged';
   const hint = /EADDRINUSE/.test(log) ? `\n${portInUseHint(component)}` : '';
-  const lines = log.trimEnd().split('\n').slice(-15).join('\n') || '(nothing logged)';
-  throw new Error(`${component.label} ${why}; its log from this run (${running.logFile}):\n${lines}${hint}`);
+  const lines = logged.length > 0 ? logged.slice(-15).join('\n') : `(${doing})`;
+  throw new NotReadyError(died ? 'exited' : verdict === 'stalled' ? 'stalled' : 'timed-out', `${component.label} ${why}; ${doing}\nIts log from this run (${running.logFile}):\n${lines}${hint}`);
+}
+
+/** The size of `file` now; 0 when it cannot be read. */
+function logSize(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Component } from './components';
 import { restartPolicy, type RestartPolicy } from './restart-policy';
-import { runComponent, waitUntilReady, type RunningComponent } from './run-component';
+import { runComponent, waitUntilReady, type ReadyWaitOptions, type RunningComponent } from './run-component';
 import { superviseComponent } from './supervise-component';
 
 /** What {@link runStack} needs: the components with their entry files, and where logs go. */
@@ -8,8 +8,14 @@ export interface StackOptions {
   readonly components: readonly { readonly component: Component; readonly file: string }[];
   readonly host: string;
   readonly logDir: string;
-  /** How long a component may take to answer its ready path, at start and after a restart. */
+  /**
+   * How long a component may take in all to answer its ready path, at start and after a
+   * restart, while it makes progress (CPU or log output); one that makes none for
+   * `readyWait.stallMs` (default 30 s) is given up on sooner (`waitUntilReady`).
+   */
   readonly readyTimeoutMs: number;
+  /** The stall bound, and the setting a failure names as raising `readyTimeoutMs`. */
+  readonly readyWait?: Pick<ReadyWaitOptions, 'stallMs' | 'timeoutSetting'>;
   /**
    * Runs once every component answers its ready path, before `onReady`: a ready path says a
    * component can serve, not that it is connected (an edge serving its last good state
@@ -77,6 +83,7 @@ export async function runStack(options: StackOptions): Promise<void> {
     host: options.host,
     logDir: options.logDir,
     readyTimeoutMs: options.readyTimeoutMs,
+    readyWait: options.readyWait ?? {},
     policy,
     stopping: () => stopping,
     stopRequested,
@@ -99,7 +106,7 @@ export async function runStack(options: StackOptions): Promise<void> {
         const r = runComponent(component, file, options.logDir);
         current.set(component.name, r);
         // While it starts, waitUntilReady alone reports a death, with this run's log lines.
-        await waitUntilReady(r, options.host, options.readyTimeoutMs);
+        await waitUntilReady(r, options.host, options.readyTimeoutMs, options.readyWait);
         return r;
       } catch (err) {
         throw new StartFailure(component.label, err as Error);

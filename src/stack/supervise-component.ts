@@ -1,13 +1,15 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Component } from './components';
 import { restartBudget, windowText, type RestartPolicy } from './restart-policy';
-import { runComponent, waitUntilReady, type RunningComponent } from './run-component';
+import { runComponent, waitUntilReady, NotReadyError, type ReadyWaitOptions, type RunningComponent } from './run-component';
+import { DEFAULT_STALL_MS } from './start-progress';
 
 /** What {@link superviseComponent} needs from the launcher that owns the processes. */
 export interface SupervisorContext {
   readonly host: string;
   readonly logDir: string;
   readonly readyTimeoutMs: number;
+  readonly readyWait: Pick<ReadyWaitOptions, 'stallMs' | 'timeoutSetting'>;
   readonly policy: RestartPolicy;
   /** True once the launcher began to stop: from then on nothing is started. */
   readonly stopping: () => boolean;
@@ -75,13 +77,16 @@ export async function superviseComponent(first: RunningComponent, file: string, 
  */
 async function becomeReady(run: RunningComponent, component: Component, ctx: SupervisorContext): Promise<string | undefined> {
   try {
-    await waitUntilReady(run, ctx.host, ctx.readyTimeoutMs);
+    await waitUntilReady(run, ctx.host, ctx.readyTimeoutMs, ctx.readyWait);
     return undefined;
-  } catch {
+  } catch (err) {
     if (run.child.exitCode === null && run.child.signalCode === null) {
       run.child.kill('SIGKILL');
       await run.exited;
-      return `not ready on ${component.readyPath} within ${ctx.readyTimeoutMs / 1000} s`;
+      const stalled = err instanceof NotReadyError && err.reason === 'stalled';
+      return stalled
+        ? `not ready on ${component.readyPath}: no progress for ${(ctx.readyWait.stallMs ?? DEFAULT_STALL_MS) / 1000} s`
+        : `not ready on ${component.readyPath} within ${ctx.readyTimeoutMs / 1000} s`;
     }
     return `${describeEnd(run, await run.exited)} before it was ready`;
   }

@@ -119,6 +119,13 @@ describe('durations', () => {
     expect(config.idp.accessTokenTtl).toBe(600);
     expect(config.edge.discoveryInterval).toBe(30);
   });
+
+  it('STACK_START_TIMEOUT: the launcher waits 180 s by default for a component that keeps working, a whole number of seconds', () => {
+    expect(loadConfig({}).stackStartTimeout).toBe(180);
+    expect(loadConfig({ STACK_START_TIMEOUT: '900' }).stackStartTimeout).toBe(900);
+    expect(() => loadConfig({ STACK_START_TIMEOUT: '0' })).toThrow(ConfigError);
+    expect(() => loadConfig({ STACK_START_TIMEOUT: '1.5' })).toThrow(/STACK_START_TIMEOUT/);
+  });
 });
 
 describe('METRICS_TOKEN', () => {
