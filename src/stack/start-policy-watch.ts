@@ -31,7 +31,7 @@ export function startPolicyWatch(config: Config, print: (line: string) => void =
     edgesPinKeys: config.edge.policySigningKeysFile !== undefined,
     ...(signingKeyFile === undefined ? {} : { signingKeyFile }),
     onSync: (result) => print(`[policies] ${describeSavedFolder(result)}`),
-    onError: (folder, err) => print(`[policies] ${folder}: could not ask the control plane (${err.message}); save again once it is up`),
+    onError: (folder, err) => print(`[policies] ${folder}: ${err.message}`),
   });
   print(`Watching ${names.map((n) => `policies/${n}`).join(', ')}: a saved change is pushed to the edges at once.`);
   return watch;

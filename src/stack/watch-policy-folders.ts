@@ -12,8 +12,9 @@ export interface WatchPolicyFoldersOptions {
   /** `EDGE_POLICY_SIGNING_KEYS` is set: nothing is pushed unsigned. */
   readonly edgesPinKeys: boolean;
   readonly signingKeyFile?: string;
-  /** Each folder's outcome once a save was handled (unchanged included), and an error when the registry could not be asked. */
+  /** Each folder's outcome once a save was handled (unchanged included). */
   readonly onSync: (result: PolicyFolderSync) => void;
+  /** A save the registry could not be asked about, or the watch itself failing; the message says what to do. */
   readonly onError: (folder: string, err: Error) => void;
   /** How long a folder must be quiet before it is read: an editor's save is often several writes. */
   readonly quietMs?: number;
@@ -59,7 +60,7 @@ export function watchPolicyFolders(options: WatchPolicyFoldersOptions): PolicyFo
           });
           if (!closed) options.onSync(result);
         } catch (err) {
-          if (!closed) options.onError(folder.shown, err as Error);
+          if (!closed) options.onError(folder.shown, new Error(`could not ask the control plane (${(err as Error).message}); save again once it answers`));
         }
       } while (entry.again && !closed);
     } finally {
@@ -79,6 +80,8 @@ export function watchPolicyFolders(options: WatchPolicyFoldersOptions): PolicyFo
 
   // Recursive: a save in tests/ changes the image too (Linux, macOS and Windows on Node 20+).
   const watcher: FSWatcher = watch(options.policiesDir, { recursive: true }, (_event, filename) => saw(filename));
+  // A watch that fails (policies/ removed) ends; the stack runs on, and a start pushes again.
+  watcher.on('error', (err) => options.onError('policies/', new Error(`stopped watching (${err.message}); the next start pushes what changed`)));
   return {
     close() {
       closed = true;
