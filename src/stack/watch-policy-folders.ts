@@ -18,6 +18,8 @@ export interface WatchPolicyFoldersOptions {
   readonly onError: (folder: string, err: Error) => void;
   /** How long a folder must be quiet before it is read: an editor's save is often several writes. */
   readonly quietMs?: number;
+  /** Starts the recursive watch; `fs.watch` by default (a test reaches the watcher through it). */
+  readonly watchFolder?: (dir: string, listener: (event: string, filename: string | null) => void) => FSWatcher;
 }
 
 /** The running watch; `close` stops it (a sync under way finishes). */
@@ -79,7 +81,8 @@ export function watchPolicyFolders(options: WatchPolicyFoldersOptions): PolicyFo
   }
 
   // Recursive: a save in tests/ changes the image too (Linux, macOS and Windows on Node 20+).
-  const watcher: FSWatcher = watch(options.policiesDir, { recursive: true }, (_event, filename) => saw(filename));
+  const watchFolder = options.watchFolder ?? ((dir, listener) => watch(dir, { recursive: true }, listener));
+  const watcher = watchFolder(options.policiesDir, (_event, filename) => saw(filename));
   // A watch that fails (policies/ removed) ends; the stack runs on, and a start pushes again.
   watcher.on('error', (err) => options.onError('policies/', new Error(`stopped watching (${err.message}); the next start pushes what changed`)));
   return {

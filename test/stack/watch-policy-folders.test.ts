@@ -4,7 +4,7 @@
  * changes once its edge takes the image. Real files, a real control plane (SQLite), edge and
  * app (test/integration/stack-fixture.ts); every wait is on an event the watch reports.
  */
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../scripts/lib/free-port';
@@ -115,6 +115,29 @@ describe('with the control plane down', () => {
       expect(errors).toEqual([{ folder: 'policies/rbac', message: expect.stringMatching(/^could not ask the control plane \(.+\); save again once it answers$/) }]);
     } finally {
       down.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('ends a watch that fails (an inotify limit) with a line, instead of an error that would stop the launcher', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'outpost-watch-fails-'));
+    let watcher!: FSWatcher;
+    const lines: string[] = [];
+    const failing = watchPolicyFolders({
+      policiesDir: dir,
+      names: ['rbac'],
+      registry: adminApiRegistry({ relayUrl: 'http://127.0.0.1:1', tenantId: 't', adminApiKey: 'k' }),
+      edgesPinKeys: false,
+      onSync: () => undefined,
+      onError: (folder, err) => lines.push(`${folder}: ${err.message}`),
+      watchFolder: (path, listener) => (watcher = watch(path, { recursive: true }, listener)),
+    });
+    try {
+      // What Node does when the kernel refuses a watch: an 'error' event (unhandled, it throws).
+      watcher.emit('error', Object.assign(new Error('ENOSPC: System limit for number of file watchers reached'), { code: 'ENOSPC' }));
+      expect(lines).toEqual(['policies/: stopped watching (ENOSPC: System limit for number of file watchers reached); the next start pushes what changed']);
+    } finally {
+      failing.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });
