@@ -7,7 +7,7 @@
 import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describePolicyFolderSync, loadConfig, readPolicyFoldersReport, type PolicyFolderSync } from '../../src/config';
+import { describePolicyFolderSync, loadConfig, readDemoTenantFile, readPolicyFoldersReport, writeDemoTenantFile, type PolicyFolderSync } from '../../src/config';
 import { openControlPlaneStore, seedControlPlane, syncDemoPolicyFolders, type ControlPlaneStore } from '../../src/control-plane';
 import { readPolicyFolder, signingKeyId } from '../../src/policy';
 import { banner } from '../../src/stack/banner';
@@ -129,5 +129,17 @@ describe('npm start pushes a policy folder changed since the image the edges hol
       `NOT pushed policies/notes: changed since the image the edges hold, and EDGE_POLICY_SIGNING_KEYS pin signed images, so it is not pushed unsigned. Sign and push it: npm run policy -- push policies/notes --sign ${key}`,
     ]);
     expect(JSON.parse(readFileSync(join(dir, 'policy-folders.json'), 'utf8')).policy_folders).toHaveLength(2);
+  });
+
+  it("compares nothing for a demo tenant file of another database (a tenant this store lacks), and leaves the banner no earlier start's lines", async () => {
+    edit();
+    await sync(); // this start's report: pushed policies/notes
+    expect(readPolicyFoldersReport(dir).map((r) => r.kind)).toContain('pushed');
+    const file = readDemoTenantFile(dir);
+    writeDemoTenantFile(dir, { ...file, tenant_id: 'another-databases-tenant' });
+    edit('// another edit');
+    expect(await sync()).toBeUndefined();
+    expect(await versions('notes')).toHaveLength(2);
+    expect(readPolicyFoldersReport(dir)).toEqual([]);
   });
 });
