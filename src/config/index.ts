@@ -15,3 +15,5 @@ export { appConnection, sidecarConnection } from './edge-connections';
 export type { EdgeConnectionCredentials } from './edge-connections';
 export { foreignDemoTenantWayOut, nameDatabase } from './demo-tenant-words';
 export type { DemoTenantDatabase } from './demo-tenant-words';
+export { describePolicyFolderSync, readPolicyFoldersReport, writePolicyFoldersReport, POLICY_FOLDERS_FILE } from './policy-folders-report';
+export type { PolicyFolderSync } from './policy-folders-report';

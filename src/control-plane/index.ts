@@ -31,3 +31,6 @@ export type { ConsoleAuthOptions } from './require-console-user';
 export { CONSOLE_PAGE_PATH, consolePublicDir } from './console-page';
 export type { ConsolePage } from './console-page';
 export { createDecisionIngest } from './ingest-decisions';
+export { syncPolicyFolder, policyFolder } from './sync-policy-folder';
+export type { PolicyRegistry, SyncPolicyFolderOptions } from './sync-policy-folder';
+export { syncDemoPolicyFolders, servedPolicies, defaultSigningKeyFile } from './sync-demo-policy-folders';

@@ -3,12 +3,12 @@
 //   T=$(jq -r .tenant_id .data/demo-tenant.json); K=$(jq -r .discovery_api_key .data/demo-tenant.json)
 //   curl -s localhost:8585/api/v2/management/control_plane/instance_registrations \
 //     -H 'content-type: application/json' -H "service-tenant-id: $T" -H "Authorization: basic $K"
-import { demoTenantPath, loadConfig } from '../config';
+import { demoTenantPath, describePolicyFolderSync, loadConfig } from '../config';
 import { loadDirectorySeed } from '../directory';
 import { baseUrl, close, listen, shutdownOnSignal } from '../http';
 import { createLogger } from '../observability';
 import { useBaselineWasm } from '../policy';
-import { SERVER_BUSY_TIMEOUT_MS, controlPlaneLocation, createControlPlaneApp, describeControlPlaneLocation, createControlPlaneRelay, startPushOnChange, openControlPlaneStore, seedControlPlane, ensureDemoAppConnections, ensureDemoAccounts, ensureDemoConnectionLabels, createConsoleRouter, consolePublicDir, describeForeignDemoTenant } from '.';
+import { SERVER_BUSY_TIMEOUT_MS, controlPlaneLocation, createControlPlaneApp, describeControlPlaneLocation, createControlPlaneRelay, startPushOnChange, openControlPlaneStore, seedControlPlane, ensureDemoAppConnections, ensureDemoAccounts, ensureDemoConnectionLabels, createConsoleRouter, consolePublicDir, describeForeignDemoTenant, syncDemoPolicyFolders } from '.';
 
 async function main(): Promise<void> {
   // Before the seed's first Cedar call: -76 MB RSS and -0.8 s at start (docs/architecture.md, "Memory of an idle relay").
@@ -50,6 +50,19 @@ async function main(): Promise<void> {
   // A demo tenant file of another database: served anyway (it holds other tenants), but said at once.
   const foreign = await describeForeignDemoTenant(store, config.dataDir, database);
   if (foreign !== undefined) logger.warn({ file: demoTenantPath(config.dataDir) }, foreign);
+  // policies/ is the source of truth on a developer's machine: a folder edited since the last
+  // start is pushed before any edge connects (the banner says so, from policy-folders.json).
+  // Another database's demo tenant is not in this store: nothing is compared then.
+  const synced = await syncDemoPolicyFolders(store, {
+    dataDir: config.dataDir,
+    policiesDir: config.policiesDir,
+    apps: config.apps.list,
+    edgesPinKeys: config.edge.policySigningKeysFile !== undefined,
+  });
+  for (const sync of synced ?? []) {
+    const line = describePolicyFolderSync(sync);
+    if (line !== undefined) logger[sync.kind === 'pushed' ? 'info' : 'warn']({ policy: sync.name, outcome: sync.kind }, line);
+  }
 
   const relay = await createControlPlaneRelay({
     store,

@@ -1,5 +1,5 @@
 import { join, relative } from 'node:path';
-import { demoTenantPath, POSTGRES_DATA_DIR, readDemoTenantFile, type Config, type DemoTenant } from '../config';
+import { demoTenantPath, describePolicyFolderSync, POSTGRES_DATA_DIR, readDemoTenantFile, readPolicyFoldersReport, type Config, type DemoTenant } from '../config';
 import { loadDirectorySeed } from '../directory';
 import type { Component } from './components';
 import { DEFAULT_RESTART_POLICY, windowText } from './restart-policy';
@@ -46,6 +46,9 @@ export function banner(config: Config, started: readonly Component[], registered
   }
   // Checked by the launcher before this banner: each is connected at the relay, so commands reach it.
   if (registeredEdges.length > 0) lines.push(`Registered with the relay: ${registeredEdges.join(', ')}`);
+  // What this start's control plane did with policies/ (it writes the file before it answers, so it is this start's).
+  const folders = names.has('control-plane') ? readPolicyFoldersReport(config.dataDir).flatMap((s) => describePolicyFolderSync(s) ?? []) : [];
+  if (folders.length > 0) lines.push('', 'Policy folders (policies/ is the source of truth):', ...folders.map((line) => `  ${line}`), '');
   const { maxRestarts } = DEFAULT_RESTART_POLICY;
   lines.push(
     `State folder: ${rel(config.dataDir)}  ${dataDirNote(config, rel(config.dataDir))}`,
