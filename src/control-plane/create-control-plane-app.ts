@@ -54,8 +54,9 @@ export function createControlPlaneApp(deps: ControlPlaneAppDeps): RequestListene
     res.json({ status: 'ok' });
   });
   app.get(OPENAPI_PATH, serveOpenApi(CONTROL_PLANE_OPENAPI));
-  // Every API below, the console's and the relay's included: a write takes its input from the body.
-  app.use(refuseWriteQuery());
+  // Outpost's own APIs below (admin, edge, console): a write takes its input from the body. The
+  // relay's management API keeps the seed's contract as it stands (a query string is ignored there).
+  app.use(['/api/v2/admin', '/api/v2/edge', '/console/api'], refuseWriteQuery());
 
   // Credentials first, body second: an unauthenticated caller gets 401 and never makes the
   // server read or parse a body; each route group parses with its own size limit.

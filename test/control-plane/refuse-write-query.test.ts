@@ -32,6 +32,8 @@ describe('control plane writes refuse query parameters', () => {
       expect([method, res.status, res.body.code]).toEqual([method, 400, 'unknown_query_parameter']);
     }
     expect((await request(fx.app).get('/api/v2/admin/directory?x=1').set(headers)).status).toBe(200);
+    // The edge API too (credentials are checked after).
+    expect((await request(fx.app).post('/api/v2/edge/anything?x=1')).body.code).toBe('unknown_query_parameter');
     const plain = await request(fx.app).delete(`${users}/${MORTY}?`).set(headers);
     expect(plain.status).toBe(200);
     expect(await names()).not.toContain(MORTY);
