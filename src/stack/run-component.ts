@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { openPrivateFile } from '../files';
 import { portInUseHint } from './check-ports';
 import { localBase, type Component } from './components';
+import { holdsListeningSocket } from './listening-socket';
 import { createProgressWatch, DEFAULT_STALL_MS, processCpuMs, type StartVerdict } from './start-progress';
 
 /** A started component process and where its log goes. */
@@ -59,6 +60,8 @@ export interface ReadyWaitOptions {
   readonly answers?: (url: string) => Promise<boolean>;
   /** CPU ms the process has used so far; undefined where the platform does not tell. */
   readonly cpuMs?: (pid: number | undefined) => number | undefined;
+  /** Whether the process holds the socket listening on the port; undefined where the platform does not tell. */
+  readonly holdsPort?: (pid: number | undefined, port: number) => boolean | undefined;
 }
 
 /** A component not ready: why (`stalled`, `timed-out` or `exited`) besides the whole story in `message`. */
@@ -89,6 +92,7 @@ export async function waitUntilReady(running: RunningComponent, host: string, ti
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const answers = options.answers ?? answersOk;
   const cpuOf = options.cpuMs ?? processCpuMs;
+  const holdsPort = options.holdsPort ?? holdsListeningSocket;
   const stallMs = options.stallMs ?? DEFAULT_STALL_MS;
   const url = `${localBase(host, component.port)}${component.readyPath}`;
   const sample = () => ({ cpuMs: cpuOf(running.child.pid), logBytes: logSize(running.logFile) });
@@ -98,7 +102,9 @@ export async function waitUntilReady(running: RunningComponent, host: string, ti
   void running.exited.then(() => (died = true));
   let verdict: StartVerdict = 'waiting';
   while (!died && verdict === 'waiting') {
-    if (await answers(url)) return;
+    // Ready only when the answer comes from the process we started: another one on the port
+    // answers 200 too, while ours dies with EADDRINUSE.
+    if ((await answers(url)) && holdsPort(running.child.pid, component.port) !== false) return;
     await Promise.race([running.exited, sleep(150)]);
     if (!died) verdict = watch.observe(now(), sample());
   }

@@ -72,6 +72,8 @@ describe('waitUntilReady', () => {
           return options.answersAfter !== undefined && probes > options.answersAfter;
         },
         cpuMs: () => probes * options.cpuPerProbeMs,
+        // Its pid is made up: the probe's answer is taken as the component's own.
+        holdsPort: () => true,
       });
     return { wait, elapsed: () => clock };
   }
