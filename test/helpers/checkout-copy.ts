@@ -3,6 +3,8 @@
  * default paths: the files as git sees them (tracked, and new ones not ignored), node_modules
  * linked, and — when asked — the checkout's dist/ with every timestamp kept, so the copy's
  * `npm run build` compiles only what the checkout has not. The repository itself never changes.
+ * With `withoutUntrackedApps`, the apps scaffolded in the checkout and not committed are left out
+ * (see removeUntrackedApps); `root` copies another checkout than this one (its test).
  */
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -10,8 +12,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { APP_LIST_FILE, findProjectRoot, formatAppList, type AppListEntry } from '../../src/config';
 
-export function copyCheckout(prefix: string, options: { dist?: boolean; withoutUntrackedApps?: boolean } = {}): string {
-  const root = findProjectRoot();
+export function copyCheckout(prefix: string, options: { dist?: boolean; withoutUntrackedApps?: boolean; root?: string } = {}): string {
+  const root = options.root ?? findProjectRoot();
   const copy = mkdtempSync(join(tmpdir(), prefix));
   const listed = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: root, encoding: 'utf8' });
   if (listed.status !== 0) throw new Error(`git ls-files failed: ${listed.stderr}`);
