@@ -20,8 +20,8 @@ export const DEMO_DIRECTORY_FILE = 'data/citadel-directory.json';
 const RESERVED_NAMES: ReadonlyMap<string, string> = new Map([
   // What the launcher, the banner and the console call the stack's own parts.
   ...['stack', 'sidecar', 'console', 'relay', 'embedded', 'app'].map((n): [string, string] => [n, 'a part of the stack (the banner, the console and the logs name it)']),
-  // Routes every component serves, and the folders of the data directory (.data/logs, .data/embedded).
-  ...['metrics', 'healthz', 'readyz', 'logs'].map((n): [string, string] => [n, "a route or a folder of the stack's own (/metrics, /healthz, /readyz, .data/logs)"]),
+  // Routes every component serves, and the folders of the data directory (.data/logs, .data/embedded, .data/cluster).
+  ...['metrics', 'healthz', 'readyz', 'logs', 'cluster'].map((n): [string, string] => [n, "a route or a folder of the stack's own (/metrics, /healthz, /readyz, .data/logs, .data/cluster)"]),
   // The checkout's own folders, and the files beside src/apps/<name>/.
   ...['dist', 'node-modules', 'src', 'test', 'scripts', 'docs', 'data', 'policies', 'apps'].map((n): [string, string] => [n, 'a folder of the checkout (dist/, node_modules/, src/, …)']),
   ...['app-dependencies', 'app-health', 'app-openapi'].map((n): [string, string] => [n, 'a module of src/apps/ (src/apps/<name>.ts), which the folder src/apps/<name>/ would shadow']),
