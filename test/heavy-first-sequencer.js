@@ -9,7 +9,8 @@ const Sequencer = require('@jest/test-sequencer').default;
 const HEAVY_FIRST = [
   'test/docs/guide-commands.test.ts',
   // Two apps scaffolded into a copy, and the suite's readers of apps.json and policies/ run there
-  // (~4.7 min on 2026-11-29 with the machine shared; the README now runs in the guide's session).
+  // (34 s alone on 2026-11-29, 280 s beside four other busy checkouts; the README now runs in the
+  // guide's session, so its own file is no longer slow).
   'test/scripts/new-app-keeps-suite-green.test.ts',
   'test/scripts/cli-help.test.ts',
   'test/stack/run-stack.test.ts',
