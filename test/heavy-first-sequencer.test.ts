@@ -15,11 +15,11 @@ describe('heavy-first test sequencer', () => {
   const sequencer = new HeavyFirstSequencer({ contexts: [context], globalConfig: {} });
   beforeEach(() => sequencer._cache.clear());
 
-  it('starts the docs tests first on a run without timings, the rest by size as Jest does', () => {
-    const order = sequencer.sort([test('test/a/big.test.ts'), test('test/a/small.test.ts'), test('test/docs/readme-commands.test.ts'), test('test/docs/guide-commands.test.ts')]);
+  it('starts the known-slow files first on a run without timings, the rest by size as Jest does', () => {
+    const order = sequencer.sort([test('test/a/big.test.ts'), test('test/a/small.test.ts'), test('test/scripts/new-app-keeps-suite-green.test.ts'), test('test/docs/guide-commands.test.ts')]);
     expect(order.map((t) => t.path.slice(root.length + 1))).toEqual([
       'test/docs/guide-commands.test.ts',
-      'test/docs/readme-commands.test.ts',
+      'test/scripts/new-app-keeps-suite-green.test.ts',
       'test/a/big.test.ts',
       'test/a/small.test.ts',
     ]);

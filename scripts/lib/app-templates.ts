@@ -5,6 +5,8 @@
  * copy (docs/conventions.md §1): the placeholders are the app's names, nothing else.
  */
 
+import type { DirectoryData } from '../../src/directory';
+
 /** The names one app's files are written with. */
 export interface AppNames {
   /** `billing-api`: folder, policy, connection, component `billing-api-app`. */
@@ -16,6 +18,9 @@ export interface AppNames {
   /** Its default port, for the examples in comments. */
   readonly port: number;
 }
+
+/** The demo directory (`data/citadel-directory.json`): the users and roles its matrix of cases names. */
+export type DemoDirectory = Pick<DirectoryData, 'roles' | 'users'>;
 
 /** `billing-api` → `BillingApi`. */
 export function pascalCase(name: string): string {
@@ -165,6 +170,22 @@ function inline(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/** One test case as the sample policies' tests write it: a block, its directory one line a field. */
+function testCase(name: string, request: unknown, directory: { roles: unknown[]; users: unknown[] }, decision: 'allow' | 'deny'): string {
+  return [
+    '  {',
+    `    "name": ${JSON.stringify(name)},`,
+    `    "request": ${inline(request)},`,
+    '    "directory": {',
+    `      "roles": [${directory.roles.map(inline).join(', ')}],`,
+    `      "users": [${directory.users.map(inline).join(', ')}],`,
+    '      "resources": []',
+    '    },',
+    `    "decision": "${decision}"`,
+    '  }',
+  ].join('\n');
+}
+
 /** The policy's own tests, run before an image is pushed or activated: both answers, every role. */
 function policyTests(): string {
   const directory = {
@@ -175,7 +196,6 @@ function policyTests(): string {
       { id: 'vic', email: 'vic@example.com', name: 'Vic', roles: ['viewer'] },
       { id: 'nora', email: 'nora@example.com', name: 'Nora', roles: [] },
     ],
-    resources: [],
   };
   const cases: [string, string, string, 'allow' | 'deny'][] = [
     ['a viewer may read', 'vic', 'read', 'allow'],
@@ -185,22 +205,41 @@ function policyTests(): string {
     ['a user without a role may not read', 'nora', 'read', 'deny'],
     ['a principal missing from the directory may not read', 'mallory', 'read', 'deny'],
   ];
-  // One case a block, as the sample policies' tests are written.
-  const roles = directory.roles.map(inline).join(', ');
-  const users = directory.users.map(inline).join(', ');
   const blocks = cases.map(([caseName, principal, action, decision]) =>
-    [
-      '  {',
-      `    "name": ${JSON.stringify(caseName)},`,
-      `    "request": {"principal": ${JSON.stringify(principal)}, "action": ${JSON.stringify(action)}, "resource": {"type": "Item", "id": "42"}},`,
-      '    "directory": {',
-      `      "roles": [${roles}],`,
-      `      "users": [${users}],`,
-      '      "resources": []',
-      '    },',
-      `    "decision": "${decision}"`,
-      '  }',
-    ].join('\n'),
+    testCase(caseName, { principal, action, resource: { type: 'Item', id: '42' } }, directory, decision),
+  );
+  return `[\n${blocks.join(',\n')}\n]\n`;
+}
+
+/**
+ * What the demo's users may do under the scaffolded policy, as every shipped policy pins it
+ * (`tests/citadel-directory.json`, checked by test/policy/shipped-policy-tests.test.ts): every
+ * user of the demo directory asks every action of the schema, over the demo's roles and users.
+ * The expected answers follow the policy's rule from the roles alone (read: viewer or a role
+ * that includes it; delete: admin or a role that includes it), so Cedar's answers are checked
+ * against it, not copied from it. Change the policy and these cases say whom the change moves.
+ */
+function demoMatrix(demo: DemoDirectory): string {
+  const includes = new Map(demo.roles.map((r) => [r.id, r.includes]));
+  /** A user's roles with every role they include, transitively. */
+  const closure = (roles: readonly string[]): Set<string> => {
+    const held = new Set<string>();
+    const visit = (role: string) => {
+      if (held.has(role)) return;
+      held.add(role);
+      for (const inner of includes.get(role) ?? []) visit(inner);
+    };
+    roles.forEach(visit);
+    return held;
+  };
+  const needs: Record<'read' | 'delete', string> = { read: 'viewer', delete: 'admin' };
+  const directory = { roles: [...demo.roles], users: [...demo.users] };
+  const blocks = demo.users.flatMap((user) =>
+    (['read', 'delete'] as const).map((action) => {
+      const allowed = closure(user.roles).has(needs[action]);
+      const who = `${user.name} (${user.roles.join(', ') || 'no role'})`;
+      return testCase(`${who} may ${allowed ? '' : 'not '}${action} an item`, { principal: user.id, action, resource: { type: 'Item', id: '42' } }, directory, allowed ? 'allow' : 'deny');
+    }),
   );
   return `[\n${blocks.join(',\n')}\n]\n`;
 }
@@ -233,18 +272,21 @@ describe('the ${name} app with the real IdP and its policy', () => {
 
   const call = async (method: string, user: keyof typeof USERS) =>
     fetch(\`\${url}/items/42\`, { method, headers: { authorization: \`Bearer \${(await fixture.idp.token(USERS[user].email)).access_token}\` } });
+  /** A response's JSON body as the test expects it: \`res.json()\` is \`unknown\` until a type says what it holds. */
+  const body = async <T>(res: Response): Promise<T> => (await res.json()) as T;
 
   it('lets a viewer read an item', async () => {
     const res = await call('GET', 'beth');
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ id: '42', read_by: USERS.beth.id });
+    const item = await body<{ id: string; read_by: string }>(res);
+    expect(item).toEqual({ id: '42', read_by: USERS.beth.id });
   });
 
   it('refuses a viewer and an editor the delete, and lets an admin', async () => {
     for (const user of ['beth', 'morty'] as const) {
       const res = await call('DELETE', user);
       expect(res.status).toBe(403);
-      expect(await res.json()).toEqual({ code: 'forbidden', message: 'Forbidden by policy ${name}.delete' });
+      expect(await body<{ code: string; message: string }>(res)).toEqual({ code: 'forbidden', message: 'Forbidden by policy ${name}.delete' });
     }
     expect((await call('DELETE', 'rick')).status).toBe(204);
   });
@@ -259,7 +301,7 @@ describe('the ${name} app with the real IdP and its policy', () => {
 }
 
 /** Every file of a new app, by its path under the project root. */
-export function appFiles(names: AppNames): Record<string, string> {
+export function appFiles(names: AppNames, demo: DemoDirectory): Record<string, string> {
   const { name } = names;
   return {
     [`src/apps/${name}/create-${name}-app.ts`]: createApp(names),
@@ -269,6 +311,7 @@ export function appFiles(names: AppNames): Record<string, string> {
     [`policies/${name}/schema.cedarschema`]: schema(names),
     [`policies/${name}/${name}.cedar`]: policy(names),
     [`policies/${name}/tests/${name}.json`]: policyTests(),
+    [`policies/${name}/tests/citadel-directory.json`]: demoMatrix(demo),
     [`test/apps/${name}-app.test.ts`]: appTest(names),
   };
 }

@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -23,6 +23,10 @@ import { URLS, policiesDir, seedDirectory } from './fixture';
 
 /** The apps of apps.json (the two samples, plus any `npm run new-app` added). */
 const APPS = loadConfig({}).apps.list;
+/** What the console calls an app's embedded-edge connection (`RBAC app (embedded edge)`): the form is the contract, the apps come from apps.json. */
+const labelOf = (app: { label: string }) => `${app.label} (embedded edge)`;
+/** The folders of policies/: the seed pushes one image of each. */
+const POLICY_FOLDERS = readdirSync(policiesDir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
 
 describe.each(SQL_ENGINES)('seedControlPlane on $name', (engine) => {
   let dir: string;
@@ -59,15 +63,16 @@ describe.each(SQL_ENGINES)('seedControlPlane on $name', (engine) => {
     expect(tenant!.connections).toEqual(
       expect.arrayContaining([
         { connectionId: demo!.connection_id, policyName: 'rbac', label: 'sidecar' },
-        { connectionId: apps.rbac.connection_id, policyName: 'rbac', label: 'RBAC app (embedded edge)' },
-        { connectionId: apps.todo.connection_id, policyName: 'todo', label: 'todo app (embedded edge)' },
+        ...APPS.map((app) => ({ connectionId: apps[app.connection]!.connection_id, policyName: app.policy, label: labelOf(app) })),
       ]),
     );
-    for (const app of [apps.rbac, apps.todo]) expect((await store.verifyConnection(app.connection_id, app.connection_secret))?.tenantId).toBe(demo!.tenant_id);
+    expect(labelOf(APPS.find((app) => app.name === 'rbac')!)).toBe('RBAC app (embedded edge)');
+    for (const app of APPS.map((a) => apps[a.connection]!)) expect((await store.verifyConnection(app.connection_id, app.connection_secret))?.tenantId).toBe(demo!.tenant_id);
     expect(await store.verifyTenantKey(demo!.tenant_id, 'discovery', demo!.discovery_api_key)).toBe(true);
     expect(await store.verifyTenantKey(demo!.tenant_id, 'admin', demo!.admin_api_key)).toBe(true);
     expect((await store.verifyConnection(demo!.connection_id, demo!.connection_secret))?.tenantId).toBe(demo!.tenant_id);
-    for (const name of ['rbac', 'rebac', 'todo']) {
+    expect(POLICY_FOLDERS).toEqual(expect.arrayContaining(['rbac', 'rebac', 'todo']));
+    for (const name of POLICY_FOLDERS) {
       expect((await store.images.tagged(demo!.tenant_id, name))?.image.digest).toBe(readPolicyFolder(join(policiesDir, name)).digest);
     }
     expect(await store.directory.snapshot(demo!.tenant_id)).toEqual({ ...seedDirectory, revision: 1 });
@@ -101,7 +106,7 @@ describe.each(SQL_ENGINES)('seedControlPlane on $name', (engine) => {
     expect(await ensureDemoAppConnections(store, dir)).toBe(false);
     expect(readDemoTenantFile(dir)).toEqual(upgraded);
     expect((await store.tenants.list()).find((t) => t.id === upgraded.tenant_id)!.connections).toHaveLength(1 + 2 * APPS.length); // the seed's, and one more per app
-    expect((await store.tenants.get(upgraded.tenant_id))!.connections.find((c) => c.connectionId === rbac.connection_id)?.label).toBe('RBAC app (embedded edge)');
+    expect((await store.tenants.get(upgraded.tenant_id))!.connections.find((c) => c.connectionId === rbac.connection_id)?.label).toBe(labelOf(APPS.find((app) => app.name === 'rbac')!));
   });
 
   it('labels the demo connections of a data directory seeded before labels existed, keeping a label given since, once', async () => {
@@ -115,7 +120,7 @@ describe.each(SQL_ENGINES)('seedControlPlane on $name', (engine) => {
     const labels = async () => Object.fromEntries((await store.tenants.get(demo.tenant_id))!.connections.map((c) => [c.connectionId, c.label]));
     expect(await labels()).toEqual({
       [demo.connection_id]: 'sidecar',
-      [demo.app_connections!.rbac.connection_id]: 'RBAC app (embedded edge)',
+      ...Object.fromEntries(APPS.map((app) => [demo.app_connections![app.connection]!.connection_id, labelOf(app)])),
       [demo.app_connections!.todo.connection_id]: 'todo, by hand',
     });
     expect(await ensureDemoConnectionLabels(store, dir)).toBe(false);

@@ -84,9 +84,13 @@ export function driverScript(steps: readonly DocStep[], logs: string): string {
   return `${out.join('\n')}\n`;
 }
 
-/** Runs `files` (paths under the checkout, in reading order) as one session in a fresh copy of the checkout, removed afterwards. */
+/**
+ * Runs `files` (paths under the checkout, in reading order) as one session in a fresh copy of the
+ * checkout, removed afterwards: the project as a clone has it, without the apps a reader of these
+ * documents scaffolded in the checkout and has not committed (the documents scaffold them again).
+ */
 export function runDocs(files: readonly string[], options: { timeoutMs: number }): DocRun {
-  const copy = copyCheckout('outpost-docs-', { dist: true });
+  const copy = copyCheckout('outpost-docs-', { dist: true, withoutUntrackedApps: true });
   try {
     const steps = files.flatMap((file) => docSteps(readFileSync(join(copy, file), 'utf8'), file));
     return runSteps(steps, copy, options);

@@ -12,11 +12,15 @@ import { freePort } from '../../scripts/lib/free-port';
 import { scaffoldApp } from '../../scripts/lib/scaffold-app';
 import { loadConfig } from '../../src/config';
 import { loadDirectorySeed } from '../../src/directory';
+import { stackComponents } from '../../src/stack/components';
 import { copyCheckout } from '../helpers/checkout-copy';
 import { stopLauncher } from '../stack/process-tree';
 
-/** The stack's own ports, as the CLI passes them: an app never gets one. */
-const STACK_PORTS = [5556, 8585, 8383];
+/** The stack's own ports (IdP, control plane, edge), as the CLI passes them: an app never gets one. */
+const STACK_PORTS = (() => {
+  const config = loadConfig({});
+  return stackComponents(config).filter((c) => !config.apps.list.some((app) => `${app.name}-app` === c.name)).map((c) => c.port);
+})();
 // The bounds below catch a hang, not slowness: each is several times what its step takes on a
 // busy 2-core machine (a full suite beside two spinning processes took the build past 60 s).
 /** Compiling the copy (tsc -b from nothing: ~9 s alone, ~25 s during a full suite). */
@@ -83,6 +87,12 @@ describe('npm run new-app', () => {
     expect(unknown.stdout).toBe('');
     expect(unknown.stderr).toContain("error: unknown option '--colour'");
     expect(newApp(copy, 'billing', '--port', 'eighty').stderr).toContain("option '--port <number>' argument 'eighty' is invalid. a port number, 1–65535");
+    const reserved = newApp(copy, 'sidecar');
+    expect({ status: reserved.status, stdout: reserved.stdout, stderr: reserved.stderr.trim() }).toEqual({
+      status: 1,
+      stdout: '',
+      stderr: expect.stringContaining('"sidecar" is not an app name: it is a part of the stack (the banner, the console and the logs name it); choose another name'),
+    });
     expect(snapshot(copy)).toEqual(before);
   });
 
@@ -91,8 +101,20 @@ describe('npm run new-app', () => {
     ['a listed app', 'todo', {}, 'apps.json already lists the todo app (its name, connection or policy is todo); choose another name'],
     ['a policy folder that exists', 'rebac', {}, 'policies/rebac already exists: new-app never overwrites'],
     ["a name whose variables are the stack's own", 'edge', {}, 'EDGE_PORT is a variable of the stack itself'],
-    ['a port a listed app has', 'billing', { port: 3001 }, 'port 3001 is taken by the rbac app; choose another with --port'],
-    ["a port of the stack's", 'billing', { port: 8585 }, 'port 8585 is taken by the IdP, the control plane or the edge; choose another with --port'],
+    ['a port a listed app has', 'ledger', { port: 3001 }, 'port 3001 is taken by the rbac app; choose another with --port'],
+    ["a port of the stack's", 'ledger', { port: 8585 }, 'port 8585 is taken by the IdP, the control plane or the edge; choose another with --port'],
+    // Names the stack already means something by (issue 37): one of each kind.
+    ['a dash at the end', 'x-', {}, '"x-" is not an app name: a dash must stand between two letters or digits (no "--", no dash at the end)'],
+    ['two dashes in a row', 'a--b', {}, '"a--b" is not an app name: a dash must stand between two letters or digits'],
+    ['a property every JavaScript object has', 'constructor', {}, '"constructor" is not an app name: every JavaScript object already has a property of that name'],
+    ['the sidecar', 'sidecar', {}, '"sidecar" is not an app name: it is a part of the stack (the banner, the console and the logs name it); choose another name'],
+    ['the console', 'console', {}, '"console" is not an app name: it is a part of the stack'],
+    ['the stack', 'stack', {}, '"stack" is not an app name: it is a part of the stack'],
+    ['a route of every component', 'metrics', {}, '"metrics" is not an app name: it is a route or a folder of the stack\'s own'],
+    ['a folder of the data directory', 'logs', {}, '"logs" is not an app name: it is a route or a folder of the stack\'s own'],
+    ['the build output', 'dist', {}, '"dist" is not an app name: it is a folder of the checkout'],
+    ['node_modules, dashed', 'node-modules', {}, '"node-modules" is not an app name: it is a folder of the checkout'],
+    ['a module beside the apps', 'app-health', {}, '"app-health" is not an app name: it is a module of src/apps/'],
   ])('refuses %s and writes nothing', (_label, name, extra, message) => {
     const before = snapshot(copy);
     expect(() => scaffoldApp({ root: copy, name, stackPorts: STACK_PORTS, ...extra })).toThrow(message);
@@ -117,30 +139,39 @@ describe('npm run new-app', () => {
     const mark = (what: string) => timings.push(`${what} ${((Date.now() - began) / 1000).toFixed(1)} s`);
     const before = snapshot(copy);
 
+    // The apps the copy lists already (the samples, and any the checkout has added): the new one
+    // takes the port after their highest, and a name none of them has.
+    const listed = loadConfig({}, copy).apps.list;
+    const name = ['billing', 'billing-2', 'billing-3'].find((n) => !listed.some((app) => app.name === n) && !before.has(`policies/${n}/manifest.json`))!;
+    const env = name.toUpperCase().replace(/-/g, '_');
+    let port = Math.max(...listed.map((app) => app.port)) + 1;
+    while (STACK_PORTS.includes(port)) port += 1;
+
     // Scaffold: the app's files, and one line (plus a comma) in apps.json; nothing else changes.
-    const made = newApp(copy, 'billing');
+    const made = newApp(copy, name);
     expect({ status: made.status, stderr: made.stderr }).toEqual({ status: 0, stderr: '' });
-    expect(made.stdout).toContain('Created the billing app (port 3003, which BILLING_PORT moves; policy billing):');
+    expect(made.stdout).toContain(`Created the ${name} app (port ${port}, which ${env}_PORT moves; policy ${name}):`);
     const after = snapshot(copy);
     const added = [...after.keys()].filter((file) => !before.has(file)).sort();
     expect(added).toEqual([
-      'policies/billing/billing.cedar',
-      'policies/billing/manifest.json',
-      'policies/billing/schema.cedarschema',
-      'policies/billing/tests/billing.json',
-      'src/apps/billing/create-billing-app.ts',
-      'src/apps/billing/index.ts',
-      'src/apps/billing/main.ts',
-      'test/apps/billing-app.test.ts',
+      `policies/${name}/${name}.cedar`,
+      `policies/${name}/manifest.json`,
+      `policies/${name}/schema.cedarschema`,
+      `policies/${name}/tests/${name}.json`,
+      `policies/${name}/tests/citadel-directory.json`,
+      `src/apps/${name}/create-${name}-app.ts`,
+      `src/apps/${name}/index.ts`,
+      `src/apps/${name}/main.ts`,
+      `test/apps/${name}-app.test.ts`,
     ]);
     expect([...before.keys()].filter((file) => after.get(file) !== before.get(file))).toEqual(['apps.json']);
     const listLines = (text: string) => text.split('\n');
     const newLines = listLines(after.get('apps.json')!).filter((line) => !listLines(before.get('apps.json')!).includes(line));
     expect(newLines).toHaveLength(2); // the last app's line with its comma, and the new one
     expect(newLines[1]).toBe(
-      '    {"name": "billing", "label": "billing app", "port": 3003, "env": "BILLING", "policy": "billing", "entry": "apps/billing/main", "connection": "billing", "probe": "/items/outpost-probe"}',
+      `    {"name": "${name}", "label": "${name} app", "port": ${port}, "env": "${env}", "policy": "${name}", "entry": "apps/${name}/main", "connection": "${name}", "probe": "/items/outpost-probe"}`,
     );
-    expect(newApp(copy, 'billing').stderr).toContain('apps.json already lists the billing app');
+    expect(newApp(copy, name).stderr).toContain(`apps.json already lists the ${name} app`);
     mark('scaffolded');
 
     // Build: the scaffold type-checks and compiles with the rest (npm start runs the same build).
@@ -175,16 +206,19 @@ describe('npm run new-app', () => {
       child.stdout!.on('data', check);
       child.once('exit', gone);
     });
-    expect(output).toContain('starting billing app … ready');
-    expect(output).toMatch(new RegExp(`\\n  billing app +http://localhost:${ports.BILLING_PORT}\\n`));
-    expect(output).toMatch(/edge connections: sidecar \S+, RBAC app \S+, todo app \S+, billing app \S+\n/);
+    expect(output).toContain(`starting ${name} app … ready`);
+    expect(output).toMatch(new RegExp(`\\n  ${name} app +http://localhost:${ports[`${env}_PORT`]}\\n`));
+    // Every listed app's edge connection, in the list's order, the new one last.
+    expect(output).toContain(`edge connections: sidecar `);
+    expect(output).toMatch(new RegExp(`edge connections: sidecar \\S+, ${config.apps.list.map((app) => `${app.label} \\S+`).join(', ')}\n`));
+    expect(config.apps.list.at(-1)!.name).toBe(name);
     mark('started');
 
     // Answers: Beth (a viewer) may read and may not delete; Rick (an admin) may delete.
     const seed = loadDirectorySeed(config.directorySeedFile);
     const idp = `http://127.0.0.1:${ports.IDP_PORT}`;
     const token = async (email: string) => (await fetchToken(idp, email, seed.demoPassword)).access_token;
-    const item = `http://127.0.0.1:${ports.BILLING_PORT}/items/42`;
+    const item = `http://127.0.0.1:${ports[`${env}_PORT`]}/items/42`;
     const beth = await token('beth@the-smiths.com');
     const read = await fetch(item, { headers: { authorization: `Bearer ${beth}` } });
     expect(read.status).toBe(200);
@@ -192,7 +226,7 @@ describe('npm run new-app', () => {
     mark('first allowed answer');
     const refused = await fetch(item, { method: 'DELETE', headers: { authorization: `Bearer ${beth}` } });
     expect(refused.status).toBe(403);
-    expect(await refused.json()).toEqual({ code: 'forbidden', message: 'Forbidden by policy billing.delete' });
+    expect(await refused.json()).toEqual({ code: 'forbidden', message: `Forbidden by policy ${name}.delete` });
     mark('first denied answer');
     const removed = await fetch(item, { method: 'DELETE', headers: { authorization: `Bearer ${await token('rick@the-citadel.com')}` } });
     expect(removed.status).toBe(204);
@@ -205,7 +239,7 @@ describe('npm run new-app', () => {
     mark('stopped');
 
     // The app's own test, as scaffolded, passes where it was written.
-    const jest = spawnSync(process.execPath, [require.resolve('jest/bin/jest'), '--ci', 'test/apps/billing-app.test.ts'], { cwd: copy, encoding: 'utf8', timeout: JEST_TIMEOUT_MS });
+    const jest = spawnSync(process.execPath, [require.resolve('jest/bin/jest'), '--ci', `test/apps/${name}-app.test.ts`], { cwd: copy, encoding: 'utf8', timeout: JEST_TIMEOUT_MS });
     expect({ status: jest.status, stderr: jest.stderr }).toEqual({ status: 0, stderr: expect.stringMatching(/Tests: +3 passed, 3 total/) });
     mark("its own test passed");
     console.log(`new-app end to end: ${timings.join(', ')}`);

@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createConnection, createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findProjectRoot, readDemoTenantFile } from '../../src/config';
+import { findProjectRoot, loadConfig, readDemoTenantFile } from '../../src/config';
 import { fetchToken } from '../../scripts/lib/fetch-token';
 import { callResource, exec, registrations, tenantFromDemo, type RegistrationView, type TenantCredentials } from '../integration/stack-client';
 import { childrenOf, commandLine, stopLauncher } from './process-tree';
@@ -64,8 +64,10 @@ function accepts(port: number): Promise<boolean> {
   });
 }
 
+/** The edges the cluster runs: the sidecar, and one embedded in each app of apps.json. */
+const EDGES = 1 + loadConfig({}).apps.list.length;
 const allConnectedOn = (list: RegistrationView[], node: (n: string | undefined) => boolean) =>
-  list.length === 3 && list.every((r) => r.info.connected && node((r.info as { node?: string }).node));
+  list.length === EDGES && list.every((r) => r.info.connected && node((r.info as { node?: string }).node));
 const nodeOf = (r: RegistrationView) => (r.info as { node?: string }).node;
 
 describe('npm run cluster', () => {
@@ -90,7 +92,10 @@ describe('npm run cluster', () => {
 
   it('serves through the front, survives and restarts a killed node, and leaves nothing behind on SIGTERM', async () => {
     const front = await freePortRun(2);
-    const ports = { idp: await freePort(), edge: await freePort(), rbac: await freePort(), todo: await freePort() };
+    const ports = { idp: await freePort(), edge: await freePort() };
+    // Every app of apps.json on a free port of its own (the samples, and any `npm run new-app` added).
+    const appPorts: Record<string, string> = {};
+    for (const app of loadConfig({}).apps.list) appPorts[app.vars.port] = String(await freePort());
     launcher = spawn(process.execPath, [compiled('scripts/cluster.ts'), '--nodes', '2'], {
       cwd: root,
       env: {
@@ -100,8 +105,7 @@ describe('npm run cluster', () => {
         IDP_PORT: String(ports.idp),
         CONTROL_PLANE_PORT: String(front),
         EDGE_PORT: String(ports.edge),
-        RBAC_PORT: String(ports.rbac),
-        TODO_PORT: String(ports.todo),
+        ...appPorts,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -152,17 +156,17 @@ describe('npm run cluster', () => {
 
     // The RBAC app decides with its embedded edge, which reached the control plane through the front.
     const authUrl = `http://localhost:${ports.idp}`;
-    const appUrl = `http://localhost:${ports.rbac}`;
+    const appUrl = `http://localhost:${appPorts.RBAC_PORT}`;
     const rick = (await fetchToken(authUrl, 'rick@the-citadel.com', PASSWORD)).access_token;
     const morty = (await fetchToken(authUrl, 'morty@the-citadel.com', PASSWORD)).access_token;
     expect((await callResource(appUrl, 'DELETE', 'mega-seed', rick)).status).toBe(200);
     expect((await callResource(appUrl, 'DELETE', 'mega-seed', morty)).status).toBe(403);
 
-    // The three edges (sidecar, both apps) are connected, each on a named node.
+    // Every edge (the sidecar, each app's) is connected, each on a named node.
     const relayUrl = `http://127.0.0.1:${front}`;
     const tenant: TenantCredentials = tenantFromDemo(readDemoTenantFile(join(dataDir, 'cluster')));
     const before = await until(
-      'three edges connected, each with info.node',
+      `${EDGES} edges connected, each with info.node`,
       async () => {
         const list = await registrations(relayUrl, tenant);
         return allConnectedOn(list, (n) => n !== undefined && nodePids.has(n)) ? list : undefined;

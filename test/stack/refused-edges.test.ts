@@ -44,10 +44,14 @@ describe('npm start with edges the relay refuses', () => {
     // Another control plane, whose edges ran on this folder and left their last good state in it.
     const other = await startStack();
     try {
+      // The sidecar's, and each app's of apps.json (the samples and any `npm run new-app` added).
+      const theirs = readDemoTenantFile(other.dataDir).app_connections!;
       const edges = [
         { dir: 'edge', credentials: other.demo },
-        { dir: join('embedded', 'rbac'), credentials: other.appConnections.rbac },
-        { dir: join('embedded', 'todo'), credentials: other.appConnections.todo },
+        ...config.apps.list.map((app) => ({
+          dir: join('embedded', app.name),
+          credentials: { connectionId: theirs[app.connection]!.connection_id, connectionSecret: theirs[app.connection]!.connection_secret },
+        })),
       ];
       for (const { dir, credentials } of edges) {
         const jwt = { issuer: other.idp.issuer, jwksUri: other.idp.jwksUri, audience: other.idp.audience };
@@ -67,7 +71,9 @@ describe('npm start with edges the relay refuses', () => {
   }, 20_000);
 
   it('does not claim "up": it names every refused edge with the way out, stops everything and exits 1', async () => {
-    const ports = { IDP_PORT: await freePort(), CONTROL_PLANE_PORT: await freePort(), EDGE_PORT: await freePort(), RBAC_PORT: await freePort(), TODO_PORT: await freePort() };
+    const apps = loadConfig({}).apps.list;
+    const ports: Record<string, number> = {};
+    for (const name of ['IDP_PORT', 'CONTROL_PLANE_PORT', 'EDGE_PORT', ...apps.map((app) => app.vars.port)]) ports[name] = await freePort();
     launcher = spawn(process.execPath, [compiled('src/stack/main.ts')], {
       cwd: root,
       env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', OUTPOST_DATA_DIR: dataDir, ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])) },
@@ -89,8 +95,8 @@ describe('npm start with edges the relay refuses', () => {
     const foreign = readDemoTenantFile(dataDir);
     const file = demoTenantPath(dataDir);
     expect(output).toContain(`  - the edge authorizer (sidecar) is refused by the control plane (401): its connection ${foreign.connection_id}, from ${file}, is unknown to it or its secret is wrong.\n`);
-    for (const [label, app] of [['RBAC app', 'rbac'], ['todo app', 'todo']] as const) {
-      expect(output).toContain(`  - the ${label}'s embedded edge is refused by the control plane (401): its connection ${foreign.app_connections![app]!.connection_id}, from ${file}`);
+    for (const app of apps) {
+      expect(output).toContain(`  - the ${app.label}'s embedded edge is refused by the control plane (401): its connection ${foreign.app_connections![app.connection]!.connection_id}, from ${file}`);
     }
     expect(output).toContain(`  - ${file} does not belong to the SQLite control plane (${dataDir}) (it names tenant ${foreign.tenant_id}; it was written for the SQLite control plane (`);
     expect(output).toContain(`or move ${dataDir} aside (mv ${dataDir} ${dataDir}.old) and start again: the control plane then seeds a new demo tenant.`);

@@ -1,6 +1,6 @@
 /**
  * `npm start` as a person runs it (dist/src/stack/main.js, so its components run from dist/
- * too), on free ports with a temporary data folder. Each of the five components is killed
+ * too), on free ports with a temporary data folder. Each component (the stack's three and every app of apps.json) is killed
  * like a crash in turn: the others keep answering their health path all along, the launcher
  * restarts the dead one, which answers again within a bound; SIGTERM then exits 0 and leaves
  * no process, the restarted ones included.
@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../scripts/lib/free-port';
-import { findProjectRoot } from '../../src/config';
+import { findProjectRoot, loadConfig } from '../../src/config';
 import { childrenOf, commandLine, stopLauncher } from './process-tree';
 import { compiled } from '../helpers/compiled';
 
@@ -19,14 +19,17 @@ const STARTUP_TIMEOUT_MS = 90_000;
 const BACK_WITHIN_MS = 20_000;
 const STOP_TIMEOUT_MS = 30_000;
 
-/** The five components as the launcher labels them, the source of the entry file it starts (compiled) and the path it waits on. */
-const COMPONENTS = [
+/**
+ * The components as the launcher labels them, the source of the entry file it starts (compiled)
+ * and the path it waits on: the stack's three, then every app of apps.json (the two samples, and
+ * any `npm run new-app` added: each gets a free port of its own, as the others do).
+ */
+const COMPONENTS: readonly { label: string; entry: string; port: string; path: string }[] = [
   { label: 'IdP', entry: 'src/idp/main.ts', port: 'IDP_PORT', path: '/healthz' },
   { label: 'control plane', entry: 'src/control-plane/main.ts', port: 'CONTROL_PLANE_PORT', path: '/healthz' },
   { label: 'edge authorizer', entry: 'src/edge/main.ts', port: 'EDGE_PORT', path: '/readyz' },
-  { label: 'RBAC app', entry: 'src/apps/rbac/main.ts', port: 'RBAC_PORT', path: '/readyz' },
-  { label: 'todo app', entry: 'src/apps/todo/main.ts', port: 'TODO_PORT', path: '/readyz' },
-] as const;
+  ...loadConfig({}).apps.list.map((app) => ({ label: app.label, entry: `src/${app.entry}.ts`, port: app.vars.port, path: '/readyz' })),
+];
 
 /** Whether `url` answers 200; a slow answer on a busy machine still counts, a refusal does not. */
 async function answersOk(url: string): Promise<boolean> {
