@@ -71,7 +71,7 @@ describe('links from the documentation to a line of code', () => {
   });
 
   it('are checked: a moved name is reported with where it is now, a vanished one and a missing file too', () => {
-    const page = join(ROOT, 'docs', 'page.md');
+    const page = PATH_PAGE; // the links below as if written there
     const shape = readFileSync(join(ROOT, 'src', 'access-token', 'check-token-shape.ts'), 'utf8').split('\n');
     const at = shape.findIndex((l) => l.includes('export function checkTokenShape')) + 1;
     const markdown = [
@@ -84,9 +84,9 @@ describe('links from the documentation to a line of code', () => {
       '```',
     ].join('\n');
     expect(movedLinks(page, markdown)).toEqual([
-      `docs/page.md: [\`export function checkTokenShape\`](../src/access-token/check-token-shape.ts#L1): line 1 is \`${shape[0]!.trim()}\`; \`export function checkTokenShape\` is now at #L${at} of src/access-token/check-token-shape.ts`,
-      `docs/page.md: [\`noSuchSymbolAnywhere\`](../src/access-token/check-token-shape.ts#L1): line 1 is \`${shape[0]!.trim()}\`; src/access-token/check-token-shape.ts no longer contains \`noSuchSymbolAnywhere\``,
-      'docs/page.md: [`x`](../src/gone.ts#L3): no such file src/gone.ts',
+      `docs/path-of-a-request.md: [\`export function checkTokenShape\`](../src/access-token/check-token-shape.ts#L1): line 1 is \`${shape[0]!.trim()}\`; \`export function checkTokenShape\` is now at #L${at} of src/access-token/check-token-shape.ts`,
+      `docs/path-of-a-request.md: [\`noSuchSymbolAnywhere\`](../src/access-token/check-token-shape.ts#L1): line 1 is \`${shape[0]!.trim()}\`; src/access-token/check-token-shape.ts no longer contains \`noSuchSymbolAnywhere\``,
+      'docs/path-of-a-request.md: [`x`](../src/gone.ts#L3): no such file src/gone.ts',
     ]);
   });
 });
