@@ -7,4 +7,5 @@ export type { RequireAccessTokenOptions } from './require-access-token';
 export type { AccessTokenClaims } from '../access-token';
 export { ID_TOKEN_MESSAGE } from '../access-token';
 export { requirePermission } from './require-permission';
+export { requireScope } from './require-scope';
 

@@ -52,3 +52,16 @@ export class TemporarilyUnavailableError extends OAuthError {
     super(503, 'temporarily_unavailable', message, { 'Retry-After': '5' });
   }
 }
+
+/**
+ * 403 `insufficient_scope`: the token is good but was not granted the scope the route needs
+ * (RFC 6750 §3.1); the challenge names that scope, so the client knows what to ask for.
+ */
+export class InsufficientScopeError extends OAuthError {
+  constructor(scope: string, realm = DEFAULT_REALM) {
+    const message = `the access token lacks the ${scope} scope`;
+    super(403, 'insufficient_scope', message, {
+      'WWW-Authenticate': buildBearerChallenge({ realm, error: 'insufficient_scope', error_description: message, scope }),
+    });
+  }
+}

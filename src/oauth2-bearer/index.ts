@@ -6,6 +6,7 @@ export { getBearerToken } from './get-bearer-token';
 export type { BearerRequest } from './get-bearer-token';
 export {
   DEFAULT_REALM,
+  InsufficientScopeError,
   InvalidRequestError,
   InvalidTokenError,
   TemporarilyUnavailableError,

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { accessTokenMiddleware } from '../../src/apps/app-dependencies';
@@ -6,6 +6,7 @@ import { openLocalAuthorizer } from '../../src/authorizer';
 import { createTodoApp, openTodoStore, type Todo, type TodoStore } from '../../src/apps/todo';
 import type { Authorizer } from '../../src/authorizer';
 import { loadDirectorySeed } from '../../src/directory';
+import { TOKEN_PATH } from '../../src/idp';
 import { silentLogger } from '../../src/observability';
 import { startAppFixture, USERS, type AppFixture } from './app-fixture';
 
@@ -125,6 +126,78 @@ describe('todo sample app end to end (real IdP, real SQLite file, todo policy)',
     }
     // Without the query, the list is as before.
     expect(Object.keys((await call('beth', 'GET', '/todos')).body!)).toEqual(['todos']);
+  });
+
+  it('with ?can=delete and ?can=update lists exactly the todos the policy lets a viewer, an editor and an admin change that way', async () => {
+    const mortys = await create('morty', 'filter: Morty\'s');
+    const summers = await create('summer', 'filter: Summer\'s');
+    const ricks = await create('rick', 'filter: Rick\'s');
+    const all = store.list().map((t) => t.id).sort();
+    const ownedBy = (id: string) => store.list().filter((t) => t.owner_id === id).map((t) => t.id).sort();
+    const listed = async (who: Name, can: string) => {
+      const res = await call(who, 'GET', `/todos?can=${can}`);
+      expect(res.status).toBe(200);
+      return (res.body!.todos as Todo[]).map((t) => t.id).sort();
+    };
+    // Beth (viewer) may change nothing; Morty (editor) only his own; Rick (admin) deletes any,
+    // and updates any as an evil_genius.
+    expect(await listed('beth', 'delete')).toEqual([]);
+    expect(await listed('beth', 'update')).toEqual([]);
+    expect(await listed('morty', 'delete')).toEqual(ownedBy(USERS.morty.id));
+    expect(await listed('morty', 'update')).toEqual(ownedBy(USERS.morty.id));
+    expect(await listed('rick', 'delete')).toEqual(all);
+    expect(await listed('rick', 'update')).toEqual(all);
+    expect(ownedBy(USERS.morty.id)).toEqual(expect.arrayContaining([mortys.id]));
+    expect(ownedBy(USERS.morty.id)).not.toContain(summers.id);
+    expect(all).toEqual(expect.arrayContaining([mortys.id, summers.id, ricks.id]));
+    // Every todo listed is one the route then lets through, and every one left out is refused.
+    const morty = new Set(await listed('morty', 'delete'));
+    for (const todo of [summers, ricks, mortys]) {
+      expect({ todo: todo.title, deleted: (await call('morty', 'DELETE', `/todos/${todo.id}`)).status }).toEqual({ todo: todo.title, deleted: morty.has(todo.id) ? 204 : 403 });
+    }
+    // The filter and the flags come together; a filter it does not know is refused.
+    const both = await call('morty', 'GET', '/todos?can=update&permissions');
+    expect(Object.keys((both.body!.permissions as { todos: object }).todos).sort()).toEqual(ownedBy(USERS.morty.id));
+    for (const bad of ['read', 'constructor', 'delete&can=update']) {
+      expect(await call('morty', 'GET', `/todos?can=${bad}`)).toEqual({ status: 400, body: { code: 'invalid_query', message: 'can must be one of update, delete' } });
+    }
+  });
+
+  it('serves GET /todos/export to the machine client only: its token has the api scope, a user token is 403 insufficient_scope', async () => {
+    const { client_secret } = JSON.parse(readFileSync(join(fixture.idp.dataDir, 'idp', 'machine-client.json'), 'utf8')) as { client_secret: string };
+    const machineToken = async (body: string) => {
+      const issued = await fetch(`${fixture.idp.url}${TOKEN_PATH}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`outpost-machine:${client_secret}`).toString('base64')}` },
+        body,
+      });
+      expect(issued.status).toBe(200);
+      return (await issued.json()) as { access_token: string; scope?: string };
+    };
+    const machine = await machineToken('grant_type=client_credentials&scope=api');
+    expect(machine.scope).toBe('api');
+    const get = (path: string, token?: string) => fetch(`${url}${path}`, { headers: token === undefined ? {} : { authorization: `Bearer ${token}` } });
+
+    const exported = await get('/todos/export', machine.access_token);
+    expect(exported.status).toBe(200);
+    expect(((await exported.json()) as { todos: Todo[] }).todos.map((t) => t.id).sort()).toEqual(store.list().map((t) => t.id).sort());
+
+    const user = await get('/todos/export', tokens.rick);
+    expect(user.status).toBe(403);
+    expect(user.headers.get('www-authenticate')).toBe('Bearer realm="outpost", error="insufficient_scope", error_description="the access token lacks the api scope", scope="api"');
+    expect(await user.json()).toEqual({ error: 'insufficient_scope', error_description: 'the access token lacks the api scope' });
+
+    // A client gets the scopes it asks for: the same machine without `scope=api` is refused too.
+    const unscoped = await get('/todos/export', (await machineToken('grant_type=client_credentials')).access_token);
+    expect(unscoped.status).toBe(403);
+    expect(unscoped.headers.get('www-authenticate')).toContain('error="insufficient_scope"');
+
+    const none = await get('/todos/export');
+    expect(none.status).toBe(401);
+    expect(none.headers.get('www-authenticate')).toBe('Bearer realm="outpost"');
+    // The scope admits the machine to its route only: to the directory it is no user, so the
+    // routes that ask the policy refuse it.
+    expect((await get('/todos', machine.access_token)).status).toBe(403);
   });
 
   it('refuses bad bodies with 400 and changes nothing', async () => {

@@ -3,10 +3,10 @@ import { AuthorizerUnavailableError, type AuthorizationRequest, type Authorizer 
 import { reasonText } from '../../edge';
 import { TODO_CLIENT_ID, findProjectRoot } from '../../config';
 import { resolveUserId, type DirectoryData } from '../../directory';
-import { HttpError, NotFoundError, createApp, finishApp, OPENAPI_PATH, parseBody, serveBrowserModules, serveOpenApi, jsonBody } from '../../http';
+import { BadRequestError, HttpError, NotFoundError, createApp, finishApp, OPENAPI_PATH, parseBody, serveBrowserModules, serveOpenApi, jsonBody } from '../../http';
 import { serveProbes } from '../app-health';
 import { TODO_OPENAPI } from './todo-openapi';
-import { requirePermission } from '../../middleware';
+import { requirePermission, requireScope } from '../../middleware';
 import type { Logger } from '../../observability';
 import { storageErrorTranslator } from '../../sql';
 import { TODO_ID, createTodoBody, updateTodoBody } from './todo-schemas';
@@ -44,6 +44,12 @@ const loadTodo =
   };
 
 const theTodo = (req: Request): Todo => req.res?.locals.todo as Todo;
+
+/** `GET /todos?can=<verb>`: the action a todo must allow the caller for the list to show it. */
+export const LIST_FILTERS: Readonly<Record<string, string>> = { update: 'can_update_todo', delete: 'can_delete_todo' };
+
+/** The scope of the machine client's `client_credentials` token, which `GET /todos/export` requires. */
+export const EXPORT_SCOPE = 'api';
 
 /** What the page shows for one button: whether its user may press it, and why (null when the authorizer cannot say). */
 export interface Permission {
@@ -111,16 +117,53 @@ export function createTodoApp(deps: TodoAppDeps): express.Express {
     return { can_create_todo: await ask('can_create_todo', collection()), todos: perTodo };
   }
 
-  // `?permissions` adds what the caller may do to each todo and why, so the page asks once
-  // per render; the routes still decide every change themselves.
+  /**
+   * The todos `sub` may `action`: the policy filters the list, one decision per todo in the
+   * store (in-process and from the decision cache when warm), a deny or a failure leaving the
+   * todo out — never in. A failure to decide is a 503, as on every route.
+   */
+  async function filterBy(sub: string, action: string, todos: readonly Todo[], requestId: string): Promise<Todo[]> {
+    const decide = deps.authorizer.authorizeNow?.bind(deps.authorizer);
+    const shown: Todo[] = [];
+    for (const todo of todos) {
+      const request: AuthorizationRequest = { principal: sub, action, resource: { type: 'todo', id: todo.id, attributes: { ownerID: todo.owner_id } }, policyPath: `${policy}.${action}`, requestId };
+      let allowed: unknown;
+      try {
+        ({ allowed } = decide ? decide(request) : await deps.authorizer.authorize(request));
+      } catch (err) {
+        if (err instanceof HttpError) throw err;
+        throw Object.assign(new AuthorizerUnavailableError(`could not decide ${request.policyPath}`), { cause: err });
+      }
+      if (allowed === true) shown.push(todo);
+    }
+    return shown;
+  }
+
+  // `?can=update|delete` lists only the todos the caller may change that way: the policy
+  // filters, not app code. `?permissions` adds what the caller may do to each todo and why, so
+  // the page asks once per render; the routes still decide every change themselves.
   app.get('/todos', auth, may('can_read_todos', collection), async (req, res) => {
-    const todos = deps.store.list();
+    let todos = deps.store.list();
+    const sub = (req as { auth?: { sub: string } }).auth!.sub;
+    if (req.query.can !== undefined) {
+      const can = req.query.can;
+      const action = typeof can === 'string' && Object.hasOwn(LIST_FILTERS, can) ? LIST_FILTERS[can] : undefined;
+      if (action === undefined) {
+        throw new BadRequestError(`can must be one of ${Object.keys(LIST_FILTERS).join(', ')}`, 'invalid_query');
+      }
+      todos = await filterBy(sub, action, todos, req.id);
+    }
     if (req.query.permissions === undefined) {
       res.json({ todos });
       return;
     }
-    const sub = (req as { auth?: { sub: string } }).auth!.sub;
     res.json({ todos, permissions: await permissionsOf(sub, todos, req.id) });
+  });
+  // For a machine, not a user: the `client_credentials` token of `outpost-machine` (a backup
+  // job, say) acts for no user, so the directory has no roles for it and no policy names it;
+  // what it was granted is its scope. User tokens lack `api`: 403 insufficient_scope.
+  app.get('/todos/export', auth, requireScope(EXPORT_SCOPE), (_req, res) => {
+    res.json({ todos: deps.store.list() });
   });
   app.post('/todos', auth, json, may('can_create_todo', collection), (req, res) => {
     const { title } = parseBody(createTodoBody, req.body, { code: 'invalid_body' });

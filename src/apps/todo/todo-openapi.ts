@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { apiErrorSchema, buildOpenApiDocument, type ApiRoute } from '../../http';
+import { apiErrorSchema, buildOpenApiDocument, oauthErrorSchema, type ApiRoute } from '../../http';
 import { APP_REFUSALS, HEALTH_ROUTE, READY_ROUTE } from '../app-openapi';
 import { createTodoBody, updateTodoBody } from './todo-schemas';
 
@@ -34,8 +34,19 @@ export const TODO_ROUTES: readonly ApiRoute[] = [
   {
     method: 'get',
     path: '/todos',
-    summary: 'Every todo; with `?permissions`, also what the caller may do (add, and update and delete each todo) and why',
+    summary:
+      'Every todo; with `?can=update` or `?can=delete`, only those the policy lets the caller change that way (one decision per todo); with `?permissions`, also what the caller may do (add, and update and delete each todo) and why',
     responses: { 200: { description: 'the todos', schema: z.strictObject({ todos: z.array(todo), permissions: todoPermissions.optional() }) }, ...APP_REFUSALS },
+  },
+  {
+    method: 'get',
+    path: '/todos/export',
+    summary: 'Every todo, for a machine: an access token with the `api` scope (the `outpost-machine` client credentials token); a user token is 403 `insufficient_scope`',
+    responses: {
+      200: { description: 'the todos', schema: z.strictObject({ todos: z.array(todo) }) },
+      ...APP_REFUSALS,
+      403: { description: 'the token lacks the `api` scope: `insufficient_scope`, with the scope in WWW-Authenticate', schema: oauthErrorSchema },
+    },
   },
   {
     method: 'post',
