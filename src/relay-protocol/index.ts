@@ -16,3 +16,4 @@ export { DECISION_RECORD_LIMITS, decisionRecordSchema, decisionReasonSchema, dec
 export type { DecisionRecord, DecisionRecordReason } from './decision-record';
 export { tryDecisionRequestSchema, tryResultFrameSchema } from './try-decision';
 export type { TryDecisionRequest, TryDecisionResult } from './try-decision';
+export { INSTANCE_REGISTRATIONS_PATH, METRICS_PATH, REGISTRATIONS_PAGE } from './management-paths';

@@ -12,7 +12,7 @@ import { instanceNotFound } from './relay-errors';
 import type { Registration } from './registration';
 import type { RegistrationStore } from './registration-store';
 
-import { INSTANCE_REGISTRATIONS_PATH, METRICS_PATH, REGISTRATIONS_PAGE } from './management-paths';
+import { INSTANCE_REGISTRATIONS_PATH, METRICS_PATH, REGISTRATIONS_PAGE } from '../relay-protocol';
 
 export { INSTANCE_REGISTRATIONS_PATH, METRICS_PATH, REGISTRATIONS_PAGE };
 

@@ -1,5 +1,5 @@
 import { demoTenantPath, foreignDemoTenantWayOut, nameDatabase, readDemoTenantFile, type Config, type DemoTenant } from '../config';
-import { INSTANCE_REGISTRATIONS_PATH, REGISTRATIONS_PAGE } from '../relay/management-paths';
+import { INSTANCE_REGISTRATIONS_PATH, REGISTRATIONS_PAGE } from '../relay-protocol';
 import { localBase, type Component } from './components';
 import { fetchWithin, refusedStatus, stackEdges, type StackEdge } from './stack-edges';
 

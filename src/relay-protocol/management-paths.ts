@@ -1,4 +1,4 @@
-// The management API's paths and page sizes, apart from its router: the launcher lists
+// The relay management API's paths and page sizes, apart from its router: the launcher lists
 // registrations with them and would otherwise load the whole relay (Express, ioredis) to start.
 
 /** docs/service-interface.md §4.3. */
