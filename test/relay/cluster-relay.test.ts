@@ -200,9 +200,10 @@ describe('cluster mode: exec sent to a node that does not hold the edge', () => 
   it("answers 429 with Retry-After when the owner's pending cap for the edge is reached", async () => {
     const n3 = await startNode('node-3', { maxPendingPerEdge: 1 });
     const [, n2] = nodes as [Node, Node];
-    await edge(n3, a, { instanceId: 'edge-1', behaviour: 'never' });
+    const silent = await edge(n3, a, { instanceId: 'edge-1', behaviour: 'never' });
     const first = exec(n2, a, 'edge-1');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The first command is pending once the edge has it (routed through node 3, which holds it).
+    await waitUntil('the first command reaches the edge', () => silent.commands.length === 1);
     expect(await exec(n2, a, 'edge-1')).toEqual({
       status: 429,
       body: { code: 'too_many_pending', message: 'too many commands are waiting for this instance' },

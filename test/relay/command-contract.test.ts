@@ -9,6 +9,7 @@
 import http from 'node:http';
 import { BROADCAST_PATH, EXEC_PATH } from '../../src/relay';
 import { capturingLogger, type LogLine } from '../helpers/capturing-logger';
+import { waitUntil } from '../helpers/redis';
 import { EDGE_ERROR_MESSAGE, type FakeEdge } from './fake-edge';
 import { startRelayKit, type RelayKit, type TestTenant } from './relay-kit';
 import { SECURITY_HEADERS } from '../helpers/pinned-security-headers';
@@ -289,12 +290,14 @@ describe('exec and broadcast answers, pinned whole', () => {
     });
 
     it('504 for an edge that never confirms, and 429 for a command beyond the pending limit meanwhile', async () => {
+      const before = edges.silent!.commands.length;
       const waiting = expectAnswer(exec(command('edge-silent')), {
         status: 504,
         body: '{"code":"edge_timeout","message":"the edge did not confirm the command within 1000 ms"}',
         log: (id) => [{ level: 40, msg: 'the edge did not confirm the command within 1000 ms', req_id: id, code: 'edge_timeout', kind: 'edge_timeout HttpError', suppressed: 0 }],
       });
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      // The first command is pending once the silent edge has it.
+      await waitUntil('the first command reaches the silent edge', () => edges.silent!.commands.length > before);
       await expectAnswer(exec(command('edge-silent')), { status: 429, body: '{"code":"too_many_pending","message":"too many commands are waiting for this instance"}', headers: { 'retry-after': '1' } });
       await waiting;
     });
