@@ -4,25 +4,11 @@
 // says (`server_error`, `temporarily_unavailable`); the token endpoint answers 507 or 503 JSON.
 // The failures are the engine's own errors (a real better-sqlite3 SQLITE_FULL), raised where the
 // IdP's storage reads and writes.
-import Database from 'better-sqlite3';
 import type { Adapter } from 'oidc-provider';
+import { sqliteFull } from '../helpers/sqlite-full';
 import { serveIdpVariant, type IdpFixture } from './idp-fixture';
 import { authorizeUrl, CLIENT_ID, pkcePair, REDIRECT_URI, startOAuthIdp } from './oauth-fixture';
 
-/** A real SQLITE_FULL: an in-memory database allowed two pages, asked for more. */
-function sqliteFull(): Error {
-  const db = new Database(':memory:');
-  try {
-    db.exec('CREATE TABLE t (v BLOB)');
-    db.pragma('max_page_count = 2');
-    db.prepare('INSERT INTO t VALUES (?)').run(Buffer.alloc(64 * 1024));
-  } catch (err) {
-    return err as Error;
-  } finally {
-    db.close();
-  }
-  throw new Error('the database did not fill up');
-}
 
 /** better-sqlite3's error for a database locked past its busy time-out. */
 const sqliteBusy = () => Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });

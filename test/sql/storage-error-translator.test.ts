@@ -1,8 +1,8 @@
-import Database from 'better-sqlite3';
 import request from 'supertest';
 import { createApp, finishApp } from '../../src/http';
 import { SqlConnectionError, storageErrorTranslator } from '../../src/sql';
 import { capturingLogger } from '../helpers/capturing-logger';
+import { sqliteFull } from '../helpers/sqlite-full';
 
 // The statuses, codes, headers, bodies and log lines the error middleware gave storage failures
 // when src/http still knew src/sql; the translator keeps every one of them.
@@ -39,20 +39,6 @@ describe('storageErrorTranslator: storage failures at the error middleware', () 
     expect(res.body).toEqual({ error: 'temporarily_unavailable', error_description: 'storage is busy or unavailable; retry shortly' });
   });
 
-  /** A real better-sqlite3 SQLITE_FULL: an in-memory database allowed two pages, asked for more. */
-  function sqliteFull(): Error {
-    const db = new Database(':memory:');
-    try {
-      db.exec('CREATE TABLE t (v BLOB)');
-      db.pragma('max_page_count = 2');
-      db.prepare('INSERT INTO t VALUES (?)').run(Buffer.alloc(64 * 1024));
-    } catch (err) {
-      return err as Error;
-    } finally {
-      db.close();
-    }
-    throw new Error('the database did not fill up');
-  }
 
   it.each([
     ['SQLite (SQLITE_FULL)', sqliteFull],
