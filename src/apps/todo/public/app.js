@@ -98,6 +98,9 @@ async function act(action, done) {
 }
 
 $('sign-in').onclick = () => signIn().catch((err) => show(err.message));
+// The page's HTML says "loading…" with Sign in disabled: a click before the IdP's discovery and
+// these handlers are in place would do nothing, and the page would look signed out.
+$('sign-in').disabled = false;
 $('sign-out').onclick = () => signOut().catch((err) => show(err.message));
 $('add').onsubmit = (event) => {
   event.preventDefault();

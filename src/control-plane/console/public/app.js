@@ -70,6 +70,9 @@ function showSignedIn(claims) {
 }
 
 $('sign-in').onclick = () => signIn().catch((err) => announce(err.message));
+// The page's HTML says "loading…" with Sign in disabled: a click before the IdP's discovery and
+// these handlers are in place would do nothing, and the page would look signed out.
+$('sign-in').disabled = false;
 $('sign-out').onclick = () => signOut().catch((err) => announce(err.message));
 $('tenant').onchange = () => showView(current);
 for (const tab of $('views').querySelectorAll('button')) tab.onclick = () => showView(tab.dataset.view);
