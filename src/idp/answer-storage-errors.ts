@@ -1,26 +1,26 @@
 import { errors, type Adapter } from 'oidc-provider';
-import { isStorageFull, isStorageUnavailable } from '../sql';
+import { storageErrorTranslator } from '../sql';
 
-/** An error the provider answers with its own status and description, as any other it raises. */
-function providerError(status: number, error: string, description: string): errors.OIDCProviderError {
-  const err = new errors.OIDCProviderError(status, error);
-  err.error_description = description;
-  err.expose = true; // the description is ours and safe; the storage's own message is not sent
-  return err;
-}
-
-/** The storage's failure in the provider's terms, or the error unchanged when it is not one. */
+/**
+ * The storage's failure as the provider answers its own errors, with the status, code and
+ * message every other Outpost endpoint gives it (`storageErrorTranslator`, OAuth shape); any
+ * other error unchanged. The description is ours and safe to show (`expose`); the storage's own
+ * message is never sent.
+ */
 function translate(err: unknown): unknown {
-  if (isStorageFull(err)) return providerError(507, 'server_error', 'storage is full');
-  if (isStorageUnavailable(err)) return providerError(503, 'temporarily_unavailable', 'storage is unavailable; try again shortly');
-  return err;
+  const answer = storageErrorTranslator.translate(err, 'oauth');
+  if (answer === undefined) return err;
+  const providerError = new errors.OIDCProviderError(answer.status, answer.code);
+  providerError.error_description = answer.message;
+  providerError.expose = true;
+  return providerError;
 }
 
 /**
  * oidc-provider's storage with the answers the rest of Outpost gives for a storage failure
  * (docs/reference/api.md): a full disk is 507 `server_error` "storage is full", a busy or
- * unreachable database 503 `temporarily_unavailable` — as JSON at the token endpoint and as the
- * sign-in error page at `/authorize`, never the provider's 500 "oops! something went wrong".
+ * unreachable database 503 `temporarily_unavailable` — as JSON at the token endpoint and sent
+ * back to the client at `/authorize` — never the provider's 500 "oops! something went wrong".
  */
 export function answerStorageErrors(adapterFor: (model: string) => Adapter): (model: string) => Adapter {
   return function adapter(model) {

@@ -27,7 +27,7 @@ describe("the IdP answers its storage's failures", () => {
 
   const cases = [
     ['a full disk', sqliteFull, 507, 'server_error', 'storage is full'],
-    ['a busy database', sqliteBusy, 503, 'temporarily_unavailable', 'storage is unavailable; try again shortly'],
+    ['a busy database', sqliteBusy, 503, 'temporarily_unavailable', 'storage is busy or unavailable; retry shortly'],
   ] as const;
 
   it.each(cases)('%s: GET /authorize sends the error back to the client (RFC 6749 §4.1.2.1), not a 500 page', async (_name, fail, _status, error, description) => {
