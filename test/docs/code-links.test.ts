@@ -4,18 +4,11 @@
  * failure says which link moved and where the name is now, so the page is fixed in one edit
  * rather than left to send readers to the wrong line.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
+import { documentationFiles, ROOT } from './documentation-files';
 
-const ROOT = join(__dirname, '..', '..');
 const PATH_PAGE = join(ROOT, 'docs', 'path-of-a-request.md');
-
-function markdownFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    return statSync(path).isDirectory() ? markdownFiles(path) : name.endsWith('.md') ? [path] : [];
-  });
-}
 
 /** Every `[`name`](file#Ln)` link of a page: the name it promises and the line it points at. */
 export function codeLinks(markdown: string): { name: string; target: string; path: string; line: number }[] {
@@ -48,7 +41,7 @@ export function movedLinks(file: string, markdown = readFileSync(file, 'utf8')):
 }
 
 describe('links from the documentation to a line of code', () => {
-  const files = [join(ROOT, 'README.md'), ...markdownFiles(join(ROOT, 'docs'))];
+  const files = documentationFiles();
 
   it('each point at a line that holds the name they show', () => {
     expect(files.flatMap((file) => movedLinks(file))).toEqual([]);

@@ -3,17 +3,10 @@
  * into a Markdown file names one of its headings (GitHub's slugs), so moving a section or a
  * chapter cannot leave a reader at a dead link.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
+import { documentationFiles, ROOT } from './documentation-files';
 
-const ROOT = join(__dirname, '..', '..');
-
-function markdownFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    return statSync(path).isDirectory() ? markdownFiles(path) : name.endsWith('.md') ? [path] : [];
-  });
-}
 
 /** GitHub's anchor for a heading: lowercase, punctuation dropped, spaces to dashes. */
 export function slug(heading: string): string {
@@ -44,7 +37,7 @@ function brokenLinks(file: string, markdown = readFileSync(file, 'utf8')): strin
 }
 
 describe('links in the documentation', () => {
-  const files = [join(ROOT, 'README.md'), ...markdownFiles(join(ROOT, 'docs'))];
+  const files = documentationFiles();
 
   it('all lead to a file that exists, and to a heading it has', () => {
     expect(files.flatMap((file) => brokenLinks(file))).toEqual([]);
