@@ -12,7 +12,7 @@ import { createPolicyImage, readPolicyFolder, signPolicyImage, signingKeyId } fr
 import { newSigningKey } from '../helpers/signing';
 import { SQL_ENGINES } from '../helpers/sql-engines';
 import { expectConforms } from '../openapi/conformance';
-import { admin, exec, listRegistrations, type RegistrationView } from './stack-client';
+import { admin, exec, listRegistrations, waitFor, type RegistrationView } from './stack-client';
 import { consoleToken, startStack, type Stack } from './stack-fixture';
 
 const RICK = { email: 'rick@the-citadel.com', id: 'c8c8a5d4-3f1e-4b7a-9d1e-0a1b2c3d4e01' };
@@ -482,8 +482,13 @@ describe.each(SQL_ENGINES)('on $name', (engine) => {
       expect(JSON.stringify(listed)).not.toContain(connectionSecret);
 
       const edge = await stack.startEdge({ connectionId, connectionSecret });
-      const registered = (await listRegistrations(stack.relayUrl, stack.demo)).body as { result: RegistrationView[] };
-      expect(registered.result.find((r) => r.id === edge.instanceId)?.info).toMatchObject({ connection_id: connectionId, connected: true, policy_name: 'rbac' });
+      // The edge's synced status reaches the relay in a frame of its own, after the sync: wait for it.
+      const info = await waitFor('the new edge\'s status at the relay', async () => {
+        const registered = (await listRegistrations(stack.relayUrl, stack.demo)).body as { result: RegistrationView[] };
+        const own = registered.result.find((r) => r.id === edge.instanceId)?.info;
+        return own?.policy_name ? own : undefined;
+      });
+      expect(info).toMatchObject({ connection_id: connectionId, connected: true, policy_name: 'rbac' });
 
       const log = (await call('GET', `${demo()}/audit`, BETH)).body as { entries: unknown[] };
       expect(log.entries[2]).toEqual({ ...byMorty, action: 'connection.create', target: connectionId, target_name: 'billing sidecar', target_email: null, outcome: 'ok' });

@@ -72,8 +72,9 @@ async function statusOf(url: string, user: User): Promise<number> {
 }
 
 async function appInstanceId(): Promise<string> {
-  return waitFor('the app edge registration', async () =>
-    (await registrations(stack.relayUrl, stack.demo)).find((r) => r.info.connection_id === stack.appConnections.rbac.connectionId && r.info.connected)?.id,
+  // Registered first, then synced: the synced status reaches the relay in a frame of its own.
+  return waitFor('the app edge registration with its policy', async () =>
+    (await registrations(stack.relayUrl, stack.demo)).find((r) => r.info.connection_id === stack.appConnections.rbac.connectionId && r.info.connected && r.info.policy_name !== '')?.id,
   );
 }
 
