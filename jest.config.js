@@ -3,10 +3,13 @@
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/test'],
+  // The middleware package's own tests (packages/*/test) run here too, and alone with `npm test -w`.
+  roots: ['<rootDir>/test', '<rootDir>/packages'],
+  // The package from its sources, as tsconfig.json's `paths` reads it: one copy of its classes per test.
+  moduleNameMapper: { '^@outpost/express-authz$': '<rootDir>/packages/express-authz/src/index.ts' },
   testMatch: ['**/*.test.ts'],
   // Browser tests need Chromium: `npm run test:browser` (jest.browser.config.js).
-  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/browser/'],
+  testPathIgnorePatterns: ['/node_modules/', '/dist/', '<rootDir>/test/browser/'],
   transform: {
     '^.+\\.[tj]s$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }],
   },

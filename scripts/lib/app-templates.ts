@@ -35,7 +35,7 @@ function createApp({ name, pascal, env, port }: AppNames): string {
   return `import type { Express, Request, RequestHandler } from 'express';
 import type { Authorizer } from '../../authorizer';
 import { BadRequestError, createApp, finishApp } from '../../http';
-import { requirePermission } from '../../middleware';
+import { requirePermission } from '@outpost/express-authz';
 import type { Logger } from '../../observability';
 import { serveProbes } from '../app-health';
 
@@ -68,7 +68,7 @@ export function create${pascal}App(deps: ${pascal}AppDeps): Express {
     next();
   };
   const item = (req: Request) => ({ type: 'Item', id: String(req.params.id) });
-  const may = (action: 'read' | 'delete') => requirePermission(deps.authorizer, ${env}_POLICY, { action, resource: item });
+  const may = (action: 'read' | 'delete') => requirePermission(deps.authorizer, { policy: ${env}_POLICY, action, resource: item }, { forwardErrors: true });
 
   app.get('/items/:id', deps.authenticate, checkId, may('read'), (req, res) => {
     res.json({ id: String(req.params.id), read_by: (req as { auth?: { sub: string } }).auth!.sub });

@@ -5,7 +5,7 @@ import { appConnection, findApp, packageVersion, type Config } from '../config';
 import { loadDirectorySeed, type DirectoryData } from '../directory';
 import { createEdgeAuthorizer, openEmbeddedAuthorizer, openLocalAuthorizer, type Authorizer } from '../authorizer';
 import { loadPinnedSigningKeys } from '../edge';
-import { requireAccessToken } from '../middleware';
+import { requireAccessToken } from '@outpost/express-authz';
 import type { Logger } from '../observability';
 
 /**
@@ -25,6 +25,7 @@ export function accessTokenMiddleware(config: Config): RequestHandler {
     jwksUri: `${config.idp.url}/.well-known/jwks.json`,
     clientId: config.idp.clientId,
     clockTolerance: config.apps.clockTolerance,
+    forwardErrors: true, // the apps' error middleware (src/http) answers and logs
   });
 }
 

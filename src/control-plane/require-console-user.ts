@@ -1,8 +1,8 @@
 import type { RequestHandler } from 'express';
-import { createAccessTokenVerifier } from '../access-token';
+import { createAccessTokenVerifier } from '@outpost/express-authz';
 import { CONSOLE_CLIENT_ID, CONTROL_PLANE_AUDIENCE } from '../config';
 import { HttpError, OAuthError } from '../http';
-import { getBearerToken } from '../oauth2-bearer';
+import { getBearerToken } from '@outpost/express-authz';
 
 /** Where the console's access tokens come from: the IdP's issuer and JWKS. */
 export interface ConsoleAuthOptions {
@@ -22,7 +22,7 @@ function asApiError(err: unknown): unknown {
 
 /**
  * Admits only a request carrying an access token the IdP issued to the console: RFC 9068
- * checked by the project's one verifier (src/access-token), `aud` the control plane's
+ * checked by the project's one verifier (packages/express-authz), `aud` the control plane's
  * audience, which the IdP gives to the console client's tokens alone, so a token for the
  * sample API (or an ID token) is a 401. Sets `res.locals.userId` to the token's `sub`.
  *

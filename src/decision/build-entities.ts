@@ -1,6 +1,6 @@
 import { expandRoles, RELATIONS, resolveUserId, type DirectoryData, type DirectoryProperties, type Relation } from '../directory';
 import { qualifyType, type AttributeKind, type CedarEntity, type CedarValueJson, type EntityRef, type PolicySchemaInfo } from '../policy';
-import { InvalidPropertyError, type AuthorizationRequest } from './authorizer';
+import { InvalidPropertyError, type AuthorizationRequest } from '@outpost/express-authz';
 
 type Attributes = NonNullable<AuthorizationRequest['resource']['attributes']>;
 

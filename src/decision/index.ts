@@ -3,8 +3,8 @@
  * directory snapshot, with a decision cache. The edge authorizer serves it over HTTP;
  * the sample apps' `local` authorizer calls it directly.
  */
-export { AuthorizerUnavailableError, InvalidPropertyError } from './authorizer';
-export type { Authorizer, AuthorizationRequest, AuthorizationDecision, ExplainedDecision } from './authorizer';
+export { AuthorizerUnavailableError, InvalidPropertyError } from '@outpost/express-authz';
+export type { Authorizer, AuthorizationRequest, AuthorizationDecision, ExplainedDecision } from '@outpost/express-authz';
 export { createLocalAuthorizer } from './local-authorizer';
 export type { LocalAuthorizer, LocalDecision } from './local-authorizer';
 export { runPolicyTests, assertPolicyTestsPass, checkPolicyImage, describeTestFailure, PolicyTestsFailedError } from './run-policy-tests';

@@ -1,6 +1,6 @@
 import { resolveUserId, type DirectoryData } from '../directory';
 import { localType, type CompiledPolicy } from '../policy';
-import { AuthorizerUnavailableError, type AuthorizationDecision, type AuthorizationRequest, type Authorizer } from './authorizer';
+import { AuthorizerUnavailableError, type AuthorizationDecision, type AuthorizationRequest, type Authorizer } from '@outpost/express-authz';
 import { buildDirectoryEntities, type DirectoryEntities } from './build-entities';
 import { createLruCache } from '../cache';
 

@@ -1,6 +1,6 @@
 import type { DirectoryData } from '../directory';
 import { compilePolicyImage, parsePolicyTests, validatePolicyImage, type CompiledPolicy, type PolicyImage, type PolicyTestCase } from '../policy';
-import { AuthorizerUnavailableError } from './authorizer';
+import { AuthorizerUnavailableError } from '@outpost/express-authz';
 import { createLocalAuthorizer } from './local-authorizer';
 
 /** The outcome of one test case: `error` when the decision path could not answer. */

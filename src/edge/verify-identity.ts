@@ -1,6 +1,6 @@
-import { createAccessTokenVerifier } from '../access-token';
+import { createAccessTokenVerifier } from '@outpost/express-authz';
 import { BadRequestError, ServiceUnavailableError } from '../http';
-import { InvalidTokenError, TemporarilyUnavailableError } from '../oauth2-bearer';
+import { InvalidTokenError, TemporarilyUnavailableError } from '@outpost/express-authz';
 
 /** Where access tokens come from: the IdP's issuer, its JWKS and the API audience. */
 export interface JwtIdentityOptions {
@@ -17,7 +17,7 @@ export interface JwtIdentityOptions {
 export type VerifyJwtIdentity = (token: string) => Promise<string>;
 
 /**
- * Verifies access tokens with the same core as the apps' middleware (src/access-token): the
+ * Verifies access tokens with the same core as the apps' middleware (packages/express-authz): the
  * RFC 9068 profile, the JWKS key source and its refresh schedule, the verified-token cache.
  *
  * A bad token is a bad *parameter* of the decision request, so it answers 400

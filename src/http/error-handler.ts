@@ -26,7 +26,7 @@ export function errorInShape(shape: ErrorShape, status: number, code: string, me
  * Writes a known error as its response: its status, its headers (a challenge, `Retry-After`)
  * and its JSON body. The error middleware answers every error the same way, and so does a
  * step that answers an expected refusal itself rather than throwing it (a policy's 403,
- * src/middleware): one way errors become responses (docs/conventions.md §3), whichever path
+ * packages/express-authz): one way errors become responses (docs/conventions.md §3), whichever path
  * reached it.
  */
 export function sendError(res: Response, error: HttpError): void {

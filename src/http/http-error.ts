@@ -1,51 +1,12 @@
 /**
  * Errors that carry their HTTP shape. Handlers throw them; the one final error
  * middleware of each app ({@link createErrorHandler}) turns them into responses.
- *
- * `message` is public: it goes to the client and must be safe for anyone to read.
- * `detail` is for the log only (an errno, a library's message, a peer's status): the error
- * middleware logs it with the request id and never sends it.
+ * `HttpError` and `OAuthError` are the middleware package's (packages/express-authz), so its
+ * refusals and the platform's errors are one class family, answered by one error handler.
  */
-/** How long a 503 asks the caller to wait when it names no wait of its own. */
-const DEFAULT_RETRY_AFTER_SECONDS = '1';
+import { HttpError } from '@outpost/express-authz';
 
-const namesRetryAfter = (headers: Readonly<Record<string, string>>): boolean => Object.keys(headers).some((name) => name.toLowerCase() === 'retry-after');
-
-export class HttpError extends Error {
-  /** Extra response headers, e.g. `WWW-Authenticate` or `Retry-After` (every 503 has one: 1 s unless given). */
-  readonly headers: Readonly<Record<string, string>>;
-  /** Log-only detail; never part of a response. */
-  readonly detail: string | undefined;
-
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    headers: Record<string, string> = {},
-    detail?: string,
-  ) {
-    super(message);
-    this.name = new.target.name;
-    // Every 503 says when to retry (RFC 9110 §10.2.3), wherever it is answered.
-    this.headers = status === 503 && !namesRetryAfter(headers) ? { ...headers, 'Retry-After': DEFAULT_RETRY_AFTER_SECONDS } : headers;
-    this.detail = detail;
-  }
-
-  /** The JSON body: `{code, message}` for Outpost's own APIs. */
-  toBody(): Record<string, unknown> {
-    return { code: this.code, message: this.message };
-  }
-}
-
-/**
- * An error in the OAuth 2.0 shape `{error, error_description}` (RFC 6749 §5.2,
- * RFC 6750 §3) used by the token endpoint and the bearer-token middleware.
- */
-export class OAuthError extends HttpError {
-  override toBody(): Record<string, unknown> {
-    return { error: this.code, error_description: this.message };
-  }
-}
+export { HttpError, OAuthError } from '@outpost/express-authz';
 
 /** 400 with the `{code, message}` body, for malformed requests to Outpost's own APIs. */
 export class BadRequestError extends HttpError {

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { getBearerToken, InvalidTokenError } from '../oauth2-bearer';
+import { getBearerToken, InvalidTokenError } from '@outpost/express-authz';
 
 /** The realm `/metrics` names in its challenges (its token is not an access token). */
 export const METRICS_REALM = 'outpost-metrics';

@@ -2,7 +2,7 @@ import express, { type Express } from 'express';
 import request from 'supertest';
 import type { Edge } from '../../src/edge';
 import { createErrorHandler, notFound } from '../../src/http';
-import { requireAccessToken } from '../../src/middleware';
+import { requireAccessToken } from '@outpost/express-authz';
 import { silentLogger } from '../../src/observability';
 import { makeEdge, removeDir, tempDir } from '../edge/edge-kit';
 import { startFakeControlPlane, type FakeControlPlane } from '../edge/fake-control-plane';

@@ -11,14 +11,16 @@ export const LAYERS: readonly (readonly string[])[] = [
   // foundation: logging, HTTP plumbing, generic data structures and files
   ['observability', 'http', 'cache', 'files', 'sql'],
   // protocol: wire formats and standards, no business rules
-  ['oauth2-bearer', 'relay-protocol', 'decision-protocol'],
-  // core: configuration, token verification, policy images and Cedar, the directory, decisions
-  ['config', 'access-token', 'policy', 'directory', 'decision'],
+  ['relay-protocol', 'decision-protocol'],
+  // core: configuration, policy images and Cedar, the directory, decisions
+  ['config', 'policy', 'directory', 'decision'],
   // services: each a component of its own
   ['idp', 'relay', 'control-plane', 'edge'],
   // apps: what a user runs or copies
-  ['authorizer', 'middleware', 'apps', 'stack', 'interop'],
+  ['authorizer', 'apps', 'stack', 'interop'],
 ];
+// Below every layer: the middleware package (packages/express-authz), which any folder may
+// import by its name and which imports nothing of the repository ({@link findPackageEscapes}).
 
 /**
  * One import of one module that leaves its folder: the importing file, the folder it lies in
@@ -175,5 +177,34 @@ export function findLayerViolations(imports: readonly FolderImport[]): string[] 
   const topEdges = crossing.map((imp) => [topFolder(imp.from), topFolder(imp.to)] as const);
   const nestedEdges = imports.filter((imp) => topFolder(imp.from) === topFolder(imp.to)).map((imp) => [imp.from, imp.to] as const);
   for (const cycle of [...cycles(topEdges), ...cycles(nestedEdges)]) problems.push(`folders import each other: ${cycle}`);
+  return problems;
+}
+
+/** Node's own modules, which a package may always import. */
+const BUILTINS = new Set(require('node:module').builtinModules as string[]);
+
+/**
+ * Every import in a package under `packages/` that leaves it: a relative import out of the
+ * package's folder, or a bare one that is neither a Node module nor in its package.json's
+ * dependencies or peerDependencies. A package installs alone (`npm pack`), so it may lean on
+ * nothing else of the repository.
+ */
+export function findPackageEscapes(packageDir: string): string[] {
+  const manifest = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as { dependencies?: object; peerDependencies?: object };
+  const declared = new Set([...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {})]);
+  const srcDir = join(packageDir, 'src');
+  const problems: string[] = [];
+  for (const file of sourceFiles(srcDir)) {
+    for (const specifier of importSpecifiers(readFileSync(file, 'utf8'))) {
+      const where = underSrc(packageDir, file);
+      if (specifier.startsWith('.')) {
+        const target = resolve(dirname(file), specifier);
+        if (!`${target}${sep}`.startsWith(`${srcDir}${sep}`)) problems.push(`${where}: imports "${specifier}", outside the package`);
+        continue;
+      }
+      const name = specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]!;
+      if (!BUILTINS.has(specifier.replace(/^node:/, '')) && !declared.has(name)) problems.push(`${where}: imports "${specifier}", which its package.json does not declare`);
+    }
+  }
   return problems;
 }

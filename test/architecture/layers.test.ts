@@ -1,9 +1,10 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { collectFolderImports, findLayerViolations, importSpecifiers, KNOWN_VIOLATIONS, LAYERS, topFolder, type FolderImport } from './layer-rule';
+import { collectFolderImports, findLayerViolations, findPackageEscapes, importSpecifiers, KNOWN_VIOLATIONS, LAYERS, topFolder, type FolderImport } from './layer-rule';
 
 const SRC = join(__dirname, '..', '..', 'src');
+const PACKAGE = join(__dirname, '..', '..', 'packages', 'express-authz');
 
 function imp(from: string, to: string, specifier = `../${to}`): FolderImport {
   return { file: `${from}/x.ts`, from, to, specifier };
@@ -23,7 +24,7 @@ describe('the layer rule', () => {
   it('finds the imports it checks (the scan is not empty)', () => {
     const imports = collectFolderImports(SRC);
     expect(imports.length).toBeGreaterThan(50);
-    expect(imports).toContainEqual(expect.objectContaining({ from: 'apps', to: 'middleware' }));
+    expect(imports).toContainEqual(expect.objectContaining({ from: 'apps', to: 'authorizer' }));
     expect(imports).toContainEqual(expect.objectContaining({ file: 'relay/cluster/node-bus.ts', from: 'relay/cluster', to: 'relay', specifier: '../relay-errors' }));
   });
 
@@ -62,7 +63,18 @@ describe('the layer rule', () => {
   });
 
   it('accepts a downward import through index.ts, and a folder that imports its sub-folder one way', () => {
-    expect(findLayerViolations([imp('apps', 'middleware'), imp('edge', 'policy'), imp('policy', 'cache'), imp('relay', 'relay/cluster', './cluster')])).toEqual([]);
+    expect(findLayerViolations([imp('apps', 'authorizer'), imp('edge', 'policy'), imp('policy', 'cache'), imp('relay', 'relay/cluster', './cluster')])).toEqual([]);
+  });
+});
+
+describe('the middleware package', () => {
+  it('imports nothing of the repository: only its own files, Node and what its package.json declares', () => {
+    expect(findPackageEscapes(PACKAGE)).toEqual([]);
+  });
+
+  it('is imported by the sample apps by its name, never by a path into it', () => {
+    const byPath = collectFolderImports(SRC).filter((i) => i.specifier.includes('packages/'));
+    expect(byPath).toEqual([]);
   });
 });
 
@@ -127,6 +139,18 @@ describe('the layer rule on a small source tree', () => {
     expect(findLayerViolations(collectFolderImports(root))).toEqual([
       'folders import each other: idp <-> idp/oauth',
       'folders import each other: relay <-> relay/cluster',
+    ]);
+  });
+
+  it('reports a package file that reaches out of its package, or imports an undeclared module', () => {
+    write({
+      'pkg/package.json': JSON.stringify({ dependencies: { 'express-jwt': '^8' }, peerDependencies: { express: '^5' } }),
+      'pkg/src/index.ts': "import { expressjwt } from 'express-jwt';\nimport type { Request } from 'express';\nimport { x } from './x';\nimport 'node:crypto';\n",
+      'pkg/src/x.ts': "import { HttpError } from '../../src/http';\nimport { LRUCache } from 'lru-cache';\nexport const x = 1;\n",
+    });
+    expect(findPackageEscapes(join(root, 'pkg'))).toEqual([
+      'src/x.ts: imports "../../src/http", outside the package',
+      'src/x.ts: imports "lru-cache", which its package.json does not declare',
     ]);
   });
 

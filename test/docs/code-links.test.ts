@@ -1,5 +1,5 @@
 /**
- * Links from the documentation to a line of code — [`checkTokenShape`](../src/access-token/check-token-shape.ts#L64)
+ * Links from the documentation to a line of code — [`checkTokenShape`](../packages/express-authz/src/check-token-shape.ts#L64)
  * — still point at what they name: the line holds the link's code text. When code moves, the
  * failure says which link moved and where the name is now, so the page is fixed in one edit
  * rather than left to send readers to the wrong line.
@@ -53,8 +53,8 @@ describe('links from the documentation to a line of code', () => {
     const targets = codeLinks(page).map((l) => l.path.replace(/^(\.\.\/)+/, ''));
     for (const step of [
       'src/apps/rbac/create-rbac-app.ts',
-      'src/access-token/check-token-shape.ts',
-      'src/middleware/require-permission.ts',
+      'packages/express-authz/src/check-token-shape.ts',
+      'packages/express-authz/src/require-permission.ts',
       'src/decision/build-entities.ts',
       'src/policy/compile-policy-image.ts',
       'policies/rbac/rbac.cedar',
@@ -65,20 +65,20 @@ describe('links from the documentation to a line of code', () => {
 
   it('are checked: a moved name is reported with where it is now, a vanished one and a missing file too', () => {
     const page = PATH_PAGE; // the links below as if written there
-    const shape = readFileSync(join(ROOT, 'src', 'access-token', 'check-token-shape.ts'), 'utf8').split('\n');
+    const shape = readFileSync(join(ROOT, 'packages', 'express-authz', 'src', 'check-token-shape.ts'), 'utf8').split('\n');
     const at = shape.findIndex((l) => l.includes('export function checkTokenShape')) + 1;
     const markdown = [
-      `[\`checkTokenShape\`](../src/access-token/check-token-shape.ts#L${at})`,
-      `[\`export function checkTokenShape\`](../src/access-token/check-token-shape.ts#L1)`,
-      '[`noSuchSymbolAnywhere`](../src/access-token/check-token-shape.ts#L1)',
+      `[\`checkTokenShape\`](../packages/express-authz/src/check-token-shape.ts#L${at})`,
+      `[\`export function checkTokenShape\`](../packages/express-authz/src/check-token-shape.ts#L1)`,
+      '[`noSuchSymbolAnywhere`](../packages/express-authz/src/check-token-shape.ts#L1)',
       '[`x`](../src/gone.ts#L3) [`web`](https://example.com/a.ts#L1)',
       '```',
       '[`inCode`](../src/gone.ts#L1)',
       '```',
     ].join('\n');
     expect(movedLinks(page, markdown)).toEqual([
-      `docs/path-of-a-request.md: [\`export function checkTokenShape\`](../src/access-token/check-token-shape.ts#L1): line 1 is \`${shape[0]!.trim()}\`; \`export function checkTokenShape\` is now at #L${at} of src/access-token/check-token-shape.ts`,
-      `docs/path-of-a-request.md: [\`noSuchSymbolAnywhere\`](../src/access-token/check-token-shape.ts#L1): line 1 is \`${shape[0]!.trim()}\`; src/access-token/check-token-shape.ts no longer contains \`noSuchSymbolAnywhere\``,
+      `docs/path-of-a-request.md: [\`export function checkTokenShape\`](../packages/express-authz/src/check-token-shape.ts#L1): line 1 is \`${shape[0]!.trim()}\`; \`export function checkTokenShape\` is now at #L${at} of packages/express-authz/src/check-token-shape.ts`,
+      `docs/path-of-a-request.md: [\`noSuchSymbolAnywhere\`](../packages/express-authz/src/check-token-shape.ts#L1): line 1 is \`${shape[0]!.trim()}\`; packages/express-authz/src/check-token-shape.ts no longer contains \`noSuchSymbolAnywhere\``,
       'docs/path-of-a-request.md: [`x`](../src/gone.ts#L3): no such file src/gone.ts',
     ]);
   });

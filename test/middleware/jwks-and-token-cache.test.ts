@@ -2,8 +2,8 @@ import express from 'express';
 import jsonwebtoken from 'jsonwebtoken';
 import request from 'supertest';
 import { createErrorHandler, notFound } from '../../src/http';
-import { requireAccessToken, type RequireAccessTokenOptions } from '../../src/middleware';
-import { createVerifiedTokenCache, TOKEN_INDEX_CHARS } from '../../src/access-token/verified-token-cache';
+import { requireAccessToken, type RequireAccessTokenOptions } from '@outpost/express-authz';
+import { createVerifiedTokenCache, TOKEN_INDEX_CHARS } from '../../packages/express-authz/src/verified-token-cache';
 import { silentLogger } from '../../src/observability';
 import { createSigningKey, createTestIssuer, type TestIssuer } from '../helpers/tokens';
 

@@ -2,7 +2,7 @@ import express from 'express';
 import { request as httpRequest } from 'node:http';
 import request from 'supertest';
 import { baseUrl, close, createErrorHandler, listen, notFound } from '../../src/http';
-import { requireAccessToken, type RequireAccessTokenOptions } from '../../src/middleware';
+import { requireAccessToken, type RequireAccessTokenOptions } from '@outpost/express-authz';
 import { silentLogger } from '../../src/observability';
 import {
   createSigningKey,

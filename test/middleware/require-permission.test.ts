@@ -3,8 +3,8 @@ import { pino } from 'pino';
 import request from 'supertest';
 import { AuthorizerUnavailableError, type AuthorizationRequest, type Authorizer } from '../../src/authorizer';
 import { BadRequestError, createApp, createErrorHandler, notFound } from '../../src/http';
-import { requireAccessToken, requirePermission } from '../../src/middleware';
-import { ForbiddenError } from '../../src/middleware/require-permission';
+import { requireAccessToken, requirePermission } from '@outpost/express-authz';
+import { ForbiddenError } from '@outpost/express-authz';
 import { createTestIssuer, type TestIssuer } from '../helpers/tokens';
 
 // The permission step of the sample apps fails closed: whatever goes wrong while deciding
@@ -38,7 +38,7 @@ function build(authorizer: Authorizer, resource: (req: Request) => Authorization
   const clock = { now: 1_000_000 };
   const app: Express = createApp(logger);
   const auth = requireAccessToken({ issuer: idp.issuer, audience: idp.audience, clientId: idp.clientId, jwksUri: idp.jwksUri, realm: 'test-api' });
-  app.get('/resource/:name', auth, requirePermission(authorizer, 'rbac', { action: 'GET', resource }), (_req, res) => {
+  app.get('/resource/:name', auth, requirePermission(authorizer, { policy: 'rbac', action: 'GET', resource }, { forwardErrors: true }), (_req, res) => {
     res.json({ ok: true });
   });
   app.use(notFound('api'));
@@ -67,7 +67,7 @@ describe('requirePermission', () => {
     const seen: unknown[] = [];
     const app: Express = createApp(pino({ level: 'silent' }));
     const auth = requireAccessToken({ issuer: idp.issuer, audience: idp.audience, clientId: idp.clientId, jwksUri: idp.jwksUri, realm: 'test-api' });
-    app.get('/resource/:name', auth, requirePermission(authorizerOf(async () => ({ allowed: false })), 'rbac', { action: 'GET', resource: (req) => ({ type: 'Resource', id: String(req.params.name) }) }), (_req, res) => {
+    app.get('/resource/:name', auth, requirePermission(authorizerOf(async () => ({ allowed: false })), { policy: 'rbac', action: 'GET', resource: (req) => ({ type: 'Resource', id: String(req.params.name) }) }, { forwardErrors: true }), (_req, res) => {
       res.json({ ok: true });
     });
     app.use(((err, _req, _res, next) => {
@@ -195,7 +195,7 @@ describe('requirePermission with an authorizer that decides synchronously (autho
 
   it('answers 503 on a route that forgot the authentication middleware', async () => {
     const app: Express = createApp(pino({ level: 'silent' }));
-    app.get('/x', requirePermission(authorizerNowOf(() => ({ allowed: true })), 'rbac', { action: 'GET', resource: () => ({ type: 'Resource', id: 'x' }) }), (_req, res) => {
+    app.get('/x', requirePermission(authorizerNowOf(() => ({ allowed: true })), { policy: 'rbac', action: 'GET', resource: () => ({ type: 'Resource', id: 'x' }) }, { forwardErrors: true }), (_req, res) => {
       res.json({ ok: true });
     });
     app.use(createErrorHandler(pino({ level: 'silent' }), 'api'));

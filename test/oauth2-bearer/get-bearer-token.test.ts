@@ -1,4 +1,4 @@
-import { getBearerToken, InvalidRequestError, UnauthorizedError } from '../../src/oauth2-bearer';
+import { getBearerToken, InvalidRequestError, UnauthorizedError } from '@outpost/express-authz';
 
 const REALM = 'test';
 

@@ -1,4 +1,4 @@
-import { buildBearerChallenge, quoteHeaderValue } from '../../src/oauth2-bearer';
+import { buildBearerChallenge, quoteHeaderValue } from '@outpost/express-authz';
 
 describe('buildBearerChallenge (RFC 6750 §3)', () => {
   it('is a bare realm challenge when no error is given', () => {

@@ -2,7 +2,7 @@ import type { Express, RequestHandler } from 'express';
 import type { Authorizer } from '../../authorizer';
 import { BadRequestError, createApp, finishApp, OPENAPI_PATH, serveOpenApi } from '../../http';
 import { RBAC_OPENAPI } from './rbac-openapi';
-import { requirePermission } from '../../middleware';
+import { requirePermission } from '@outpost/express-authz';
 import type { Logger } from '../../observability';
 import { serveProbes } from '../app-health';
 
@@ -42,10 +42,11 @@ export function createRbacApp(deps: RbacAppDeps): Express {
   // request instead of once per method, and walks no other route before it.
   const resource = app.route('/resource/:name');
   for (const method of RESOURCE_METHODS) {
-    const allow = requirePermission(deps.authorizer, deps.policyName, {
-      action: method,
-      resource: (req) => ({ type: 'Resource', id: String(req.params.name) }),
-    });
+    const allow = requirePermission(
+      deps.authorizer,
+      { policy: deps.policyName, action: method, resource: (req) => ({ type: 'Resource', id: String(req.params.name) }) },
+      { forwardErrors: true }, // this app's error middleware answers and logs a 503
+    );
     resource[method.toLowerCase() as 'get' | 'put' | 'post' | 'delete'](deps.authenticate, checkName, allow, (req, res) => {
       res.type('text/plain').send(`Hello from ${method} /resource/${String(req.params.name)}`);
     });

@@ -6,7 +6,7 @@ import { resolveUserId, type DirectoryData } from '../../directory';
 import { BadRequestError, HttpError, NotFoundError, createApp, finishApp, OPENAPI_PATH, parseBody, serveBrowserModules, serveOpenApi, jsonBody } from '../../http';
 import { serveProbes } from '../app-health';
 import { TODO_OPENAPI } from './todo-openapi';
-import { requirePermission, requireScope } from '../../middleware';
+import { requirePermission, requireScope } from '@outpost/express-authz';
 import type { Logger } from '../../observability';
 import { storageErrorTranslator } from '../../sql';
 import { TODO_ID, createTodoBody, updateTodoBody } from './todo-schemas';
@@ -71,7 +71,7 @@ export interface TodoPermissions {
 export function createTodoApp(deps: TodoAppDeps): express.Express {
   const policy = deps.policyName ?? POLICY;
   const may = (action: string, resource: (req: Request) => { type: string; id: string; attributes?: Record<string, string> }) =>
-    requirePermission(deps.authorizer, policy, { action, resource });
+    requirePermission(deps.authorizer, { policy, action, resource }, { forwardErrors: true });
   // The AuthZEN Todo scenario's names: a `todo` carries its owner as `ownerID`.
   const asTodo = (req: Request) => {
     const todo = theTodo(req);
@@ -162,7 +162,7 @@ export function createTodoApp(deps: TodoAppDeps): express.Express {
   // For a machine, not a user: the `client_credentials` token of `outpost-machine` (a backup
   // job, say) acts for no user, so the directory has no roles for it and no policy names it;
   // what it was granted is its scope. User tokens lack `api`: 403 insufficient_scope.
-  app.get('/todos/export', auth, requireScope(EXPORT_SCOPE), (_req, res) => {
+  app.get('/todos/export', auth, requireScope(EXPORT_SCOPE, { forwardErrors: true }), (_req, res) => {
     res.json({ todos: deps.store.list() });
   });
   app.post('/todos', auth, json, may('can_create_todo', collection), (req, res) => {

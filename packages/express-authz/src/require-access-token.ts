@@ -1,12 +1,16 @@
-import type { Request, RequestHandler } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { expressjwt, type Params } from 'express-jwt';
-import { createAccessTokenVerifier, type AccessTokenVerifierOptions } from '../access-token';
-import { getBearerToken, InvalidTokenError, type BearerRequest } from '../oauth2-bearer';
+import { createAccessTokenVerifier } from './create-access-token-verifier';
+import type { AccessTokenVerifierOptions } from './verifier-options';
+import { InvalidTokenError } from './bearer-errors';
+import { getBearerToken, type BearerRequest } from './get-bearer-token';
+import { answerOrForward, type AnswerOptions } from './send-error';
+import { HttpError } from './http-error';
 import { translateVerifyError } from './translate-verify-error';
 import './access-token-claims';
 
-/** Options of {@link requireAccessToken}: those of the verification core. */
-export type RequireAccessTokenOptions = AccessTokenVerifierOptions;
+/** Options of {@link requireAccessToken}: those of the verification core, and how refusals are answered. */
+export type RequireAccessTokenOptions = AccessTokenVerifierOptions & AnswerOptions;
 
 /**
  * Every `Authorization` header value as sent. Node keeps only the first in `req.headers`;
@@ -36,12 +40,13 @@ function bearerRequestOf(req: Request): BearerRequest {
  * Express middleware that admits only requests carrying a valid access token for this API
  * (RFC 6750 bearer usage, RFC 9068 JWT profile) and sets `req.auth` to its claims.
  *
- * A thin adapter over the verification core (src/access-token), which express-jwt runs:
- * the core's strict shape check before it, the core's profile check and key lookup as its
- * `secret`, the core's jsonwebtoken options, then the core's frozen claims and cache.
- * Failures are thrown as typed errors for the app's error middleware: no token → 401 bare
- * challenge, malformed request → 400 `invalid_request`, bad token (including an ID token)
- * → 401 `invalid_token`, JWKS unreachable → 503. Verified tokens are cached until `exp`.
+ * express-jwt verifies, with the verification core's pieces in its documented hooks: the
+ * bearer extraction as `getToken`, the RFC 9068 profile check (`typ: at+jwt`, the ID-token
+ * refusal) and then the JWKS key lookup (jwks-rsa) as `secret`, the core's jsonwebtoken
+ * options; a verified token's frozen claims are cached until `exp`, and a cached token skips
+ * express-jwt. Refusals are JSON with the RFC 6750 challenge (`forwardErrors` passes them to
+ * `next(err)` instead): no token → 401 bare challenge, malformed request → 400
+ * `invalid_request`, bad token (an ID token too) → 401 `invalid_token`, JWKS unreachable → 503.
  *
  * @throws TypeError at creation when an option is invalid.
  */
@@ -49,16 +54,23 @@ export function requireAccessToken(options: RequireAccessTokenOptions): RequestH
   const core = createAccessTokenVerifier(options, 'requireAccessToken');
   const { realm, now } = core.options;
   const nowSeconds = () => Math.floor(now() / 1000);
+  // The token this middleware already extracted, handed to express-jwt: the header is parsed once.
+  const extracted = new WeakMap<Request, string>();
   const params: Params = {
     ...core.jwtOptions,
     algorithms: ['RS256'], // the core's pin, restated because express-jwt's type requires it
     secret: (_req, token) => core.getKey(token),
-    getToken: (req) => getBearerToken(bearerRequestOf(req), realm),
+    getToken: (req) => extracted.get(req),
     requestProperty: 'auth',
   };
   // jsonwebtoken reads `clockTimestamp` once per verify call; a getter keeps the core's clock.
   Object.defineProperty(params, 'clockTimestamp', { enumerable: true, get: nowSeconds });
   const verifyJwt = expressjwt(params);
+  const answer = answerOrForward(options);
+  const fail = (err: unknown, req: Request, res: Response, next: NextFunction): void => {
+    if (err instanceof HttpError) answer(err, req, res, next);
+    else next(err); // not a refusal but a bug: the app's error handling answers 500
+  };
 
   return function requireAccessTokenMiddleware(req, res, next) {
     let token: string;
@@ -69,7 +81,7 @@ export function requireAccessToken(options: RequireAccessTokenOptions): RequestH
     try {
       token = getBearerToken(bearerRequestOf(req), realm, known);
     } catch (err) {
-      next(err);
+      fail(err, req, res, next);
       return;
     }
     cached ??= core.cache.get(token, now);
@@ -81,18 +93,19 @@ export function requireAccessToken(options: RequireAccessTokenOptions): RequestH
     try {
       core.checkCompact(token);
     } catch (err) {
-      next(err);
+      fail(err, req, res, next);
       return;
     }
     delete req.auth; // only express-jwt may set it from here on
+    extracted.set(req, token);
     void verifyJwt(req, res, (err?: unknown) => {
       if (err !== undefined) {
-        next(translateVerifyError(err, core));
+        fail(translateVerifyError(err, core), req, res, next);
         return;
       }
       // express-jwt lets CORS preflights through unverified; without claims, fail closed.
       if (req.auth === undefined) {
-        next(new InvalidTokenError('the token could not be verified', realm));
+        fail(new InvalidTokenError('the token could not be verified', realm), req, res, next);
         return;
       }
       const claims = core.acceptClaims(req.auth);

@@ -15,3 +15,13 @@ export interface AccessTokenClaims {
   nbf?: number;
   jti?: string;
 }
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      /** Claims of the verified access token; set only behind `requireAccessToken()`. */
+      auth?: AccessTokenClaims;
+    }
+  }
+}

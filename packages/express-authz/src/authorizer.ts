@@ -1,5 +1,10 @@
-import { BadRequestError, ServiceUnavailableError } from '../http';
-import type { DecisionReason } from '../policy';
+import { HttpError } from './http-error';
+
+/** Why a decision went as it did: the policy that determined it (`<file>:<line>`, or null) and its first comment line. */
+export interface DecisionReason {
+  readonly policy: string | null;
+  readonly comment: string;
+}
 
 /**
  * One authorization question: may `principal` do `action` on `resource`, under the
@@ -44,13 +49,14 @@ export interface ExplainedDecision extends AuthorizationDecision {
 }
 
 /**
- * Answers authorization questions. `local` evaluates Cedar in-process; `embedded` does
- * too, inside an edge runtime the relay keeps in sync; `edge` asks an edge authorizer
- * over HTTP. Implementations throw {@link AuthorizerUnavailableError}
- * when they cannot answer — callers then fail closed (503), never allow.
+ * Answers authorization questions for {@link requirePermission}: Cedar in-process, an AuthZEN
+ * PDP over HTTP ({@link createAuthzenAuthorizer}), or anything else that keeps this contract.
+ * Implementations throw {@link AuthorizerUnavailableError} when they cannot answer — the
+ * permission step then fails closed (503), never allows.
  */
 export interface Authorizer {
-  readonly kind: 'local' | 'edge' | 'embedded';
+  /** What it is, for logs and `/readyz` (e.g. `local`, `authzen`, `embedded`). */
+  readonly kind: string;
   authorize(request: AuthorizationRequest): Promise<AuthorizationDecision>;
   /**
    * The same decision, made synchronously, where the authorizer decides in-process (the
@@ -79,9 +85,9 @@ export interface Authorizer {
  * client reads a generic message; what went wrong (an errno, a peer's status) is `detail`,
  * for the log.
  */
-export class AuthorizerUnavailableError extends ServiceUnavailableError {
+export class AuthorizerUnavailableError extends HttpError {
   constructor(detail: string) {
-    super('the authorizer is unavailable; try again shortly', 'authorizer_unavailable', detail);
+    super(503, 'authorizer_unavailable', 'the authorizer is unavailable; try again shortly', {}, detail);
   }
 }
 
@@ -90,11 +96,11 @@ export class AuthorizerUnavailableError extends ServiceUnavailableError {
  * where the schema says a user id, say): 400 `invalid_property` naming it. The caller's
  * input is wrong; reporting it as an outage (503) would send them looking in the wrong place.
  */
-export class InvalidPropertyError extends BadRequestError {
+export class InvalidPropertyError extends HttpError {
   constructor(
     readonly property: string,
     expected: string,
   ) {
-    super(`resource property "${property.slice(0, 64)}" must be ${expected}`, 'invalid_property');
+    super(400, 'invalid_property', `resource property "${property.slice(0, 64)}" must be ${expected}`);
   }
 }

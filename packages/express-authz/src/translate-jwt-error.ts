@@ -1,5 +1,5 @@
-import { HttpError } from '../http';
-import { InvalidTokenError } from '../oauth2-bearer';
+import { HttpError } from './http-error';
+import { InvalidTokenError } from './bearer-errors';
 
 /** jsonwebtoken's error classes, by name (RFC 7519 §4.1.4 exp, §4.1.5 nbf). */
 function describeJwtFailure(name: unknown): string {

@@ -1,4 +1,4 @@
-import { createLruCache } from '../cache';
+import { LRUCache } from 'lru-cache';
 import type { AccessTokenClaims } from './access-token-claims';
 
 /** Successfully verified tokens, keyed by the whole raw token string. */
@@ -37,7 +37,8 @@ interface Entry {
  * their `exp`, as a stateless JWT would be anyway.
  */
 export function createVerifiedTokenCache(maxEntries: number, clockTolerance: number): VerifiedTokenCache {
-  const entries = createLruCache<Entry>(maxEntries);
+  if (maxEntries === 0) return { get: () => undefined, set: () => undefined, size: 0 };
+  const entries = new LRUCache<string, Entry>({ max: maxEntries });
   const indexOf = (token: string): string => token.slice(-TOKEN_INDEX_CHARS);
   return {
     get(token, nowSeconds) {

@@ -1,6 +1,6 @@
-import { HttpError } from '../http';
-import type { AccessTokenVerifier } from '../access-token';
-import { InvalidRequestError, InvalidTokenError, UnauthorizedError } from '../oauth2-bearer';
+import { HttpError } from './http-error';
+import type { AccessTokenVerifier } from './create-access-token-verifier';
+import { InvalidRequestError, InvalidTokenError, UnauthorizedError } from './bearer-errors';
 
 /** The shape of express-jwt's `UnauthorizedError`: a `code` plus the jsonwebtoken error as `inner`. */
 interface ExpressJwtError {

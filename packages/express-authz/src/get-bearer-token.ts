@@ -5,7 +5,7 @@
  * (§2.3) and form body (§2.2) methods are refused with a clear message, and a token sent in
  * more than one way is an `invalid_request` (§2, "MUST NOT use more than one method").
  */
-import { InvalidRequestError, UnauthorizedError, DEFAULT_REALM } from './errors';
+import { InvalidRequestError, UnauthorizedError, DEFAULT_REALM } from './bearer-errors';
 
 /** The parts of an HTTP request the bearer extraction looks at; framework-neutral. */
 export interface BearerRequest {

@@ -1,4 +1,4 @@
-import { DEFAULT_REALM } from '../oauth2-bearer';
+import { DEFAULT_REALM } from './bearer-errors';
 
 /** Options of the access-token verifier; checked once, when it is created. */
 export interface AccessTokenVerifierOptions {

@@ -1,7 +1,6 @@
 import jsonwebtoken, { type Jwt, type JwtPayload, type VerifyOptions } from 'jsonwebtoken';
 import type { KeyObject } from 'node:crypto';
-import { InvalidTokenError } from '../oauth2-bearer';
-import { deepFreeze } from '../cache';
+import { InvalidTokenError } from './bearer-errors';
 import type { AccessTokenClaims } from './access-token-claims';
 import { checkCompactShape, checkTokenShape } from './check-token-shape';
 import { translateJwtError } from './translate-jwt-error';
@@ -69,8 +68,9 @@ export function createAccessTokenVerifier(options: AccessTokenVerifierOptions, l
   Object.freeze(jwtOptions);
 
   const getKey = (decoded: Jwt | null | undefined) => keys.getKey(checkTokenShape(decoded, expected));
-  // Claims are shared by every request that presents the same token, so none may change them.
-  const acceptClaims = (payload: JwtPayload) => deepFreeze({ ...payload }) as AccessTokenClaims;
+  // Claims are shared by every request that presents the same token, so none may change them:
+  // a deep copy (claims are JSON) with every object in it frozen.
+  const acceptClaims = (payload: JwtPayload) => JSON.parse(JSON.stringify(payload), (_name, value: unknown) => (typeof value === 'object' && value !== null ? Object.freeze(value) : value)) as AccessTokenClaims;
 
   return {
     async verify(token) {

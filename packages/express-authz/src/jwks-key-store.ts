@@ -1,6 +1,6 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { JwksClient } from 'jwks-rsa';
-import { InvalidTokenError, TemporarilyUnavailableError } from '../oauth2-bearer';
+import { InvalidTokenError, TemporarilyUnavailableError } from './bearer-errors';
 
 /** Verification keys of the IdP, looked up only by `kid` (RFC 7515 §4.1.4). */
 export interface JwksKeyStore {

@@ -3,7 +3,7 @@
  * challenge header. Thrown by the bearer layer; the app's one error middleware renders them
  * as `{error, error_description}` bodies.
  */
-import { OAuthError } from '../http';
+import { OAuthError } from './http-error';
 import { buildBearerChallenge } from './www-authenticate';
 
 /** The realm used when a caller does not name one. */

@@ -1,5 +1,5 @@
 import type { Jwt, JwtPayload } from 'jsonwebtoken';
-import { InvalidTokenError } from '../oauth2-bearer';
+import { InvalidTokenError } from './bearer-errors';
 
 /** What an access token for this API must look like before its signature is checked. */
 export interface TokenExpectations {
