@@ -1,7 +1,7 @@
 // The whole stack in cluster mode on one machine: several control-plane nodes sharing one
 // PostgreSQL and one Redis, behind a round-robin TCP front on the control plane's usual
 // port, so edges, apps, scripts and the console reach "the control plane" without knowing
-// there are several. docs/guide/05-more-than-one-node.md.
+// there are several. docs/guide/06-more-than-one-node.md.
 //
 //   npm run cluster                  # 3 nodes, throwaway PostgreSQL and Redis
 //   npm run cluster -- --nodes 2
@@ -191,7 +191,7 @@ async function main(): Promise<void> {
             `  I=$(npm run -s find-instance -- "$(node -p "require('./${dataDir}/demo-tenant.json').connection_id")")`,
             '  npm run relay-exec -- sync_edge_directory --instance "$I"   # routed to the node holding its socket',
             '  kill -9 <pid of a node above>     # its edges reconnect to the other nodes; the launcher restarts it and prints its new pid',
-            'docs/guide/05-more-than-one-node.md has the rest.',
+            'docs/guide/06-more-than-one-node.md has the rest.',
             '',
           ].join('\n'),
         );

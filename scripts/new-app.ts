@@ -33,7 +33,7 @@ function main(name: string, options: { port?: number }): void {
       `  npm run policy -- test policies/${entry.policy}   (its policy's tests)`,
       `  npx jest test/apps/${entry.name}-app.test.ts   (the app against the real IdP)`,
       `  edit policies/${entry.policy}: the next npm start pushes it (the banner says so); npm run dev pushes it as you save`,
-      'The short loop, no control plane (docs/guide/06-your-own-app.md): the IdP, and in another terminal the app deciding from policies/ itself (Ctrl+C and run it again after an edit):',
+      'The short loop, no control plane (docs/guide/03-your-own-app.md): the IdP, and in another terminal the app deciding from policies/ itself (Ctrl+C and run it again after an edit):',
       '  npm run build && node dist/src/idp/main.js',
       `  AUTHORIZER=local node dist/src/${entry.entry}.js`,
     ].join('\n'),

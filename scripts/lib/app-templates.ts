@@ -170,23 +170,33 @@ function inline(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** One test case as the sample policies' tests write it: a block, its directory one line a field. */
-function testCase(name: string, request: unknown, directory: { roles: unknown[]; users: unknown[] }, decision: 'allow' | 'deny'): string {
-  return [
-    '  {',
-    `    "name": ${JSON.stringify(name)},`,
-    `    "request": ${inline(request)},`,
-    '    "directory": {',
-    `      "roles": [${directory.roles.map(inline).join(', ')}],`,
-    `      "users": [${directory.users.map(inline).join(', ')}],`,
-    '      "resources": []',
-    '    },',
-    `    "decision": "${decision}"`,
-    '  }',
-  ].join('\n');
+/**
+ * One test case as the sample policies' tests write it: a block, its directory (when it has one
+ * of its own) one line a field. Without one, it is decided over the folder's `tests/directory.json`.
+ */
+function testCase(name: string, request: unknown, directory: { roles: unknown[]; users: unknown[] } | undefined, decision: 'allow' | 'deny'): string {
+  const own =
+    directory === undefined
+      ? []
+      : ['    "directory": {', `      "roles": [${directory.roles.map(inline).join(', ')}],`, `      "users": [${directory.users.map(inline).join(', ')}],`, '      "resources": []', '    },'];
+  return ['  {', `    "name": ${JSON.stringify(name)},`, `    "request": ${inline(request)},`, ...own, `    "decision": "${decision}"`, '  }'].join('\n');
 }
 
-/** The policy's own tests, run before an image is pushed or activated: both answers, every role. */
+/**
+ * The folder's shared directory fixture (`tests/directory.json`), as the shipped policies write
+ * it: the demo's roles and users, one a line. Every case without a directory of its own — the
+ * demo matrix's — is decided over it.
+ */
+function sharedDirectory(demo: DemoDirectory): string {
+  const list = (items: readonly unknown[]) => `[\n${items.map((item) => `    ${inline(item)}`).join(',\n')}\n  ]`;
+  return `{\n  "roles": ${list(demo.roles)},\n  "users": ${list(demo.users)},\n  "resources": []\n}\n`;
+}
+
+/**
+ * The policy's own tests, run before an image is pushed or activated: both answers, every role.
+ * Each case carries a small directory of its own, which wins over the folder's shared
+ * `tests/directory.json` (the demo's, which the matrix's cases use).
+ */
 function policyTests(): string {
   const directory = {
     roles: [{ id: 'viewer', includes: [] }, { id: 'editor', includes: ['viewer'] }, { id: 'admin', includes: ['editor'] }],
@@ -214,7 +224,8 @@ function policyTests(): string {
 /**
  * What the demo's users may do under the scaffolded policy, as every shipped policy pins it
  * (`tests/citadel-directory.json`, checked by test/policy/shipped-policy-tests.test.ts): every
- * user of the demo directory asks every action of the schema, over the demo's roles and users.
+ * user of the demo directory asks every action of the schema, over the demo's roles and users
+ * (the folder's shared `tests/directory.json`, {@link sharedDirectory}: no case repeats it).
  * The expected answers follow the policy's rule from the roles alone (read: viewer or a role
  * that includes it; delete: admin or a role that includes it), so Cedar's answers are checked
  * against it, not copied from it. Change the policy and these cases say whom the change moves.
@@ -233,12 +244,11 @@ function demoMatrix(demo: DemoDirectory): string {
     return held;
   };
   const needs: Record<'read' | 'delete', string> = { read: 'viewer', delete: 'admin' };
-  const directory = { roles: [...demo.roles], users: [...demo.users] };
   const blocks = demo.users.flatMap((user) =>
     (['read', 'delete'] as const).map((action) => {
       const allowed = closure(user.roles).has(needs[action]);
       const who = `${user.name} (${user.roles.join(', ') || 'no role'})`;
-      return testCase(`${who} may ${allowed ? '' : 'not '}${action} an item`, { principal: user.id, action, resource: { type: 'Item', id: '42' } }, directory, allowed ? 'allow' : 'deny');
+      return testCase(`${who} may ${allowed ? '' : 'not '}${action} an item`, { principal: user.id, action, resource: { type: 'Item', id: '42' } }, undefined, allowed ? 'allow' : 'deny');
     }),
   );
   return `[\n${blocks.join(',\n')}\n]\n`;
@@ -312,6 +322,7 @@ export function appFiles(names: AppNames, demo: DemoDirectory): Record<string, s
     [`policies/${name}/${name}.cedar`]: policy(names),
     [`policies/${name}/tests/${name}.json`]: policyTests(),
     [`policies/${name}/tests/citadel-directory.json`]: demoMatrix(demo),
+    [`policies/${name}/tests/directory.json`]: sharedDirectory(demo),
     [`test/apps/${name}-app.test.ts`]: appTest(names),
   };
 }

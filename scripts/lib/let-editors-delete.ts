@@ -27,8 +27,10 @@ export function letEditorsDelete(files: Readonly<Record<string, string>>): Recor
   const changed: Record<string, string> = { ...files, 'editors-delete.cedar': EDITORS_MAY_DELETE };
   for (const suite of parsePolicyTests(files)) {
     if (!suite.cases.some((c) => asksEditorDelete(c) && c.decision === 'deny')) continue;
-    const cases = suite.cases.map((c) =>
-      asksEditorDelete(c) && c.decision === 'deny' ? { ...c, name: c.name.replace('may not DELETE', 'may DELETE'), decision: 'allow' } : c,
+    // The cases as written: one that shares the folder's tests/directory.json stays without a directory of its own.
+    const written = JSON.parse(files[suite.file] as string) as Record<string, unknown>[];
+    const cases = suite.cases.map((c, i) =>
+      asksEditorDelete(c) && c.decision === 'deny' ? { ...written[i], name: c.name.replace('may not DELETE', 'may DELETE'), decision: 'allow' } : written[i],
     );
     changed[suite.file] = `${JSON.stringify(cases)}\n`;
   }

@@ -45,7 +45,7 @@ export interface LocalPostgresOptions {
    * Keep PostgreSQL's durability settings (fsync, full-page writes, synchronous commit: its
    * defaults), so an acknowledged write survives a crash of the server or the machine. Off by
    * default: tests and benchmarks want speed, and with them off a `kill -9` of the server lost
-   * 1 of 117 acknowledged writes (docs/guide/05-more-than-one-node.md).
+   * 1 of 117 acknowledged writes (docs/guide/06-more-than-one-node.md).
    */
   readonly durable?: boolean;
 }

@@ -87,7 +87,7 @@ export const ENV_GROUPS = {
       'unset: totals only',
     ),
   },
-  'Several control-plane nodes (docs/guide/05-more-than-one-node.md)': {
+  'Several control-plane nodes (docs/guide/06-more-than-one-node.md)': {
     DATABASE_URL: v(
       z.url({ protocol: /^postgres(ql)?$/ }).optional(),
       'PostgreSQL for every control-plane repository (`postgres://user:pass@host:port/db`)',

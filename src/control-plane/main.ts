@@ -69,9 +69,9 @@ async function main(): Promise<void> {
     logger,
     execTimeoutMs: config.controlPlane.execTimeout * 1000,
     heartbeatMs: config.controlPlane.heartbeat * 1000,
-    // METRICS_TOKEN: /metrics names tenants only to its bearer (docs/guide/03-relay-and-console.md, Drift).
+    // METRICS_TOKEN: /metrics names tenants only to its bearer (docs/guide/04-relay-and-console.md, Drift).
     metricsToken: config.controlPlane.metricsToken,
-    // REDIS_URL: one node of a cluster (docs/guide/05-more-than-one-node.md).
+    // REDIS_URL: one node of a cluster (docs/guide/06-more-than-one-node.md).
     ...(config.controlPlane.redisUrl === undefined
       ? {}
       : { cluster: { redisUrl: config.controlPlane.redisUrl, ...(config.controlPlane.nodeId === undefined ? {} : { nodeId: config.controlPlane.nodeId }) } }),

@@ -22,7 +22,7 @@ export type PinnedKeys = readonly PublicSigningKey[] | undefined;
 
 /**
  * How an edge with pinned keys checks an image: a signature by one of `keys` over the
- * image, for a version not older than `versions` remembers (docs/guide/04-policy-lifecycle.md, "Signed images").
+ * image, for a version not older than `versions` remembers (docs/guide/05-policy-lifecycle.md, "Signed images").
  */
 export interface PinnedVerification {
   readonly keys: readonly PublicSigningKey[];

@@ -16,8 +16,8 @@ export {
   PolicyEvaluationError,
 } from './policy-errors';
 export type { EntityJson as CedarEntity, CedarValueJson } from '@cedar-policy/cedar-wasm/nodejs';
-export { parsePolicyTests, POLICY_TEST_LIMITS } from './policy-tests';
-export type { PolicyTestCase, PolicyTestSuite } from './policy-tests';
+export { parsePolicyTests, POLICY_TEST_LIMITS, SHARED_DIRECTORY_FILE } from './policy-tests';
+export type { PolicyTestCase, PolicyTestDirectory, PolicyTestSuite } from './policy-tests';
 export {
   signPolicyImage,
   verifyImageSignature,

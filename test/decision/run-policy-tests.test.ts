@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { PolicyTestsFailedError, assertPolicyTestsPass, runPolicyTests } from '../../src/decision';
 import { compilePolicyImage, createPolicyImage, readPolicyFolder, type CompiledPolicy, type PolicyImage } from '../../src/policy';
 import { policiesDir } from '../authorizer/citadel';
-import { FIXTURE_DIRECTORY, rbacCase, testFile } from '../helpers/policy-tests';
+import { FIXTURE_DIRECTORY, rbacCase, sharedDirectoryCase, testFile } from '../helpers/policy-tests';
 
 const rbac = readPolicyFolder(join(policiesDir, 'rbac'));
 // The rbac policy without its shipped tests, plus the given test files.
@@ -26,6 +26,35 @@ describe('runPolicyTests', () => {
     expect(runPolicyTests(image, compiled)).toEqual([
       { file: 'tests/a.json', name: 'viewer DELETE', expected: 'deny', actual: 'deny', passed: true },
       { file: 'tests/a.json', name: 'admin DELETE', expected: 'allow', actual: 'allow', passed: true },
+    ]);
+  });
+
+  it("decides a case without a directory over the folder's shared tests/directory.json", () => {
+    const promoted = { ...FIXTURE_DIRECTORY, users: FIXTURE_DIRECTORY.users.map((u) => (u.id === 'vic' ? { ...u, roles: ['admin'] } : u)) };
+    const cases = testFile(sharedDirectoryCase('vic DELETE', 'vic', 'DELETE', 'deny'), sharedDirectoryCase('ada DELETE', 'ada', 'DELETE', 'allow'));
+    expect(runPolicyTests(imageWith(['tests/a.json', cases], ['tests/directory.json', JSON.stringify(FIXTURE_DIRECTORY)]), compiled)).toEqual([
+      { file: 'tests/a.json', name: 'vic DELETE', expected: 'deny', actual: 'deny', passed: true },
+      { file: 'tests/a.json', name: 'ada DELETE', expected: 'allow', actual: 'allow', passed: true },
+    ]);
+    // The same file over another shared fixture (vic an admin): the answers follow the fixture.
+    expect(runPolicyTests(imageWith(['tests/a.json', cases], ['tests/directory.json', JSON.stringify(promoted)]), compiled)).toEqual([
+      { file: 'tests/a.json', name: 'vic DELETE', expected: 'deny', actual: 'allow', passed: false },
+      { file: 'tests/a.json', name: 'ada DELETE', expected: 'allow', actual: 'allow', passed: true },
+    ]);
+  });
+
+  it("decides a case with a directory of its own over that one, not the shared one, in every file of the folder", () => {
+    const promoted = { ...FIXTURE_DIRECTORY, users: FIXTURE_DIRECTORY.users.map((u) => (u.id === 'vic' ? { ...u, roles: ['admin'] } : u)) };
+    const image = imageWith(
+      ['tests/directory.json', JSON.stringify(promoted)],
+      // The old form: the case carries its fixture (vic a viewer), beside a case that shares.
+      ['tests/a.json', testFile(rbacCase('vic, a viewer here, DELETE', 'vic', 'DELETE', 'deny'), sharedDirectoryCase('vic, shared admin, DELETE', 'vic', 'DELETE', 'allow'))],
+      ['tests/b.json', testFile(sharedDirectoryCase('vic, shared admin, PUT', 'vic', 'PUT', 'allow'))],
+    );
+    expect(runPolicyTests(image, compiled)).toEqual([
+      { file: 'tests/a.json', name: 'vic, a viewer here, DELETE', expected: 'deny', actual: 'deny', passed: true },
+      { file: 'tests/a.json', name: 'vic, shared admin, DELETE', expected: 'allow', actual: 'allow', passed: true },
+      { file: 'tests/b.json', name: 'vic, shared admin, PUT', expected: 'allow', actual: 'allow', passed: true },
     ]);
   });
 

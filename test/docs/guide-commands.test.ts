@@ -2,9 +2,10 @@
  * Every command of the README, then of the guide, chapter after chapter, as a reader goes through
  * them in one clone, run verbatim in one session (test/docs/run-doc.ts): the stack on its default
  * ports in a network of its own, the README's allowed and denied DELETE, relay story and app of
- * one's own (notes), then, with that app beside the samples, a policy changed, dry-run, pushed,
- * signed (every app's, the notes app's too) and rolled back, the stack on PostgreSQL and as a
- * three-node cluster, and another app of one's own. The guide skips nothing.
+ * one's own (notes), then, with that app beside the samples, tokens, policies and their tests,
+ * another app of one's own (billing), the relay, a policy changed, dry-run, pushed, signed (every
+ * app's, notes' and billing's too) and rolled back, and the stack on PostgreSQL and as a
+ * three-node cluster. The guide skips nothing.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -25,10 +26,10 @@ describe('the guide', () => {
     expect(CHAPTERS.map((c) => c.replace(/^docs\/guide\/\d\d-|\.md$/g, ''))).toEqual([
       'tokens',
       'policies',
+      'your-own-app',
       'relay-and-console',
       'policy-lifecycle',
       'more-than-one-node',
-      'your-own-app',
     ]);
     for (const chapter of CHAPTERS) {
       const steps = docSteps(readFileSync(join(GUIDE, '..', '..', chapter), 'utf8'), chapter);

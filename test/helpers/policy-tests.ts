@@ -19,8 +19,17 @@ export function rbacCase(name: string, principal: string, action: string, decisi
   return { name, request: { principal, action, resource: { type: 'Resource', id: 'doc' } }, directory: FIXTURE_DIRECTORY, decision };
 }
 
+/** A test case as a file may write it: with a directory of its own, or none (the folder's shared one). */
+export type WrittenTestCase = Omit<PolicyTestCase, 'directory'> & { directory?: PolicyTestCase['directory'] };
+
+/** {@link rbacCase} without a directory of its own: decided over the folder's `tests/directory.json`. */
+export function sharedDirectoryCase(name: string, principal: string, action: string, decision: 'allow' | 'deny'): WrittenTestCase {
+  const { directory: _own, ...written } = rbacCase(name, principal, action, decision);
+  return written;
+}
+
 /** A test file's text holding `cases`. */
-export function testFile(...cases: PolicyTestCase[]): string {
+export function testFile(...cases: WrittenTestCase[]): string {
   return JSON.stringify(cases);
 }
 

@@ -21,14 +21,14 @@ describe('policy images', () => {
   });
   afterEach(() => rmSync(tmp, { recursive: true, force: true }));
 
-  it('reads a policy folder: manifest, schema, *.cedar and tests/*.json only, named by the manifest', () => {
+  it('reads a policy folder: manifest, schema, *.cedar and tests/*.json (the shared directory fixture too) only, named by the manifest', () => {
     const dir = join(tmp, 'rebac');
     cpSync(join(policiesDir, 'rebac'), dir, { recursive: true });
     writeFileSync(join(dir, 'README.md'), 'not part of the image');
     writeFileSync(join(dir, 'tests', 'notes.txt'), 'not part of the image either');
     const image = readPolicyFolder(dir);
     expect(image.name).toBe('rebac');
-    expect(Object.keys(image.files)).toEqual(['manifest.json', 'owner.cedar', 'reader.cedar', 'schema.cedarschema', 'tests/citadel-directory.json', 'tests/rebac.json', 'writer.cedar']);
+    expect(Object.keys(image.files)).toEqual(['manifest.json', 'owner.cedar', 'reader.cedar', 'schema.cedarschema', 'tests/citadel-directory.json', 'tests/directory.json', 'tests/rebac.json', 'writer.cedar']);
     expect(image.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(Object.isFrozen(image)).toBe(true);
     expect(Object.isFrozen(image.files)).toBe(true);
@@ -93,7 +93,7 @@ describe('policy images', () => {
       reject(createPolicyImage('rbac', many), /policy image is \d+ bytes \(limit 131072\)/);
       const count: Record<string, string> = { ...image.files };
       for (let i = 0; i < POLICY_IMAGE_LIMITS.maxFiles; i++) count[`p${i}.cedar`] = '';
-      reject(createPolicyImage('rbac', count), /has 37 files \(limit 32\)/);
+      reject(createPolicyImage('rbac', count), /has 38 files \(limit 32\)/);
     });
 
     it('rejects malformed shapes, missing files and a name the manifest contradicts', () => {

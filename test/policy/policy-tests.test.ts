@@ -10,7 +10,7 @@ import {
   verifyPolicyImage,
 } from '../../src/policy';
 import { policiesDir } from '../authorizer/citadel';
-import { rbacCase, testFile } from '../helpers/policy-tests';
+import { FIXTURE_DIRECTORY, rbacCase, sharedDirectoryCase, testFile } from '../helpers/policy-tests';
 
 const rbac = readPolicyFolder(join(policiesDir, 'rbac'));
 const stock = Object.fromEntries(Object.entries(rbac.files).filter(([path]) => !path.startsWith('tests/')));
@@ -65,6 +65,40 @@ describe('tests inside a policy image', () => {
     const withContext = rbacCase('context', 'vic', 'GET', 'allow');
     reject({ 'tests/x.json': JSON.stringify([{ ...withContext, request: { ...withContext.request, context: { ip: '10.0.0.1' } } }]) }, /context/);
     reject({ 'tests/x.json': JSON.stringify([{ ...withContext, directory: { users: [] } }]) }, /directory/);
+  });
+
+  it('give each case without a directory the shared tests/directory.json, which is no suite; a case keeps its own', () => {
+    const own = rbacCase('own', 'vic', 'GET', 'allow');
+    const shared = { ...FIXTURE_DIRECTORY, users: [FIXTURE_DIRECTORY.users[0]!] };
+    const suites = parsePolicyTests({ ...stock, 'tests/directory.json': JSON.stringify(shared), 'tests/a.json': testFile(sharedDirectoryCase('shared', 'vic', 'GET', 'allow'), own) });
+    expect(suites).toEqual([{ file: 'tests/a.json', cases: [{ ...sharedDirectoryCase('shared', 'vic', 'GET', 'allow'), directory: shared }, own] }]);
+  });
+
+  it('travel with the shared directory fixture: it is read from the folder and covered by the digest', () => {
+    const files = { 'tests/directory.json': JSON.stringify(FIXTURE_DIRECTORY), 'tests/a.json': testFile(sharedDirectoryCase('shared', 'vic', 'GET', 'allow')) };
+    const image = verifyPolicyImage(JSON.parse(JSON.stringify(withTests(files))));
+    expect(image.files['tests/directory.json']).toBe(files['tests/directory.json']);
+    const other = { ...FIXTURE_DIRECTORY, users: [FIXTURE_DIRECTORY.users[1]!] };
+    expect(withTests({ ...files, 'tests/directory.json': JSON.stringify(other) }).digest).not.toBe(image.digest);
+    expect(Object.keys(rbac.files)).toContain('tests/directory.json');
+  });
+
+  it('refuse a malformed shared tests/directory.json, naming the file and what is wrong', () => {
+    const cases = testFile(sharedDirectoryCase('shared', 'vic', 'GET', 'allow'));
+    reject({ 'tests/directory.json': '{', 'tests/a.json': cases }, /^tests\/directory\.json is not valid JSON$/);
+    reject({ 'tests/directory.json': JSON.stringify({ roles: [], resources: [] }), 'tests/a.json': cases }, /^tests\/directory\.json \(the directory fixture the folder's test cases share\): .*users/);
+    reject(
+      { 'tests/directory.json': JSON.stringify({ ...FIXTURE_DIRECTORY, users: [{ id: 'vic' }] }), 'tests/a.json': cases },
+      /^tests\/directory\.json \(the directory fixture the folder's test cases share\): .*users\[0\]\.email/,
+    );
+    // A list of cases under that name is not taken for a test file: it says so.
+    reject({ 'tests/directory.json': cases }, /^tests\/directory\.json is the directory fixture the folder's test cases share .*not a list of cases: give the cases another file name$/);
+    // Checked on arrival even where no case uses it.
+    reject({ 'tests/directory.json': '[]' }, /not a list of cases/);
+  });
+
+  it('refuse a case without a directory in a folder that shares none, naming the file and the case', () => {
+    reject({ 'tests/a.json': testFile(rbacCase('own', 'vic', 'GET', 'allow'), sharedDirectoryCase('no fixture', 'vic', 'GET', 'allow')) }, /^tests\/a\.json: case "no fixture" has no directory, and the folder has no tests\/directory\.json to share$/);
   });
 
   it('allows only tests/<name>.json, one level deep', () => {

@@ -2,9 +2,9 @@
  * CI runs the tests every shipped policy carries: each folder of `policies/` must have
  * tests, with at least one allow and one deny case, and all of them must pass. Each shipped
  * policy's tests/citadel-directory.json pins what the demo's users may do: every user of
- * data/citadel-directory.json, every action its schema lets a user ask, over that directory.
- * The folders and their actions are read from policies/, never listed here: a policy that
- * `npm run new-app` adds is checked the same way (it writes that file too).
+ * data/citadel-directory.json, every action its schema lets a user ask, over that directory,
+ * written once as the folder's shared tests/directory.json. The folders and their actions are read from policies/, never listed here: a policy that
+ * `npm run new-app` adds is checked the same way (it writes those files too).
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -68,5 +68,15 @@ describe("the demo directory's matrix in every shipped policy (tests/citadel-dir
       const actions = new Set(suite!.cases.filter((c) => c.request.principal === user.id).map((c) => c.request.action));
       expect({ user: user.name, actions: [...actions].sort() }).toEqual({ user: user.name, actions: expected });
     }
+  });
+
+  it.each(folders)('policies/%s: writes the demo directory once, in tests/directory.json, not in each case', (folder) => {
+    const { files } = readPolicyFolder(join(policiesDir, folder));
+    const shared = JSON.parse(files['tests/directory.json'] ?? 'null') as { roles: unknown; users: unknown } | null;
+    expect(shared && { roles: shared.roles, users: shared.users }).toEqual({ roles: citadel().roles, users: citadel().users });
+    const written = JSON.parse(files['tests/citadel-directory.json']!) as { directory?: { users: unknown } }[];
+    // A case may carry a directory of its own (another resource, say), never the shared one again.
+    expect(written.filter((c) => c.directory !== undefined && JSON.stringify(c.directory) === JSON.stringify(shared))).toEqual([]);
+    expect(written.filter((c) => c.directory === undefined).length).toBeGreaterThan(written.length / 2);
   });
 });

@@ -159,6 +159,7 @@ describe('npm run new-app', () => {
       `policies/${name}/schema.cedarschema`,
       `policies/${name}/tests/${name}.json`,
       `policies/${name}/tests/citadel-directory.json`,
+      `policies/${name}/tests/directory.json`,
       `src/apps/${name}/create-${name}-app.ts`,
       `src/apps/${name}/index.ts`,
       `src/apps/${name}/main.ts`,

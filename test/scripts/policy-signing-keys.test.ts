@@ -65,7 +65,7 @@ describe('npm run policy -- push --sign: versions', () => {
     server = await listen(fx.app, 0, '127.0.0.1');
     keys = await writeKeyPair(join(dir, 'signing'), 'Ed25519');
     cpSync(join(policiesDir, 'rbac'), join(dir, 'rbac'), { recursive: true });
-    // docs/guide/04-policy-lifecycle.md's "Rolling back" example: a copy of the folder with one more line.
+    // docs/guide/05-policy-lifecycle.md's "Rolling back" example: a copy of the folder with one more line.
     cpSync(join(policiesDir, 'rbac'), join(dir, 'rbac-next'), { recursive: true });
     appendFileSync(join(dir, 'rbac-next', 'rbac.cedar'), '// next\n');
     cpSync(join(policiesDir, 'rbac'), join(dir, 'fresh'), { recursive: true });

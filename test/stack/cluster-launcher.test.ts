@@ -133,7 +133,7 @@ describe('npm run cluster', () => {
     // Up: the whole banner, printed at once after the last component answered.
     await until(
       'the "Cluster mode:" banner',
-      async () => (output.includes('Cluster mode:') && output.includes('docs/guide/05-more-than-one-node.md has the rest.') ? true : undefined),
+      async () => (output.includes('Cluster mode:') && output.includes('docs/guide/06-more-than-one-node.md has the rest.') ? true : undefined),
       STARTUP_TIMEOUT_MS,
     );
     expect(running()).toBe(true);
