@@ -3,10 +3,13 @@
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
-  // The middleware package's own tests (packages/*/test) run here too, and alone with `npm test -w`.
+  // The packages' own tests (packages/*/test) run here too, and alone with `npm test -w`.
   roots: ['<rootDir>/test', '<rootDir>/packages'],
-  // The package from its sources, as tsconfig.json's `paths` reads it: one copy of its classes per test.
-  moduleNameMapper: { '^@outpost/express-authz$': '<rootDir>/packages/express-authz/src/index.ts' },
+  // The packages from their sources, as tsconfig.json's `paths` reads them: one copy of their classes per test.
+  moduleNameMapper: {
+    '^@outpost/express-authz$': '<rootDir>/packages/express-authz/src/index.ts',
+    '^@outpost/cedar-authorizer$': '<rootDir>/packages/cedar-authorizer/src/index.ts',
+  },
   testMatch: ['**/*.test.ts'],
   // Browser tests need Chromium: `npm run test:browser` (jest.browser.config.js).
   testPathIgnorePatterns: ['/node_modules/', '/dist/', '<rootDir>/test/browser/'],

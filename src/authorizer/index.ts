@@ -6,8 +6,8 @@
  */
 export { AuthorizerUnavailableError } from '../decision';
 export type { Authorizer, AuthorizationRequest, AuthorizationDecision, ExplainedDecision } from '../decision';
-export { openLocalAuthorizer } from './open-local-authorizer';
-export type { OpenedLocalAuthorizer } from './open-local-authorizer';
+export { openLocalAuthorizer } from '@outpost/cedar-authorizer';
+export type { OpenedLocalAuthorizer } from '@outpost/cedar-authorizer';
 export { createEdgeAuthorizer, toIsRequest } from './edge-authorizer';
 
 export { openEmbeddedAuthorizer, FIRST_SYNC_WAIT_MS } from './embedded-authorizer';

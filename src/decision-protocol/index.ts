@@ -6,7 +6,7 @@
 export { isFlatValue, isRequestSchema, splitPolicyPath, withProtoFieldNames } from './is-request';
 export { quickEvaluationRequest, quickEvaluationsRequest, quickIsRequest } from './quick-check';
 export type { IsRequest } from './is-request';
-export { POLICY_NAME_PATTERN, POLICY_NAME_RULE } from './policy-name';
+export { POLICY_NAME_PATTERN, POLICY_NAME_RULE } from '@outpost/cedar-authorizer';
 export { freshnessFields, FRESHNESS_HEADERS } from './freshness-fields';
 export { EXPLAIN_HEADER, EXPLAIN_REASONS } from './explain-header';
 export {

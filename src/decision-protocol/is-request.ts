@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { entityTypeSchema } from './entity-type';
 import { freshnessFields } from './freshness-fields';
-import { POLICY_PATH_PATTERN } from './policy-name';
+import { POLICY_PATH_PATTERN } from '@outpost/cedar-authorizer';
 
 /** Identity types of the Topaz authorizer API; the short forms are accepted as aliases. */
 export const IDENTITY_TYPES = ['IDENTITY_TYPE_SUB', 'IDENTITY_TYPE_JWT', 'IDENTITY_TYPE_NONE'] as const;

@@ -1,7 +1,7 @@
 import { MAX_EVALUATIONS, type EvaluationRequest, type EvaluationsRequest } from './authzen';
 import { ENTITY_TYPE_PATTERN, MAX_ENTITY_TYPE_LENGTH, isEntityTypePart } from './entity-type';
 import type { IsRequest } from './is-request';
-import { POLICY_PATH_PATTERN } from './policy-name';
+import { POLICY_PATH_PATTERN } from '@outpost/cedar-authorizer';
 
 // Hand checks of the decision bodies, for the sidecar's hot path. The zod schemas stay the
 // schema of record (the OpenAPI document and every error message come from them): a quick

@@ -5,10 +5,8 @@
  */
 export { AuthorizerUnavailableError, InvalidPropertyError } from '@outpost/express-authz';
 export type { Authorizer, AuthorizationRequest, AuthorizationDecision, ExplainedDecision } from '@outpost/express-authz';
-export { createLocalAuthorizer } from './local-authorizer';
-export type { LocalAuthorizer, LocalDecision } from './local-authorizer';
-export { runPolicyTests, assertPolicyTestsPass, checkPolicyImage, describeTestFailure, PolicyTestsFailedError } from './run-policy-tests';
-export type { PolicyTestResult } from './run-policy-tests';
+export { createLocalAuthorizer, runPolicyTests, assertPolicyTestsPass, checkPolicyImage, describeTestFailure, PolicyTestsFailedError } from '@outpost/cedar-authorizer';
+export type { LocalAuthorizer, LocalDecision, PolicyTestResult } from '@outpost/cedar-authorizer';
 export { search, SEARCH_LIMITS } from './search';
 export type { SearchQuestion, SearchDeps, SearchOutcome } from './search';
 export type { SearchCandidate, CandidateProperties } from './search-candidates';

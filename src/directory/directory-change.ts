@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { identitiesSchema, RELATIONS, type DirectoryData } from './directory-data';
-import { directoryPropertiesSchema } from './directory-properties';
+import { directoryPropertiesSchema, identitiesSchema, RELATIONS, type DirectoryData } from '@outpost/cedar-authorizer';
 
 const userId = z.string().min(1).max(128);
 const roleId = z.string().regex(/^[a-z_][a-z0-9_]*$/).max(64);

@@ -1,3 +1,7 @@
+/**
+ * The directory: its data and seed files are the Cedar package's (packages/cedar-authorizer);
+ * the changes the control plane logs and the edges apply are here.
+ */
 export {
   loadDirectorySeed,
   effectiveRoles,
@@ -8,9 +12,10 @@ export {
   identityClashes,
   identitiesSchema,
   MAX_IDENTITIES_PER_USER,
-} from './directory-data';
-export type { DirectoryData, DirectoryUser, Role, Relation } from './directory-data';
+  directoryPropertiesSchema,
+  DEFAULT_RESOURCE_TYPE,
+  MAX_DIRECTORY_PROPERTIES,
+} from '@outpost/cedar-authorizer';
+export type { DirectoryData, DirectoryUser, Role, Relation, DirectoryProperties } from '@outpost/cedar-authorizer';
 export { applyDirectoryChange, directoryChangeSchema } from './directory-change';
 export type { DirectoryChange } from './directory-change';
-export { directoryPropertiesSchema, DEFAULT_RESOURCE_TYPE, MAX_DIRECTORY_PROPERTIES } from './directory-properties';
-export type { DirectoryProperties } from './directory-properties';

@@ -8,8 +8,8 @@ export const VERDICT_FILE = 'policy-tests-verdict.json';
 
 /**
  * What decides an image's tests besides the image: Cedar's build (the cedar-wasm package's
- * version) and Outpost's decision path (a digest of the modules of `src/decision` and
- * `src/policy` as they run: built JavaScript, or TypeScript under ts-node). An upgrade of
+ * version) and Outpost's decision path (a digest of the Cedar package's modules,
+ * packages/cedar-authorizer, as they run: built JavaScript, or its TypeScript in tests). An upgrade of
  * either makes every verdict stale, so the tests run again once.
  */
 export function engineVersion(): string {
@@ -22,12 +22,11 @@ function readEngineVersion(): string {
   const cedarPackage = join(dirname(require.resolve('@cedar-policy/cedar-wasm/nodejs')), '..', 'package.json');
   const cedar = (JSON.parse(readFileSync(cedarPackage, 'utf8')) as { version: string }).version;
   const hash = createHash('sha256');
-  const ext = __filename.endsWith('.ts') ? '.ts' : '.js';
-  for (const folder of ['decision', 'policy']) {
-    const dir = join(__dirname, '..', folder);
-    for (const file of readdirSync(dir).filter((f) => f.endsWith(ext) && !f.endsWith('.d.ts')).sort()) {
-      hash.update(`${folder}/${file}\0`).update(readFileSync(join(dir, file))).update('\0');
-    }
+  const entry = require.resolve('@outpost/cedar-authorizer');
+  const ext = entry.endsWith('.ts') ? '.ts' : '.js';
+  const dir = dirname(entry);
+  for (const file of readdirSync(dir).filter((f) => f.endsWith(ext) && !f.endsWith('.d.ts')).sort()) {
+    hash.update(`${file}\0`).update(readFileSync(join(dir, file))).update('\0');
   }
   return `cedar-wasm ${cedar}; outpost decision ${hash.digest('hex').slice(0, 16)}`;
 }

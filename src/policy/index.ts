@@ -1,23 +1,49 @@
-export { createPolicyImage } from './policy-image';
-export type { PolicyImage } from './policy-image';
-export { verifyPolicyImage, POLICY_IMAGE_LIMITS, DIGEST_PATTERN } from './verify-policy-image';
-export { readPolicyFolder } from './read-policy-folder';
-export { compilePolicyImage, validatePolicyImage } from './compile-policy-image';
-export type { CompiledPolicy, PolicyRequest, EntityRef } from './compiled-policy';
-export { qualifyType, localType } from './describe-schema';
-export type { PolicySchemaInfo, AttributeKind } from './describe-schema';
-export { preparsedCount } from './preparsed-registry';
-export { CedarEngineError, isEngineHealthy, engineGeneration } from './cedar-engine';
-export { useBaselineWasm } from './use-baseline-wasm';
+/**
+ * Policy images: what the edge and the control plane need of them. Reading, compiling and testing
+ * an image is the Cedar package's (packages/cedar-authorizer); signing images is the platform's,
+ * here.
+ */
 export {
+  createPolicyImage,
+  verifyPolicyImage,
+  POLICY_IMAGE_LIMITS,
+  DIGEST_PATTERN,
+  readPolicyFolder,
+  compilePolicyImage,
+  validatePolicyImage,
+  qualifyType,
+  localType,
+  preparsedCount,
+  CedarEngineError,
+  isEngineHealthy,
+  engineGeneration,
+  useBaselineWasm,
   PolicyImageError,
   PolicyImageTooLargeError,
   PolicyValidationError,
   PolicyEvaluationError,
-} from './policy-errors';
-export type { EntityJson as CedarEntity, CedarValueJson } from '@cedar-policy/cedar-wasm/nodejs';
-export { parsePolicyTests, POLICY_TEST_LIMITS, SHARED_DIRECTORY_FILE } from './policy-tests';
-export type { PolicyTestCase, PolicyTestDirectory, PolicyTestSuite } from './policy-tests';
+  parsePolicyTests,
+  POLICY_TEST_LIMITS,
+  SHARED_DIRECTORY_FILE,
+  explainDecision,
+  policyComment,
+  NO_POLICY_PERMITS,
+  MAX_REASON_COMMENT,
+} from '@outpost/cedar-authorizer';
+export type {
+  PolicyImage,
+  CompiledPolicy,
+  PolicyRequest,
+  EntityRef,
+  PolicySchemaInfo,
+  AttributeKind,
+  CedarEntity,
+  CedarValueJson,
+  PolicyTestCase,
+  PolicyTestDirectory,
+  PolicyTestSuite,
+} from '@outpost/cedar-authorizer';
+export type { DecisionReason } from '@outpost/express-authz';
 export {
   signPolicyImage,
   verifyImageSignature,
@@ -31,5 +57,3 @@ export {
 } from './image-signature';
 export type { PublicSigningKey, PrivateSigningKey } from './image-signature';
 export { PolicySignatureError, signedVersionSchema, MAX_SIGNED_VERSION } from './signed-image-claims';
-export { explainDecision, policyComment, NO_POLICY_PERMITS, MAX_REASON_COMMENT } from './explain-decision';
-export type { DecisionReason } from './explain-decision';

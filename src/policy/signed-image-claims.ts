@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import { POLICY_NAME_PATTERN } from '../decision-protocol';
-import { PolicyImageError } from './policy-errors';
-import { DIGEST_PATTERN } from './verify-policy-image';
+import { DIGEST_PATTERN, POLICY_NAME_PATTERN, PolicyImageError } from '@outpost/cedar-authorizer';
 
 /**
  * What an image signature binds: the image (its policy name and digest) and its version, a

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { collectFolderImports, findLayerViolations, findPackageEscapes, importSpecifiers, KNOWN_VIOLATIONS, LAYERS, topFolder, type FolderImport } from './layer-rule';
 
 const SRC = join(__dirname, '..', '..', 'src');
-const PACKAGE = join(__dirname, '..', '..', 'packages', 'express-authz');
+const PACKAGES = ['express-authz', 'cedar-authorizer'].map((name) => join(__dirname, '..', '..', 'packages', name));
 
 function imp(from: string, to: string, specifier = `../${to}`): FolderImport {
   return { file: `${from}/x.ts`, from, to, specifier };
@@ -67,9 +67,9 @@ describe('the layer rule', () => {
   });
 });
 
-describe('the middleware package', () => {
-  it('imports nothing of the repository: only its own files, Node and what its package.json declares', () => {
-    expect(findPackageEscapes(PACKAGE)).toEqual([]);
+describe('the packages', () => {
+  it.each(PACKAGES)('%s imports nothing of the repository: only its own files, Node and what its package.json declares', (dir) => {
+    expect(findPackageEscapes(dir)).toEqual([]);
   });
 
   it('is imported by the sample apps by its name, never by a path into it', () => {

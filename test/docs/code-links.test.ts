@@ -55,8 +55,8 @@ describe('links from the documentation to a line of code', () => {
       'src/apps/rbac/create-rbac-app.ts',
       'packages/express-authz/src/check-token-shape.ts',
       'packages/express-authz/src/require-permission.ts',
-      'src/decision/build-entities.ts',
-      'src/policy/compile-policy-image.ts',
+      'packages/cedar-authorizer/src/build-entities.ts',
+      'packages/cedar-authorizer/src/compile-policy-image.ts',
       'policies/rbac/rbac.cedar',
     ]) {
       expect({ step, linked: targets.includes(step) }).toEqual({ step, linked: true });

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import type { Edge } from '../../src/edge';
 import { createPolicyImage, preparsedCount } from '../../src/policy';
-import { markEngineUnhealthy, resetEngine } from '../../src/policy/cedar-engine';
+import { markEngineUnhealthy, resetEngine } from '../../packages/cedar-authorizer/src/cedar-engine';
 import { makeSyncedEdge, removeDir, tempDir } from './edge-kit';
 import { rbacImage, startFakeControlPlane, userId, type FakeControlPlane } from './fake-control-plane';
 

@@ -7,7 +7,7 @@ import { removeDir, tempDir } from './edge-kit';
 import { rbacImage } from './fake-control-plane';
 
 const mockCalls: CedarCall[] = [];
-jest.mock('../../src/policy/cedar-engine', () => jest.requireActual<typeof import('../helpers/recording-cedar')>('../helpers/recording-cedar').recordingCedarEngine(() => mockCalls));
+jest.mock('../../packages/cedar-authorizer/src/cedar-engine', () => jest.requireActual<typeof import('../helpers/recording-cedar')>('../helpers/recording-cedar').recordingCedarEngine(() => mockCalls));
 
 const image = rbacImage();
 let served: unknown = image;

@@ -1,4 +1,4 @@
-import type { CedarBindings } from '../../src/policy/cedar-engine';
+import type { CedarBindings } from '../../packages/cedar-authorizer/src/cedar-engine';
 
 /** One call into the Cedar bindings: the binding's name and its arguments. */
 export interface CedarCall {
@@ -7,12 +7,12 @@ export interface CedarCall {
 }
 
 /**
- * `src/policy/cedar-engine` with every binding `withCedar` hands out recording its calls into
- * `calls()`: for `jest.mock('…/src/policy/cedar-engine', () => recordingCedarEngine(() => mockCalls))`.
+ * `packages/cedar-authorizer/src/cedar-engine` with every binding `withCedar` hands out recording its calls into
+ * `calls()`: for `jest.mock('…/../../packages/cedar-authorizer/src/cedar-engine', () => recordingCedarEngine(() => mockCalls))`.
  * The array is read at each call, not when the mock is made (jest hoists the mock above it).
  */
-export function recordingCedarEngine(calls: () => CedarCall[]): typeof import('../../src/policy/cedar-engine') {
-  const actual = jest.requireActual<typeof import('../../src/policy/cedar-engine')>('../../src/policy/cedar-engine');
+export function recordingCedarEngine(calls: () => CedarCall[]): typeof import('../../packages/cedar-authorizer/src/cedar-engine') {
+  const actual = jest.requireActual<typeof import('../../packages/cedar-authorizer/src/cedar-engine')>('../../packages/cedar-authorizer/src/cedar-engine');
   const recording = (cedar: CedarBindings): CedarBindings =>
     new Proxy(cedar, {
       get(target, name) {

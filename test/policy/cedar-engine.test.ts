@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { findProjectRoot } from '../../src/config';
-import { CedarEngineError, engineGeneration, isEngineHealthy, markEngineUnhealthy, resetEngine, withCedar } from '../../src/policy/cedar-engine';
+import { CedarEngineError, engineGeneration, isEngineHealthy, markEngineUnhealthy, resetEngine, withCedar } from '../../packages/cedar-authorizer/src/cedar-engine';
 import {
   compilePolicyImage,
   createPolicyImage,

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { compilePolicyImage, readPolicyFolder } from '../../src/policy';
-import { policiesReadResource } from '../../src/policy/reads-resource';
+import { policiesReadResource } from '../../packages/cedar-authorizer/src/reads-resource';
 import { policiesDir } from '../authorizer/citadel';
 
 const head = 'permit (principal, action, ';

@@ -5,7 +5,7 @@ import type { CedarCall } from '../helpers/recording-cedar';
 
 /** Every Cedar call a compile makes, by binding name, with its arguments. */
 const mockCalls: CedarCall[] = [];
-jest.mock('../../src/policy/cedar-engine', () => jest.requireActual<typeof import('../helpers/recording-cedar')>('../helpers/recording-cedar').recordingCedarEngine(() => mockCalls));
+jest.mock('../../packages/cedar-authorizer/src/cedar-engine', () => jest.requireActual<typeof import('../helpers/recording-cedar')>('../helpers/recording-cedar').recordingCedarEngine(() => mockCalls));
 
 const rbac = readPolicyFolder(join(findProjectRoot(), 'policies', 'rbac'));
 const schemaText = rbac.files['schema.cedarschema']!;

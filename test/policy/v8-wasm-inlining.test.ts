@@ -1,13 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { V8_INLINES_WASM_CALLS_UNSAFELY } from '../../src/policy/cedar-engine';
+import { V8_INLINES_WASM_CALLS_UNSAFELY } from '../../packages/cedar-authorizer/src/cedar-engine';
 import { compiled } from '../helpers/compiled';
 
 // The crash that killed edges under mixed load (docs/architecture.md, "The V8 crash"),
 // reproduced in a child process so that it can abort without taking Jest down.
 const repro = join(__dirname, 'fixtures', 'inlined-wasm-call-deopt.js');
 /** The engine as the edge runs it, compiled (test/build-once.js). */
-const engine = compiled('src/policy/cedar-engine.ts');
+const engine = compiled('packages/cedar-authorizer/src/cedar-engine.ts');
 
 function runRepro(...args: string[]) {
   return spawnSync(process.execPath, [...args, repro], { encoding: 'utf8', timeout: 60_000 });

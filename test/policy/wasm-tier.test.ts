@@ -7,7 +7,7 @@ import { compiled } from '../helpers/compiled';
 // Liftoff only.
 const probe = join(__dirname, 'fixtures', 'wasm-tier-probe.js');
 // Compiled (test/build-once.js), as the edge and the control plane run them.
-const engine = compiled('src/policy/cedar-engine.ts');
+const engine = compiled('packages/cedar-authorizer/src/cedar-engine.ts');
 const policyModule = compiled('src/policy/index.ts');
 
 /** The compiler of the probe's Wasm function, in a child that loaded `first` and called its `call` export before. */

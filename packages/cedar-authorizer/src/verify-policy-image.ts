@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
-import { POLICY_NAME_PATTERN, POLICY_NAME_RULE } from '../decision-protocol';
+import { POLICY_NAME_PATTERN, POLICY_NAME_RULE } from './policy-name';
 import { PolicyImageError, PolicyImageTooLargeError } from './policy-errors';
 import { MANIFEST_FILE, POLICY_EXTENSION, SCHEMA_FILE, createPolicyImage, type PolicyImage } from './policy-image';
 import { isPolicyTestPath, parsePolicyTests } from './policy-tests';

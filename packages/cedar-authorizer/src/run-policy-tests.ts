@@ -1,5 +1,8 @@
-import type { DirectoryData } from '../directory';
-import { compilePolicyImage, parsePolicyTests, validatePolicyImage, type CompiledPolicy, type PolicyImage, type PolicyTestCase } from '../policy';
+import type { DirectoryData } from './directory-data';
+import { compilePolicyImage, validatePolicyImage } from './compile-policy-image';
+import type { CompiledPolicy } from './compiled-policy';
+import type { PolicyImage } from './policy-image';
+import { parsePolicyTests, type PolicyTestCase } from './policy-tests';
 import { AuthorizerUnavailableError } from '@outpost/express-authz';
 import { createLocalAuthorizer } from './local-authorizer';
 

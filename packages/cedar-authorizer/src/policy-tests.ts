@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { directoryDataSchema } from '../directory';
+import { directoryDataSchema } from './directory-data';
 import { PolicyImageError, PolicyImageTooLargeError } from './policy-errors';
 import { sortedPaths } from './policy-image';
 

@@ -6,11 +6,8 @@
  */
 
 /** One reason: the policy that determined the decision and its first comment line ('' when it has none). */
-export interface DecisionReason {
-  /** `<file>:<line>` of the policy, or null for {@link NO_POLICY_PERMITS}. */
-  readonly policy: string | null;
-  readonly comment: string;
-}
+export type { DecisionReason } from '@outpost/express-authz';
+import type { DecisionReason } from '@outpost/express-authz';
 
 /** The reason of a deny that no policy determined. */
 export const NO_POLICY_PERMITS = 'no policy permits';

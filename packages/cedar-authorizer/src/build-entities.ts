@@ -1,5 +1,8 @@
-import { expandRoles, RELATIONS, resolveUserId, type DirectoryData, type DirectoryProperties, type Relation } from '../directory';
-import { qualifyType, type AttributeKind, type CedarEntity, type CedarValueJson, type EntityRef, type PolicySchemaInfo } from '../policy';
+import { expandRoles, RELATIONS, resolveUserId, type DirectoryData, type Relation } from './directory-data';
+import type { DirectoryProperties } from './directory-properties';
+import type { EntityJson as CedarEntity, CedarValueJson } from '@cedar-policy/cedar-wasm/nodejs';
+import type { EntityRef } from './compiled-policy';
+import { qualifyType, type AttributeKind, type PolicySchemaInfo } from './describe-schema';
 import { InvalidPropertyError, type AuthorizationRequest } from '@outpost/express-authz';
 
 type Attributes = NonNullable<AuthorizationRequest['resource']['attributes']>;

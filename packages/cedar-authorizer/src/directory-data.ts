@@ -61,13 +61,24 @@ export interface DirectorySeed {
   readonly directory: DirectoryData;
 }
 
-const seedSchema = directoryDataSchema.extend({ demo_password: z.string().min(8) });
+const seedSchema = directoryDataSchema.extend({ demo_password: z.string().min(8).optional() });
 
 /**
  * Reads and checks the seed file. Users named by e-mail in resource relations are
  * resolved to their ids; unknown roles or users are reported, not ignored.
  */
 export function loadDirectorySeed(file: string): DirectorySeed {
+  const { demoPassword, directory } = readDirectory(file);
+  if (demoPassword === undefined) throw new Error(`invalid directory seed ${file}: no demo_password`);
+  return { demoPassword, directory };
+}
+
+/** A directory file (`{ roles, users, resources? }`, checked as {@link loadDirectorySeed} checks a seed). */
+export function loadDirectoryFile(file: string): DirectoryData {
+  return readDirectory(file).directory;
+}
+
+function readDirectory(file: string): { demoPassword: string | undefined; directory: DirectoryData } {
   const raw = seedSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
   const byEmail = new Map(raw.users.map((u) => [u.email, u.id]));
   const userIds = new Set(raw.users.map((u) => u.id));

@@ -1,8 +1,9 @@
-import { resolveUserId, type DirectoryData } from '../directory';
-import { localType, type CompiledPolicy } from '../policy';
+import { resolveUserId, type DirectoryData } from './directory-data';
+import type { CompiledPolicy } from './compiled-policy';
+import { localType } from './describe-schema';
 import { AuthorizerUnavailableError, type AuthorizationDecision, type AuthorizationRequest, type Authorizer } from '@outpost/express-authz';
 import { buildDirectoryEntities, type DirectoryEntities } from './build-entities';
-import { createLruCache } from '../cache';
+import { LRUCache } from 'lru-cache';
 
 /** A local decision with the facts a decision log wants. */
 export interface LocalDecision extends AuthorizationDecision {
@@ -94,7 +95,10 @@ function withPath(decision: Cached, policyPath: string, cached: boolean): LocalD
  * the current policy and directory; a swap of either empties the cache.
  */
 export function createLocalAuthorizer(options: LocalAuthorizerOptions): LocalAuthorizer {
-  const cache = createLruCache<Cached>(options.cacheSize ?? 10_000);
+  const capacity = options.cacheSize ?? 10_000;
+  if (!Number.isInteger(capacity) || capacity < 0) throw new RangeError('cache capacity must be a non-negative integer');
+  // isaacs' lru-cache: a hit only moves pointers (BENCHMARKS.md, bench:apps); 0 caches nothing.
+  const cache = capacity === 0 ? undefined : new LRUCache<string, Cached>({ max: capacity });
   let hits = 0;
   let misses = 0;
   // Entities shaped for one (policy, directory) pair, rebuilt when either is swapped.
@@ -103,7 +107,7 @@ export function createLocalAuthorizer(options: LocalAuthorizerOptions): LocalAut
   /** Called on every decision: a new policy or directory empties the cache (its answers were for the old pair). */
   function snapshot(policy: CompiledPolicy, directory: DirectoryData): NonNullable<typeof prepared> {
     if (prepared?.policy !== policy || prepared.directory !== directory) {
-      cache.clear();
+      cache?.clear();
       prepared = { policy, directory, entities: undefined };
     }
     return prepared;
@@ -133,7 +137,7 @@ export function createLocalAuthorizer(options: LocalAuthorizerOptions): LocalAut
     const context = policy.contextKey(request.action, request.context);
     const exact = policy.readsResource && context === '' && isEmpty(request.context);
     const key = cacheKey(request, policy.readsResource, context);
-    const hit = cache.get(key);
+    const hit = cache?.get(key);
     if (hit) {
       hits++;
       return made(request, key, exact, withPath(hit, request.policyPath, true));
@@ -165,7 +169,7 @@ export function createLocalAuthorizer(options: LocalAuthorizerOptions): LocalAut
     const allowed = answer.allowed && answer.errors.length === 0;
     // The determining policies: the permits of an allow, the forbids of a deny; none for an allow an error turned into a deny.
     const decision = outcome(allowed, answer.allowed && !allowed ? [] : answer.reasons, policy, directory);
-    cache.set(key, decision);
+    cache?.set(key, decision);
     return made(request, key, exact, withPath(decision, request.policyPath, false));
   }
 
@@ -175,9 +179,9 @@ export function createLocalAuthorizer(options: LocalAuthorizerOptions): LocalAut
     authorize: async (request) => decide(request),
     decideNow: decide,
     authorizeNow: decide,
-    stats: () => ({ hits, misses, size: cache.size }),
+    stats: () => ({ hits, misses, size: cache?.size ?? 0 }),
     async close() {
-      cache.clear();
+      cache?.clear();
       prepared = undefined;
     },
   };
