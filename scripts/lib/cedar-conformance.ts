@@ -34,7 +34,7 @@ import { gunzipSync } from 'node:zlib';
 import * as cedar from '@cedar-policy/cedar-wasm/nodejs';
 import type { EntityJson } from '@cedar-policy/cedar-wasm/nodejs';
 import { compilePolicyImage, createPolicyImage, PolicyEvaluationError, PolicyValidationError, qualifyType, type CompiledPolicy } from '../../src/policy';
-import type { PolicyAnswer } from '../../packages/cedar-authorizer/src/compiled-policy';
+import type { PolicyAnswer } from '@outpost/cedar-authorizer';
 
 /** A file of the suite by its path as the tests name it (`tests/ip/1.json`, `corpus-tests/….cedar`). */
 export type SuiteReader = (path: string) => string | undefined;

@@ -16,7 +16,7 @@ export type { PolicyImage } from './policy-image';
 export { verifyPolicyImage, POLICY_IMAGE_LIMITS, DIGEST_PATTERN } from './verify-policy-image';
 export { readPolicyFolder } from './read-policy-folder';
 export { compilePolicyImage, validatePolicyImage } from './compile-policy-image';
-export type { CompiledPolicy, PolicyRequest, EntityRef } from './compiled-policy';
+export type { CompiledPolicy, PolicyRequest, PolicyAnswer, EntityRef } from './compiled-policy';
 export { qualifyType, localType } from './describe-schema';
 export type { PolicySchemaInfo, AttributeKind } from './describe-schema';
 export { preparsedCount } from './preparsed-registry';
