@@ -6,6 +6,7 @@
  */
 
 import type { DirectoryData } from '../../src/directory';
+import { formatPolicyTestCase } from './format-policy-tests';
 
 /** The names one app's files are written with. */
 export interface AppNames {
@@ -163,27 +164,9 @@ permit (
 `;
 }
 
-/** JSON on one line with a space after each `:` and `,`, as the sample policies' tests are written. */
-function inline(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(inline).join(', ')}]`;
-  if (value !== null && typeof value === 'object') return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}: ${inline(v)}`).join(', ')}}`;
-  return JSON.stringify(value);
-}
-
-/** One test case as the sample policies' tests write it: a block, its directory one line a field. */
+/** One test case as the sample policies' tests write it (format-policy-tests.ts). */
 function testCase(name: string, request: unknown, directory: { roles: unknown[]; users: unknown[] }, decision: 'allow' | 'deny'): string {
-  return [
-    '  {',
-    `    "name": ${JSON.stringify(name)},`,
-    `    "request": ${inline(request)},`,
-    '    "directory": {',
-    `      "roles": [${directory.roles.map(inline).join(', ')}],`,
-    `      "users": [${directory.users.map(inline).join(', ')}],`,
-    '      "resources": []',
-    '    },',
-    `    "decision": "${decision}"`,
-    '  }',
-  ].join('\n');
+  return formatPolicyTestCase({ name, request, directory: { roles: directory.roles, users: directory.users, resources: [] }, decision });
 }
 
 /** The policy's own tests, run before an image is pushed or activated: both answers, every role. */
