@@ -1,9 +1,10 @@
-// Every view of the console on a 390-px-wide screen (a phone) in Chromium: nothing scrolls the
-// page sideways. Rick (an owner, so every control is there) opens each view with its widest
-// content — the edge's card, the connections and curl commands, an opened policy with its
-// images, a file and a diff, the directory's tables, the organization's members, a decision
-// opened and the audit log — and the document is never wider than the screen, nor does any box of it scroll
-// sideways: tables stack their rows, code wraps.
+// Every view of the console on a 390-px-wide screen (a phone) in Chromium, and the IdP's login
+// page it signs in at: nothing scrolls the page sideways. Rick (an owner, so every control is
+// there) opens each view with its widest content — the edge's card, the connections and curl
+// commands, an opened policy with its images, a file and a diff, the directory's tables, the
+// organization's members, a decision opened and one tried, and the audit log — and the document
+// is never wider than the screen, nor does any box or text of it stick out or scroll sideways:
+// tables stack their rows, code wraps.
 // Writes docs/screenshots/console-narrow-*.png. Run with `npm run test:browser`.
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config';
@@ -58,6 +59,20 @@ describe('console on a 390-px screen in Chromium', () => {
     expect(createPolicyImage('rbac', files).digest).toMatch(/^sha256:/);
     expect((await admin(ctx.stack.url, ctx.stack.demo, 'PUT', '/api/v2/admin/directory/users/morty@the-citadel.com/roles/admin')).status).toBe(200);
     await ctx.page.setViewportSize({ width: WIDTH, height: 844 });
+  });
+
+  it("the IdP's login page, and a refused sign-in", async () => {
+    await ctx.page.goto(`${ctx.stack.url}/console/`);
+    await ctx.page.click('#sign-in');
+    await ctx.page.waitForURL(`${ctx.stack.idp.url}/login/**`);
+    await expectFits('idp-login');
+    await ctx.page.selectOption('#username', 'summer@the-smiths.com'); // the longest option
+    await ctx.page.fill('#password', 'not the password');
+    await ctx.page.click('form:has(#password) button[type=submit]');
+    await ctx.page.locator('[role=alert]').waitFor();
+    await expectFits('idp-login-refused');
+    // The refusal is the one error the page saw (its 401); later views must see none.
+    expect(ctx.browser.consoleErrors.splice(0)).toEqual([expect.stringContaining('401 (Unauthorized)')]);
     await ctx.browser.signIn('rick@the-citadel.com', 'Rick Sanchez');
   });
 
