@@ -64,6 +64,8 @@ describe('console Decisions view in Chromium', () => {
     const form = view().locator('form.try-form');
     await form.locator('select[name="instance"] option').first().waitFor({ state: 'attached' });
     expect(await form.locator('select[name="instance"]').inputValue()).toBe(ctx.stack.edge.instanceId);
+    // Named by what its connection serves, as its card is: not by the host name.
+    expect(await form.locator('select[name="instance"] option:checked').textContent()).toBe('sidecar · rbac');
     const tryAs = async (principal: string) => {
       await form.getByLabel('User').fill(principal);
       await form.getByLabel('Resource id').fill('try-target');
