@@ -130,7 +130,9 @@ export function decisionsView(section) {
     const shown = account;
     detail.hidden = false;
     detail.replaceChildren(el('h3', { text: `Why ${d.decision}: ${d.principal.email ?? d.principal.id} ${d.action} ${d.resource.type}:${d.resource.id}` }), el('p', { class: 'meta', text: 'loading the policy…' }));
-    detailRow.scrollIntoView({ block: 'nearest' });
+    // A row low on the screen would open its detail out of sight: bring the row to the top, the
+    // detail under it. A row higher up stays where it was clicked.
+    if (detailRow.getBoundingClientRect().top > window.innerHeight * 0.75) tr.scrollIntoView({ block: 'start' });
     try {
       const files = await imageFiles(shown, d);
       if (shown !== account || opened !== tr) return;
@@ -145,7 +147,6 @@ export function decisionsView(section) {
         parts.push(text === undefined ? el('p', { class: 'meta', text: 'the image is no longer stored' }) : policyText(match[1], text, Number(match[2])));
       }
       detail.replaceChildren(detail.firstChild, ...parts);
-      detailRow.scrollIntoView({ block: 'nearest' });
     } catch (err) {
       if (shown === account && opened === tr) detail.replaceChildren(detail.firstChild, el('p', { class: 'error', text: `could not load the policy: ${err.message}` }));
     }
