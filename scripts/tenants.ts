@@ -24,12 +24,14 @@ import {
   controlPlaneLocation,
   createTenant,
   describeControlPlaneLocation,
+  directoryNames,
   openControlPlaneStore,
   recordCliAudit,
   recordRotatedDemoKey,
   type AccountKind,
   type ControlPlaneStore,
   type MemberRole,
+  type NameOf,
   type TenantKeyKind,
 } from '../src/control-plane';
 import { loadDirectorySeed } from '../src/directory';
@@ -136,13 +138,34 @@ async function setKind(tenantId: string, kind: AccountKind): Promise<void> {
   });
 }
 
+/**
+ * Who a member is, by name and e-mail: from the tenant's own directory, else from the directory
+ * seed the IdP's users are made from (a new tenant's directory has no users yet); the CLI runs
+ * for the operator, on the control plane's host, so it may read both. Null for neither.
+ */
+async function memberNames(store: ControlPlaneStore, config: ReturnType<typeof loadConfig>, tenantId: string): Promise<NameOf> {
+  const own = directoryNames(await store.directory.snapshot(tenantId));
+  let seed: NameOf = () => undefined;
+  try {
+    seed = directoryNames(loadDirectorySeed(config.directorySeedFile).directory);
+  } catch {
+    // No seed file: the tenant's own directory is all there is to go by.
+  }
+  return (userId) => own(userId) ?? seed(userId);
+}
+
 async function listMembers(tenantId: string): Promise<void> {
-  return withStore(async (store) => {
+  return withStore(async (store, config) => {
     const kind = await store.members.kind(tenantId);
     const members = await store.members.members(tenantId);
+    const nameOf = await memberNames(store, config, tenantId);
     console.log(`${tenantId}  ${kind}`);
     if (members.length === 0) console.log('  no members');
-    for (const m of members) console.log(`  ${m.userId}  ${m.role}  (since ${new Date(m.createdAt).toISOString()})`);
+    for (const m of members) {
+      const known = nameOf(m.userId);
+      const who = known === undefined ? '(no name in the directory)' : `${known.name} <${known.email}>`;
+      console.log(`  ${who}  ${m.role}  user id ${m.userId}  (since ${new Date(m.createdAt).toISOString()})`);
+    }
   });
 }
 
@@ -203,7 +226,7 @@ program
 program
   .command('members')
   .argument('<tenant-id>', 'tenant id')
-  .description("list a tenant's members and their roles")
+  .description("list a tenant's members by name and e-mail, with their roles and user ids")
   .action((tenantId: string) => runScript('tenants members', () => listMembers(tenantId)));
 program
   .command('add-member')

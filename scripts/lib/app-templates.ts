@@ -6,6 +6,7 @@
  */
 
 import type { DirectoryData } from '../../src/directory';
+import { formatPolicyTestCase, inlineJson } from './format-policy-tests';
 
 /** The names one app's files are written with. */
 export interface AppNames {
@@ -163,23 +164,12 @@ permit (
 `;
 }
 
-/** JSON on one line with a space after each `:` and `,`, as the sample policies' tests are written. */
-function inline(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(inline).join(', ')}]`;
-  if (value !== null && typeof value === 'object') return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}: ${inline(v)}`).join(', ')}}`;
-  return JSON.stringify(value);
-}
-
 /**
- * One test case as the sample policies' tests write it: a block, its directory (when it has one
- * of its own) one line a field. Without one, it is decided over the folder's `tests/directory.json`.
+ * One test case as the sample policies' tests write it (format-policy-tests.ts). Without a
+ * directory of its own, it is decided over the folder's `tests/directory.json`.
  */
 function testCase(name: string, request: unknown, directory: { roles: unknown[]; users: unknown[] } | undefined, decision: 'allow' | 'deny'): string {
-  const own =
-    directory === undefined
-      ? []
-      : ['    "directory": {', `      "roles": [${directory.roles.map(inline).join(', ')}],`, `      "users": [${directory.users.map(inline).join(', ')}],`, '      "resources": []', '    },'];
-  return ['  {', `    "name": ${JSON.stringify(name)},`, `    "request": ${inline(request)},`, ...own, `    "decision": "${decision}"`, '  }'].join('\n');
+  return formatPolicyTestCase({ name, request, ...(directory === undefined ? {} : { directory: { roles: directory.roles, users: directory.users, resources: [] } }), decision });
 }
 
 /**
@@ -188,7 +178,7 @@ function testCase(name: string, request: unknown, directory: { roles: unknown[];
  * demo matrix's — is decided over it.
  */
 function sharedDirectory(demo: DemoDirectory): string {
-  const list = (items: readonly unknown[]) => `[\n${items.map((item) => `    ${inline(item)}`).join(',\n')}\n  ]`;
+  const list = (items: readonly unknown[]) => `[\n${items.map((item) => `    ${inlineJson(item)}`).join(',\n')}\n  ]`;
   return `{\n  "roles": ${list(demo.roles)},\n  "users": ${list(demo.users)},\n  "resources": []\n}\n`;
 }
 

@@ -24,6 +24,8 @@ export { seedDemoAccounts, ensureDemoAccounts, DEMO_MEMBERS } from './seed-demo-
 export { MembershipError, MAX_MEMBERS_PER_TENANT } from './membership-repository';
 export type { Account, Member, MembershipRepository } from './membership-repository';
 export { ACCOUNT_KINDS, MEMBER_ROLES, USER_ID_PATTERN } from './account';
+export { directoryNames } from './directory-names';
+export type { DirectoryName, NameOf } from './directory-names';
 export type { AccountKind, MemberRole } from './account';
 export { createConsoleRouter, CONSOLE_API_PATH } from './console-routes';
 export type { ConsoleDeps } from './console-routes';

@@ -5,7 +5,11 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-/** A minimal, accessible page frame: one heading, a main landmark, readable without CSS. */
+/**
+ * A minimal, accessible page frame: one heading, a main landmark, readable without CSS. The
+ * fields take the page's width and long words wrap, so it fits a phone (390 px): a select is
+ * as wide as its longest option otherwise.
+ */
 export function renderPage(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en">
@@ -13,8 +17,9 @@ export function renderPage(title: string, body: string): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)} · Outpost IdP</title>
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:28rem;margin:2rem auto;padding:0 1rem;color:#1d2330}
-label{display:block;margin:.75rem 0 .25rem}input,select,button{font:inherit;padding:.4rem .6rem}
+<style>*{box-sizing:border-box}body{font:16px/1.5 system-ui,sans-serif;max-width:28rem;margin:2rem auto;padding:0 1rem;color:#1d2330}
+label{display:block;margin:.75rem 0 .25rem}input,select,button{font:inherit;padding:.4rem .6rem;max-width:100%}
+select,input:not([type=hidden]){width:100%}p,h1{overflow-wrap:anywhere}
 [role=alert]{color:#a3271f}.hint{color:#5a6275;font-size:.9rem}</style>
 </head>
 <body><main>

@@ -1,5 +1,5 @@
 // Creating an edge connection from the console's Connections view in Chromium: Rick (an owner)
-// creates one for rbac, the page shows its secret once with a copy button, and the store
+// is asked to choose a policy (none is chosen for him), creates one for rbac, the page shows its secret once with a copy button, and the store
 // takes it as that connection's credential; once the view is left the secret is gone for
 // good. Beth (a viewer) gets no form. Run with `npm run test:browser`.
 import { useConsoleInChromium } from './console-browser';
@@ -16,7 +16,15 @@ describe('console: create a connection in Chromium', () => {
   it('lets Rick create a connection and shows its secret once, with a copy button; the secret is a working credential', async () => {
     await ctx.browser.signIn('rick@the-citadel.com', 'Rick Sanchez');
     await openConnections();
-    await view().locator('#new-connection-policy').selectOption('rbac');
+    // No policy until one is chosen (not the first by name, a conformance fixture): the form asks for one.
+    const policy = view().locator('#new-connection-policy');
+    expect(await policy.inputValue()).toBe('');
+    expect(await policy.locator('option:checked').textContent()).toBe('choose a policy…');
+    const before = (await ctx.stack.store.tenants.get(ctx.stack.demo.tenantId))!.connections.length;
+    await view().getByRole('button', { name: 'Create connection' }).click();
+    expect(await view().locator('#new-connection-policy:invalid').count()).toBe(1); // required, nothing chosen: the form was not sent
+    expect(await ctx.page.locator('#new-connection-secret').count()).toBe(0);
+    await policy.selectOption('rbac');
     await view().getByRole('button', { name: 'Create connection' }).click();
     await ctx.page.waitForSelector('#new-connection-secret');
     const secret = (await ctx.page.textContent('#new-connection-secret'))!;
@@ -24,7 +32,9 @@ describe('console: create a connection in Chromium', () => {
     await view().getByRole('button', { name: 'Copy connection secret' }).click();
     expect(await ctx.page.evaluate('navigator.clipboard.readText()')).toBe(secret);
 
-    const created = (await ctx.stack.store.tenants.get(ctx.stack.demo.tenantId))!.connections.at(-1)!;
+    const { connections } = (await ctx.stack.store.tenants.get(ctx.stack.demo.tenantId))!;
+    expect(connections).toHaveLength(before + 1); // the refused click made none
+    const created = connections.at(-1)!;
     expect(await view().locator('.plain li code').allTextContents()).toContain(created.connectionId);
     expect(await ctx.stack.store.tenants.verifyConnection(created.connectionId, secret)).toEqual({ tenantId: ctx.stack.demo.tenantId, connectionId: created.connectionId, policyName: 'rbac' });
     expect((await ctx.stack.store.audit.list(ctx.stack.demo.tenantId))[0]).toMatchObject({ action: 'connection.create', target: created.connectionId, outcome: 'ok' });

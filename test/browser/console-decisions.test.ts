@@ -1,7 +1,7 @@
 // The console's Decisions view in Chromium (docs/reference/api.md, "Decision records"): Rick opens
 // it, the test sends decisions to the demo tenant's real edge, and the rows appear live — Morty's
 // DELETE denied with "no policy permits", Rick's allowed by the admins' policy — without a reload;
-// selecting Rick's row shows rbac.cedar with that policy highlighted. The stream is cut and the
+// selecting Rick's row shows, right under it, rbac.cedar with that policy highlighted. The stream is cut and the
 // view reconnects and goes on. Screenshot: console-decisions.png, in .data/screenshots/
 // (docs/screenshots/ with UPDATE_SCREENSHOTS=1). Run with `npm run test:browser`.
 import { join } from 'node:path';
@@ -34,9 +34,17 @@ describe('console Decisions view in Chromium', () => {
     await rick.click();
     const marked = view().locator('.detail pre.policy[data-file="rbac.cedar"] mark');
     await marked.first().waitFor();
+    // The detail opens in the row right under Rick's, which says it is open; selecting it again closes it.
+    expect(await rick.evaluate((r) => r.nextElementSibling?.querySelector('.detail') !== null && r.getAttribute('aria-expanded'))).toBe('true');
     expect(await marked.first().getAttribute('data-line')).toBe('19');
     expect((await marked.allTextContents()).join('')).toContain('principal in Outpost::Role::"admin"');
     await ctx.page.screenshot({ path: join(SCREENSHOTS, 'console-decisions.png'), fullPage: true });
+    await rick.click();
+    await view().locator('.detail').waitFor({ state: 'detached' });
+    expect(await rick.getAttribute('aria-expanded')).toBe('false');
+    await morty.click();
+    await view().locator('.detail').waitFor();
+    expect(await morty.evaluate((r) => r.nextElementSibling?.querySelector('.detail h3')?.textContent)).toBe('Why deny: morty@the-citadel.com DELETE Resource:mega-seed');
   });
 
   it('reconnects when the stream is cut and shows what was decided meanwhile', async () => {
@@ -56,6 +64,8 @@ describe('console Decisions view in Chromium', () => {
     const form = view().locator('form.try-form');
     await form.locator('select[name="instance"] option').first().waitFor({ state: 'attached' });
     expect(await form.locator('select[name="instance"]').inputValue()).toBe(ctx.stack.edge.instanceId);
+    // Named by what its connection serves, as its card is: not by the host name.
+    expect(await form.locator('select[name="instance"] option:checked').textContent()).toBe('sidecar · rbac');
     const tryAs = async (principal: string) => {
       await form.getByLabel('User').fill(principal);
       await form.getByLabel('Resource id').fill('try-target');

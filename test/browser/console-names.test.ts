@@ -1,12 +1,15 @@
 // The console speaks in names, in Chromium: Rick sees the organization's members by name and
 // e-mail (the user id on hover and behind a copy button), the demo connections by what they
-// serve (the sidecar, the sample apps' embedded edges) in the Connections view and on the edge's
-// card, creates a connection with a label, and reads an audit log whose entries name who did
+// serve (the sidecar, the sample apps' embedded edges) in the Connections view and as the edge's
+// card's heading (the host name only for a connection without a label), creates a connection with a label, and reads an audit log whose entries name who did
 // what to whom — himself, the admin key for a change made through the admin API, and the CLI
 // for one made with `npm run tenants`.
 // Writes docs/screenshots/console-names-*.png. Run with `npm run test:browser`.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { recordCliAudit } from '../../src/control-plane';
+import { startEdgeNode } from '../integration/edge-node';
 import { admin } from '../integration/stack-client';
 import { SCREENSHOTS, useConsoleInChromium } from './console-browser';
 
@@ -48,7 +51,28 @@ describe('console names in Chromium', () => {
 
     await tab('Authorizers').click();
     const card = ctx.page.locator('#view-authorizers article.card', { has: ctx.page.locator('[data-field="connection"]', { hasText: ctx.stack.demo.connectionId }) });
-    await card.locator('[data-field="serves"]', { hasText: 'sidecar' }).waitFor();
+    await card.locator('h3[data-named="label"]').waitFor();
+    expect(await card.locator('h3').textContent()).toBe('sidecar');
+    expect(await card.getAttribute('aria-labelledby')).toBe(await card.locator('h3').getAttribute('id'));
+
+    // An edge on a connection without a label: its card is headed by its host name.
+    const bare = await ctx.stack.store.tenants.addConnection(ctx.stack.demo.tenantId, 'rbac');
+    const dataDir = mkdtempSync(join(tmpdir(), 'outpost-console-bare-edge-'));
+    const edge = await startEdgeNode({
+      relayUrl: ctx.stack.url,
+      credentials: bare,
+      dataDir,
+      hostname: 'bare-host',
+      jwt: { issuer: ctx.stack.idp.issuer, jwksUri: ctx.stack.idp.jwksUri, audience: ctx.stack.idp.audience },
+    });
+    try {
+      const bareCard = ctx.page.locator('#view-authorizers article.card', { has: ctx.page.locator('[data-field="connection"]', { hasText: bare.connectionId }) });
+      await bareCard.locator('h3[data-named="host"]').waitFor({ timeout: 15_000 });
+      expect(await bareCard.locator('h3').textContent()).toBe('bare-host');
+    } finally {
+      await edge.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('creates a connection with a label, listed by it', async () => {

@@ -63,7 +63,9 @@ describe('control-plane console in Chromium', () => {
     const card = cardOf(ctx.stack.demo.connectionId);
     await card.waitFor();
     expect(await card.locator('[data-field="instance"]').textContent()).toBe(ctx.stack.edge.instanceId);
-    expect(await card.locator('h3').textContent()).toBe('console-edge-1');
+    // Headed by what its connection serves; the host name is a field of the card.
+    expect(await card.locator('h3').textContent()).toBe('sidecar');
+    expect(await card.locator('[data-field="host"]').textContent()).toBe('console-edge-1');
     expect(await card.locator('.badge').textContent()).toBe('connected');
     expect(await card.locator('[data-field="drift"]').textContent()).toBe('policy up to date; directory up to date');
     await card.getByRole('button', { name: `Copy instance id ${ctx.stack.edge.instanceId}` }).click();

@@ -1,7 +1,7 @@
 // The Authorizers view: every registered edge of the tenant as the relay lists it, with its
 // drift spelled out, and the two relay commands (docs/service-interface.md §1 item 3) for
-// admins and owners. Each card names the connection by its label (what it serves: the
-// sidecar, an app's embedded edge). Polls the list every POLL_SECONDS while shown, and at once
+// admins and owners. Each card is headed by its connection's label (what it serves: the
+// sidecar, an app's embedded edge), the host name only where the connection has none. Polls the list every POLL_SECONDS while shown, and at once
 // after a command the edge confirmed (its card shows the state it confirmed, not the last
 // poll's); cards are kept per instance id and updated in place, so a poll never steals focus
 // or a command's result. Admins also get "Sync all" for each command: one broadcast to every
@@ -44,9 +44,9 @@ function directoryDrift(info) {
  * id), whether it gets a copy button, and whether it is prose rather than an identifier.
  */
 const FIELDS = [
-  { key: 'serves', label: 'Serves', value: (r, labels) => labels.get(r.info.connection_id) ?? 'a connection without a label', prose: true },
   { key: 'instance', label: 'Instance id', value: (r) => r.id, copy: true },
   { key: 'connection', label: 'Connection id', value: (r) => r.info.connection_id, copy: true },
+  { key: 'host', label: 'Host name', value: (r) => r.info.hostname },
   { key: 'version', label: 'Version', value: (r) => r.info.version },
   { key: 'policy', label: 'Policy', value: (r) => r.info.policy_name },
   { key: 'digest', label: 'Policy digest', value: (r) => r.info.policy_digest ?? 'none yet' },
@@ -126,7 +126,12 @@ function newCard(account, registration, labels, refresh) {
 
 function fill(card, registration, labels) {
   const { info } = registration;
-  card.querySelector('h3').textContent = info.hostname;
+  // Named for what it is — its connection's label (`sidecar`, `RBAC app (embedded edge)`) —
+  // not for the machine it runs on, which every edge of one host shares; the host name without a label.
+  const label = labels.get(info.connection_id);
+  const heading = card.querySelector('h3');
+  heading.textContent = label ?? info.hostname;
+  heading.dataset.named = label === undefined ? 'host' : 'label';
   const badge = card.querySelector('.badge');
   badge.textContent = info.connected ? 'connected' : 'disconnected';
   badge.dataset.state = info.connected ? 'up' : 'down';

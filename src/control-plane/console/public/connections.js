@@ -91,7 +91,14 @@ export function connectionsView(section) {
 
   /** The form that creates a connection for one of the tenant's policies, and where its secret is shown once. */
   function createForm(policies, list) {
-    const policy = el('select', { id: 'new-connection-policy' }, ...policies.map((p) => el('option', { value: p.name, text: p.name })));
+    // No policy chosen until one is: the first in name order is a conformance fixture
+    // (authzen-certification), not what a new edge should serve by a careless click.
+    const policy = el(
+      'select',
+      { id: 'new-connection-policy', required: true },
+      el('option', { value: '', text: 'choose a policy…', disabled: true, selected: true }),
+      ...policies.map((p) => el('option', { value: p.name, text: p.name })),
+    );
     const label = el('input', { id: 'new-connection-label', maxlength: 64, autocomplete: 'off', placeholder: 'e.g. billing sidecar' });
     const out = el('div', { class: 'new-connection', role: 'status' });
     const form = el(

@@ -2,8 +2,8 @@
 // image and directory revision it was made with — newest first, live. It loads the latest page
 // (GET …/decisions) and then follows …/decisions/stream, server-sent events read with fetch so
 // the access token goes in a header; a dropped stream reconnects after a second and resumes
-// after the last record it showed (docs/reference/api.md, "Decision records"). A row opens the
-// policy text with the determining policy highlighted.
+// after the last record it showed (docs/reference/api.md, "Decision records"). A row opens, right
+// under it, the policy text with the determining policy highlighted.
 import { api, tenantPath } from './api.js';
 import { el, labelCells } from './dom.js';
 import { accessToken, refresh } from './sign-in.js';
@@ -37,8 +37,9 @@ function row(d, onOpen) {
     el('td', { 'data-col': 'state' }, el('code', { text: `${d.policy_digest.slice(7, 19)}…`, title: d.policy_digest }), ` rev ${d.directory_revision}`),
     el('td', { 'data-col': 'edge', text: d.app, title: `instance ${d.instance_id}` }),
   );
-  tr.onclick = () => onOpen(d);
-  tr.onkeydown = (event) => event.key === 'Enter' && onOpen(d);
+  tr.setAttribute('aria-expanded', 'false');
+  tr.onclick = () => onOpen(d, tr);
+  tr.onkeydown = (event) => event.key === 'Enter' && onOpen(d, tr);
   return tr;
 }
 
@@ -97,7 +98,7 @@ export function decisionsView(section) {
   const rows = section.querySelector('tbody');
   const meta = section.querySelector('.meta');
   const live = section.querySelector('.live');
-  const detail = section.querySelector('.detail');
+  const detail = el('section', { class: 'detail', 'aria-live': 'polite', hidden: true });
   const form = section.querySelector('form.filters');
   let account = null;
   let filters = {};
@@ -105,14 +106,40 @@ export function decisionsView(section) {
   let after = 0;
   const trying = tryDecisionPanel(section.querySelector('.try'));
 
-  async function open(d) {
+  // The detail opens in a row of its own right under the decision's row (where it is read, not
+  // below the whole list), one at a time: opening another moves it, opening the same one closes it.
+  const detailRow = el('tr', { class: 'detail-row' }, el('td', { colspan: String(table.querySelectorAll('thead th').length) }, detail));
+  let opened = null; // the decision row the detail is under
+
+  function close() {
+    opened?.setAttribute('aria-expanded', 'false');
+    opened = null;
+    detailRow.remove();
+    detail.hidden = true;
+  }
+
+  async function open(d, tr) {
+    if (opened === tr) {
+      close();
+      return;
+    }
+    close();
+    opened = tr;
+    tr.setAttribute('aria-expanded', 'true');
+    tr.after(detailRow);
     const shown = account;
     detail.hidden = false;
     detail.replaceChildren(el('h3', { text: `Why ${d.decision}: ${d.principal.email ?? d.principal.id} ${d.action} ${d.resource.type}:${d.resource.id}` }), el('p', { class: 'meta', text: 'loading the policy…' }));
+    // A row low on the screen would open its detail out of sight: bring the row to the top, the
+    // detail under it. A row higher up stays where it was clicked.
+    if (detailRow.getBoundingClientRect().top > window.innerHeight * 0.75) tr.scrollIntoView({ block: 'start' });
     try {
       const files = await imageFiles(shown, d);
-      if (shown !== account) return;
-      const parts = [el('p', { text: whyText(d) }), el('p', { class: 'meta', text: `image ${d.policy_digest}, directory revision ${d.directory_revision}, request ${d.request_id}, decided by ${d.app} in ${d.latency_us} µs` })];
+      if (shown !== account || opened !== tr) return;
+      const parts = [
+        el('p', { text: whyText(d) }),
+        el('p', { class: 'meta' }, 'image ', el('code', { text: d.policy_digest }), `, directory revision ${d.directory_revision}, request `, el('code', { text: d.request_id }), `, decided by ${d.app} in ${d.latency_us} µs`),
+      ];
       for (const reason of d.reasons.filter((r) => r.policy !== null)) {
         const match = /^(.+?):(\d+)(?::\d+)?$/.exec(reason.policy);
         const text = match && files ? files[match[1]] : undefined;
@@ -121,7 +148,7 @@ export function decisionsView(section) {
       }
       detail.replaceChildren(detail.firstChild, ...parts);
     } catch (err) {
-      if (shown === account) detail.replaceChildren(detail.firstChild, el('p', { class: 'error', text: `could not load the policy: ${err.message}` }));
+      if (shown === account && opened === tr) detail.replaceChildren(detail.firstChild, el('p', { class: 'error', text: `could not load the policy: ${err.message}` }));
     }
   }
 
@@ -130,9 +157,14 @@ export function decisionsView(section) {
     const tr = row(d, open);
     if (newest) rows.prepend(tr);
     else rows.append(tr);
-    while (rows.children.length > MAX_ROWS) rows.lastElementChild.remove();
+    const shownRows = rows.querySelectorAll('tr.decision');
+    if (shownRows.length > MAX_ROWS) {
+      const oldest = shownRows[shownRows.length - 1];
+      if (oldest === opened) close();
+      oldest.remove();
+    }
     labelCells(table);
-    meta.textContent = `${rows.children.length} decisions shown`;
+    meta.textContent = `${rows.querySelectorAll('tr.decision').length} decisions shown`;
   }
 
   /** Follows the stream until `controller` aborts; reconnects a second after it ends or fails. */
@@ -174,8 +206,8 @@ export function decisionsView(section) {
       account = next;
       trying.show(next);
       const shown = next;
+      close();
       rows.replaceChildren();
-      detail.hidden = true;
       after = 0;
       meta.textContent = 'loading…';
       live.textContent = 'connecting…';
@@ -185,7 +217,7 @@ export function decisionsView(section) {
         if (shown !== account) return;
         for (const d of page.decisions) add(d, false);
         after = page.decisions[0]?.id ?? 0;
-        meta.textContent = `${rows.children.length} decisions shown`;
+        meta.textContent = `${rows.querySelectorAll('tr.decision').length} decisions shown`;
       } catch (err) {
         if (shown === account) meta.textContent = `could not load the decisions: ${err.message}`;
         return;

@@ -1,6 +1,7 @@
 // A line diff for the Policies view, small enough to read: the longest common subsequence of
 // the two files' lines (a table of lengths, filled from the end), then one walk from the start
-// that keeps common lines and marks the others removed (-) or added (+).
+// that keeps common lines and marks the others removed (-) or added (+); long unchanged runs
+// are folded (foldUnchanged), so a change in a long file is read where it is.
 
 /** A file's lines; a file that is not there has none. */
 const linesOf = (text) => (text === undefined ? [] : text.split('\n'));
@@ -44,4 +45,36 @@ export function imageDiff(before, after) {
   return paths
     .filter((path) => before[path] !== after[path])
     .map((path) => ({ path, lines: lineDiff(before[path], after[path]) }));
+}
+
+/** Unchanged lines kept on each side of a change; a longer unchanged run between is folded. */
+export const CONTEXT_LINES = 3;
+
+/**
+ * The lines of a {@link lineDiff} with each long run of unchanged lines folded: `CONTEXT_LINES`
+ * kept next to each change, the rest as one `{op: 'fold', lines}` the view shows as "… n
+ * unchanged lines …" and opens on request. A run is folded only when that hides more than
+ * `CONTEXT_LINES` lines — hiding a few would cost as much room as showing them.
+ */
+export function foldUnchanged(lines) {
+  const out = [];
+  let i = 0;
+  while (i < lines.length) {
+    if (lines[i].op !== ' ') {
+      out.push(lines[i++]);
+      continue;
+    }
+    let end = i;
+    while (end < lines.length && lines[end].op === ' ') end++;
+    const keepBefore = i === 0 ? 0 : CONTEXT_LINES; // context after the change above
+    const keepAfter = end === lines.length ? 0 : CONTEXT_LINES; // context before the change below
+    const hidden = end - i - keepBefore - keepAfter;
+    if (hidden > CONTEXT_LINES) {
+      out.push(...lines.slice(i, i + keepBefore), { op: 'fold', lines: lines.slice(i + keepBefore, end - keepAfter) }, ...lines.slice(end - keepAfter, end));
+    } else {
+      out.push(...lines.slice(i, end));
+    }
+    i = end;
+  }
+  return out;
 }

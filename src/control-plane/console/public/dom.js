@@ -58,15 +58,15 @@ export function named(id, name, detail, what) {
 
 /**
  * Marks each body cell of `table` with its column's heading (`data-label`), which a narrow
- * screen shows beside the value when the table stacks its rows (style.css). Call it again
- * after adding rows.
+ * screen shows beside the value when the table stacks its rows (style.css); a cell that spans
+ * columns (a row's opened detail) has no one heading and gets none. Call it again after adding rows.
  */
 export function labelCells(table) {
   table.classList.add('stack');
   const headings = [...table.querySelectorAll('thead th')].map((th) => th.textContent);
   for (const row of table.querySelectorAll('tbody tr')) {
     [...row.children].forEach((cell, i) => {
-      if (headings[i]) cell.dataset.label = headings[i];
+      if (headings[i] && !cell.hasAttribute('colspan')) cell.dataset.label = headings[i];
     });
   }
   return table;

@@ -1,11 +1,12 @@
 // The Policies view (read-only for every member): the tenant's policy names with the digest
 // `latest` points at; for the opened name its stored images (digest, tag, signature, pushed
-// at), the files of an image, and the line diff (diff.js) between two images of that name.
+// at), the files of an image, and the line diff (diff.js) between two images of that name,
+// its long unchanged runs folded behind a button that shows them.
 // Signed images (pushed with `npm run policy -- push --sign`) are marked "signed" with the
 // version their signature signed. Images are pushed with the admin API or `npm run policy`,
 // never from here.
 import { api, tenantPath } from './api.js';
-import { imageDiff } from './diff.js';
+import { foldUnchanged, imageDiff } from './diff.js';
 import { el, labelCells, loadInto, when } from './dom.js';
 
 const short = (digest) => digest.slice(0, 19);
@@ -14,6 +15,15 @@ const short = (digest) => digest.slice(0, 19);
 function signature(signed, version) {
   if (!signed) return el('span', { class: 'hint', 'data-signed': 'false', text: 'unsigned' });
   return el('span', { class: 'badge signed', 'data-signed': 'true', title: 'pushed with a signature the control plane verified', text: version ? `signed v${version}` : 'signed' });
+}
+
+/** One line of a diff as a span; a fold of unchanged lines as a button that shows them in its place. */
+function diffLine(l) {
+  if (l.op !== 'fold') return el('span', { class: `line${l.op === '+' ? ' add' : l.op === '-' ? ' del' : ''}`, text: `${l.op} ${l.line}\n` });
+  const n = l.lines.length;
+  const fold = el('button', { type: 'button', class: 'fold', 'aria-label': `Show ${n} unchanged lines`, text: `… ${n} unchanged lines …` });
+  fold.onclick = () => fold.replaceWith(...l.lines.map(diffLine));
+  return fold;
 }
 
 /** The view in `section`: `show(account)` lists that tenant's policies, `hide()` stops showing them. */
@@ -54,7 +64,7 @@ export function policiesView(section) {
       el('h4', {}, 'Changes from ', el('code', { text: short(from) }), ' to ', el('code', { text: short(to) })),
       ...(files.length === 0 ? [el('p', { text: 'The two images hold the same files.' })] : []),
       ...files.map((f) =>
-        el('figure', {}, el('figcaption', {}, el('code', { text: f.path })), el('pre', { class: 'diff' }, ...f.lines.map((l) => el('span', { class: `line${l.op === '+' ? ' add' : l.op === '-' ? ' del' : ''}`, text: `${l.op} ${l.line}\n` })))),
+        el('figure', {}, el('figcaption', {}, el('code', { text: f.path })), el('pre', { class: 'diff' }, ...foldUnchanged(f.lines).map(diffLine))),
       ),
     );
   }

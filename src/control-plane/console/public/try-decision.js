@@ -14,11 +14,17 @@ export function tryDecisionPanel(section) {
   let account = null;
 
   async function fill(shown) {
-    const [directory, edgesPage] = await Promise.all([api('GET', tenantPath(shown, '/directory')), api('GET', tenantPath(shown, '/authorizers?page_size=100'))]);
+    const [directory, edgesPage, { connections }] = await Promise.all([
+      api('GET', tenantPath(shown, '/directory')),
+      api('GET', tenantPath(shown, '/authorizers?page_size=100')),
+      api('GET', tenantPath(shown, '/connections')),
+    ]);
     if (shown !== account) return;
     users.replaceChildren(...directory.users.map((u) => el('option', { value: u.email, text: u.name })));
+    // Each edge by what its connection serves, as its card is headed (the host name without a label).
+    const labels = new Map(connections.filter((c) => c.label).map((c) => [c.connection_id, c.label]));
     const connected = edgesPage.result.filter((r) => r.info.connected);
-    edges.replaceChildren(...connected.map((r) => el('option', { value: r.id, text: `${r.info.hostname ?? r.id} · ${r.info.policy_name ?? ''}` })));
+    edges.replaceChildren(...connected.map((r) => el('option', { value: r.id, text: `${labels.get(r.info.connection_id) ?? r.info.hostname ?? r.id} · ${r.info.policy_name ?? ''}` })));
   }
 
   form.onsubmit = async (event) => {
