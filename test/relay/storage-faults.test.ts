@@ -81,7 +81,9 @@ describe('relay with a write-locked database', () => {
 
 describe('relay heartbeat with a write-locked database', () => {
   it('skips the last_seen write and keeps the edge', async () => {
-    const kit = await startRelayKit({ heartbeatMs: 20 });
+    // A heartbeat slow enough that a busy machine's late pong is not taken for a dead edge (at 20 ms
+    // the relay once dropped the edge in a loaded full run: exec 409), fast enough for three rounds.
+    const kit = await startRelayKit({ heartbeatMs: 250 });
     const locker = new Database(kit.location as string);
     try {
       const edge = await kit.edge(kit.a);
