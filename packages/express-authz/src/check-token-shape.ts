@@ -4,7 +4,8 @@ import { InvalidTokenError } from './bearer-errors';
 /** What an access token for this API must look like before its signature is checked. */
 export interface TokenExpectations {
   issuer: string;
-  audience: string;
+  /** Every audience accepted: `aud` must contain one. */
+  audiences: readonly string[];
   clientId: string | undefined;
   realm: string;
   /** Allowed clock skew (s), the same as for `exp` and `nbf`. */
@@ -69,7 +70,8 @@ export function checkTokenShape(token: Jwt | null | undefined, expected: TokenEx
   const { header, payload } = token;
   const typ = mediaType(header.typ);
   const auds = audiences(payload);
-  const forClientOnly = expected.clientId !== undefined && auds.includes(expected.clientId) && !auds.includes(expected.audience);
+  const forApi = auds.some((aud) => expected.audiences.includes(aud));
+  const forClientOnly = expected.clientId !== undefined && auds.includes(expected.clientId) && !forApi;
   // An ID token (OpenID Connect Core §2) proves a login to the client; it is not an API credential.
   if (typ === 'jwt' || forClientOnly) fail(ID_TOKEN_MESSAGE);
   // RFC 8725 §3.1: the algorithm is pinned; `none` and HMAC never reach key lookup.
@@ -89,6 +91,6 @@ export function checkTokenShape(token: Jwt | null | undefined, expected: TokenEx
   if (typeof payload.sub !== 'string' || payload.sub === '') fail('the token has no subject (sub)');
   if (!SUBJECT.test(payload.sub as string)) fail('the token subject (sub) is not a user id');
   if (payload.iss !== expected.issuer) fail('the token was issued by another issuer');
-  if (!auds.includes(expected.audience)) fail('the token is not meant for this API (aud)');
+  if (!forApi) fail('the token is not meant for this API (aud)');
   return header.kid as string;
 }

@@ -48,7 +48,7 @@ export function createAccessTokenVerifier(options: AccessTokenVerifierOptions, l
   const { realm, now } = opts;
   const nowSeconds = () => Math.floor(now() / 1000);
   const keys = createJwksKeyStore({
-    jwksUri: opts.jwksUri,
+    source: opts.jwksUri ?? opts.jwks!,
     cooldownMs: opts.jwksCooldownMs,
     maxAgeMs: opts.jwksMaxAgeMs,
     timeoutMs: opts.jwksTimeoutMs,
@@ -56,11 +56,11 @@ export function createAccessTokenVerifier(options: AccessTokenVerifierOptions, l
     now,
   });
   const cache = createVerifiedTokenCache(opts.tokenCacheSize, opts.clockTolerance);
-  const expected = { issuer: opts.issuer, audience: opts.audience, clientId: opts.clientId, realm, clockTolerance: opts.clockTolerance, nowSeconds };
+  const expected = { issuer: opts.issuer, audiences: opts.audiences, clientId: opts.clientId, realm, clockTolerance: opts.clockTolerance, nowSeconds };
   const jwtOptions: VerifyOptions = {
     algorithms: ['RS256'],
     issuer: opts.issuer,
-    audience: opts.audience,
+    audience: [...opts.audiences] as [string, ...string[]], // one at least: the options were checked
     clockTolerance: opts.clockTolerance,
   };
   // jsonwebtoken reads `clockTimestamp` once per verify call; a getter makes it use our clock.

@@ -1,4 +1,4 @@
-import { createPublicKey, type KeyObject } from 'node:crypto';
+import { createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { JwksClient } from 'jwks-rsa';
 import { InvalidTokenError, TemporarilyUnavailableError } from './bearer-errors';
 
@@ -14,7 +14,8 @@ export interface JwksKeyStore {
 
 /** What {@link createJwksKeyStore} needs. */
 export interface JwksKeyStoreOptions {
-  jwksUri: string;
+  /** The JWKS URL, or the key set itself (the IdP's own, for its `/userinfo`). */
+  source: string | (() => Promise<{ readonly keys: readonly JsonWebKey[] }>);
   cooldownMs: number;
   maxAgeMs: number;
   timeoutMs: number;
@@ -47,29 +48,38 @@ const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * stops verifying. A failed fetch keeps the keys we had: the IdP may be restarting.
  */
 export function createJwksKeyStore(options: JwksKeyStoreOptions): JwksKeyStore {
+  const { source } = options;
   // jwks-rsa's own cache and rate limiter are off: this store does both, by kid.
-  const client = new JwksClient({ jwksUri: options.jwksUri, cache: false, rateLimit: false, timeout: options.timeoutMs });
+  const client = typeof source === 'string' ? new JwksClient({ jwksUri: source, cache: false, rateLimit: false, timeout: options.timeoutMs }) : undefined;
   let keys = new Map<string, KeyObject>();
   let lastAttempt = Number.NEGATIVE_INFINITY;
   let lastSuccess = Number.NEGATIVE_INFINITY;
   let lastFailed = false;
   let inFlight: Promise<void> | undefined;
 
+  /** The set's keys as (kid, alg, key): from the JWKS URL through jwks-rsa, or from the set given. */
+  async function signingKeys(): Promise<{ kid: string | undefined; alg: string | undefined; key: () => KeyObject }[]> {
+    if (client) return (await client.getSigningKeys()).map((k) => ({ kid: k.kid, alg: k.alg, key: () => createPublicKey(k.getPublicKey()) }));
+    const { keys: jwks } = await (source as Exclude<typeof source, string>)();
+    return jwks.map((jwk) => ({ kid: typeof jwk.kid === 'string' ? jwk.kid : undefined, alg: typeof jwk.alg === 'string' ? jwk.alg : undefined, key: () => createPublicKey({ key: jwk, format: 'jwk' }) }));
+  }
+
   async function fetchKeys(): Promise<void> {
     lastAttempt = options.now();
     try {
       const fetched = new Map<string, KeyObject>();
-      for (const signingKey of await client.getSigningKeys()) {
+      for (const signingKey of await signingKeys()) {
         // RS256 only (RFC 8725 §3.1): skip EC/OKP keys and keys pinned to another alg.
         if (!signingKey.kid || (signingKey.alg !== undefined && signingKey.alg !== 'RS256')) continue;
-        const key = createPublicKey(signingKey.getPublicKey());
+        const key = signingKey.key();
         if (key.asymmetricKeyType === 'rsa') fetched.set(signingKey.kid, key);
       }
       keys = fetched;
       lastSuccess = lastAttempt;
       lastFailed = false;
     } catch (err) {
-      if (!isJwksFailure(err)) throw err;
+      // A set given in-process that cannot be read is as unavailable as a JWKS URL that does not answer.
+      if (client && !isJwksFailure(err)) throw err;
       lastFailed = true;
     }
   }

@@ -1,13 +1,19 @@
+import type { JsonWebKey } from 'node:crypto';
 import { DEFAULT_REALM } from './bearer-errors';
 
 /** Options of the access-token verifier; checked once, when it is created. */
 export interface AccessTokenVerifierOptions {
   /** Exact `iss` expected (RFC 9068 §4). */
   issuer: string;
-  /** The API's audience; `aud` must contain it. */
-  audience: string;
-  /** The IdP's JWKS URL; the only source of verification keys. */
-  jwksUri: string;
+  /** The API's audience; `aud` must contain it (or one of them, given several). */
+  audience: string | readonly string[];
+  /** The IdP's JWKS URL, the source of verification keys. */
+  jwksUri?: string;
+  /**
+   * Instead of `jwksUri`, the key set itself (`{ keys: [...] }`, RFC 7517), for a verifier inside
+   * the IdP that holds it (its `/userinfo`); fetched and cached as a JWKS would be.
+   */
+  jwks?: () => Promise<{ readonly keys: readonly JsonWebKey[] }>;
   /** The OAuth client id: a token whose `aud` is this (an ID token) gets a pointed message. */
   clientId?: string;
   /** Allowed clock skew for `exp`/`nbf`, in seconds (default 5, at most 300). */
@@ -30,8 +36,12 @@ export interface AccessTokenVerifierOptions {
 }
 
 /** The options with every default filled in. */
-export type ResolvedAccessTokenOptions = Readonly<Required<Omit<AccessTokenVerifierOptions, 'clientId'>>> & {
+export type ResolvedAccessTokenOptions = Readonly<Required<Omit<AccessTokenVerifierOptions, 'clientId' | 'audience' | 'jwksUri' | 'jwks'>>> & {
   readonly clientId: string | undefined;
+  /** Every audience accepted. */
+  readonly audiences: readonly string[];
+  readonly jwksUri: string | undefined;
+  readonly jwks: AccessTokenVerifierOptions['jwks'];
 };
 
 const PRINTABLE = /^[\x20-\x7e]+$/;
@@ -51,10 +61,12 @@ function isHttpUrl(value: unknown): boolean {
  * start-up instead of on its first request. `label` names the caller in the error.
  */
 export function resolveAccessTokenOptions(options: AccessTokenVerifierOptions, label: string): ResolvedAccessTokenOptions {
+  const audiences: readonly string[] = typeof options.audience === 'string' ? [options.audience] : Array.isArray(options.audience) ? [...(options.audience as string[])] : [];
   const resolved = {
     issuer: options.issuer,
-    audience: options.audience,
+    audiences,
     jwksUri: options.jwksUri,
+    jwks: options.jwks,
     clientId: options.clientId,
     clockTolerance: options.clockTolerance ?? 5,
     realm: options.realm ?? DEFAULT_REALM,
@@ -66,12 +78,14 @@ export function resolveAccessTokenOptions(options: AccessTokenVerifierOptions, l
   };
   const problems: string[] = [];
   if (typeof resolved.issuer !== 'string' || resolved.issuer === '') problems.push('issuer must be a non-empty string');
-  if (typeof resolved.audience !== 'string' || resolved.audience === '') problems.push('audience must be a non-empty string');
-  if (!isHttpUrl(resolved.jwksUri)) problems.push('jwksUri must be an http(s) URL');
+  if (audiences.length === 0 || audiences.some((a) => typeof a !== 'string' || a === '')) problems.push('audience must be a non-empty string, or a list of them');
+  if ((resolved.jwksUri === undefined) === (resolved.jwks === undefined)) problems.push('give either jwksUri or jwks');
+  else if (resolved.jwksUri !== undefined && !isHttpUrl(resolved.jwksUri)) problems.push('jwksUri must be an http(s) URL');
+  else if (resolved.jwks !== undefined && typeof resolved.jwks !== 'function') problems.push('jwks must be a function returning the key set');
   if (resolved.clientId !== undefined && (typeof resolved.clientId !== 'string' || resolved.clientId === '')) {
     problems.push('clientId must be a non-empty string when given');
   }
-  if (resolved.clientId !== undefined && resolved.clientId === resolved.audience) {
+  if (resolved.clientId !== undefined && audiences.includes(resolved.clientId)) {
     problems.push('clientId must differ from audience, or ID tokens could pass the audience check');
   }
   if (!isIntIn(resolved.clockTolerance, 0, 300)) problems.push('clockTolerance must be an integer from 0 to 300 seconds');

@@ -1,6 +1,7 @@
 import express, { type Express } from 'express';
 import request from 'supertest';
-import { authErrorHandler, ID_TOKEN_MESSAGE, requireAccessToken, requirePermission, requireScope, type Authorizer } from '../src';
+import type { JsonWebKey } from 'node:crypto';
+import { authErrorHandler, createAccessTokenVerifier, ID_TOKEN_MESSAGE, requireAccessToken, requirePermission, requireScope, type Authorizer } from '../src';
 import { AUDIENCE, CLIENT_ID, ISSUER, startIssuer, type TestIssuer } from './issuer';
 
 let issuer: TestIssuer;
@@ -94,5 +95,18 @@ describe('with forwardErrors and authErrorHandler', () => {
     const res = await request(app).get('/').set(bearer(down.token()));
     await down.close();
     expect([res.status, res.body.error]).toEqual([503, 'temporarily_unavailable']);
+  });
+});
+
+describe('createAccessTokenVerifier', () => {
+  it('takes a key set in place of a JWKS URL, and several audiences', async () => {
+    const verifier = createAccessTokenVerifier({ issuer: ISSUER, audience: ['https://other.test', AUDIENCE], jwks: async () => (await fetch(issuer.jwksUri)).json() as Promise<{ keys: JsonWebKey[] }> });
+    expect((await verifier.verify(issuer.token())).sub).toBe('user-1');
+    await expect(verifier.verify(issuer.token({ aud: 'https://third.test' }))).rejects.toMatchObject({ status: 401, message: 'the token is not meant for this API (aud)' });
+  });
+
+  it('wants exactly one key source', () => {
+    expect(() => createAccessTokenVerifier({ issuer: ISSUER, audience: AUDIENCE })).toThrow('give either jwksUri or jwks');
+    expect(() => createAccessTokenVerifier({ issuer: ISSUER, audience: AUDIENCE, jwksUri: issuer.jwksUri, jwks: async () => ({ keys: [] }) })).toThrow('give either jwksUri or jwks');
   });
 });
