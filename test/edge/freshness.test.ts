@@ -72,9 +72,10 @@ describe('freshness on request', () => {
 
   it('answers 503 within the bounded wait when the sync hangs, and never decides on older state', async () => {
     const held = cp.hold();
-    const started = Date.now();
+    // Answered while the control plane still holds the sync's answer: the edge stopped
+    // waiting on its own bound (the 2 s freshness wait), not when the sync ended.
     const res = await evaluate({ min_policy_digest: `sha256:${'1'.repeat(64)}` }).expect(503);
-    expect(Date.now() - started).toBeLessThan(3_000);
+    await held.arrived; // the sync it waited for had reached the control plane, which still holds it
     expect(res.body.code).toBe('freshness_unavailable');
     expect(res.headers['retry-after']).toBe('1');
     held.release();
