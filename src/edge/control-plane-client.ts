@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { directoryChangeSchema, directoryDataSchema, type DirectoryChange, type DirectoryData } from '../directory';
-import { fetchBeforeDeadline, FetchFailure } from './fetch-before-deadline';
+import { fetchBeforeDeadline, FetchFailure, type TimedResponse } from './fetch-before-deadline';
 import { MAX_CONTROL_PLANE_RESPONSE_BYTES, readBoundedBody } from './read-bounded-body';
 import { systemTimers, type Timers } from './timers';
 
@@ -80,7 +80,7 @@ export function createControlPlaneClient(options: {
    */
   async function get<T>(path: string, deadline: number | undefined, read: (response: Response, timedOut: () => string | undefined) => Promise<T>, headers: Record<string, string> = {}): Promise<T> {
     const what = `GET ${path.split('?')[0]}`;
-    let timed;
+    let timed: TimedResponse;
     try {
       timed = await fetchBeforeDeadline(`${base}${path}`, what, { headers: { accept: 'application/json', authorization, ...headers } }, { ...timing, deadline });
     } catch (err) {
