@@ -3,7 +3,7 @@ import { createLocalAuthorizer, type LocalAuthorizer } from '../decision';
 import { acquireDirectoryLock, DirectoryLockedError, type HeldLock } from '../files';
 import type { Logger } from '../observability';
 import type { AuthorizationRequest, LocalDecision } from '../decision';
-import type { CommandName, EdgeStatus } from '../relay-protocol';
+import { DEFAULT_COMMAND_TIMEOUT_MS, type CommandName, type EdgeStatus } from '../relay-protocol';
 import { createCoalescingJob } from './coalescing-job';
 import { createControlPlaneClient } from './control-plane-client';
 import { describeFailure } from './describe-failure';
@@ -24,6 +24,9 @@ import { loadPersistedPolicy, syncPolicy, type PinnedKeys, type PinnedVerificati
 import { systemTimers, withinMs, type Timers } from './timers';
 import { loadPolicyVersionFloor } from './verify-policy-version';
 import { policyVerdicts } from './policy-verdict';
+
+/** The share of a command's time the edge spends on it; the rest is for its result to reach the relay. */
+export const COMMAND_RESULT_SHARE = 0.9;
 
 /** Everything an edge's runtime needs; the optional trailing fields exist for tests and embedding. */
 export interface EdgeRuntimeDeps {
@@ -91,8 +94,8 @@ export interface EdgeRuntime {
    * 503s, from its first request.
    */
   settle(timeoutMs: number): Promise<boolean>;
-  /** What a relay command does: run the job now (coalescing) and report. */
-  runCommand(command: CommandName): Promise<CommandOutcome>;
+  /** What a relay command does: run the job now (coalescing) within `timeoutMs` (default 10 s) and report. */
+  runCommand(command: CommandName, timeoutMs?: number): Promise<CommandOutcome>;
   status(): EdgeStatus;
   readonly relayConnected: boolean;
 }
@@ -107,13 +110,14 @@ export function createEdgeRuntime(deps: EdgeRuntimeDeps): EdgeRuntime {
   const decisionLog = createDecisionLog(deps.app ?? 'sidecar', deps.decisionQueueCapacity);
   const metrics = withDecisionLogMetrics(createEdgeMetrics(state), decisionLog);
   const credentials = { connectionId: deps.connectionId, connectionSecret: deps.connectionSecret };
-  const client = createControlPlaneClient({ relayUrl: deps.relayUrl, credentials });
+  const random = deps.random ?? Math.random;
+  const client = createControlPlaneClient({ relayUrl: deps.relayUrl, credentials, timers, now, random });
   const directorySync = createDirectorySync({ client, state, dataDir, fullSyncIntervalMs: deps.fullSyncIntervalMs, now, logger });
 
-  function counted(job: SyncJob, task: () => Promise<SyncOutcome>) {
-    return createCoalescingJob(async () => {
+  function counted(job: SyncJob, task: (deadline: number | undefined) => Promise<SyncOutcome>) {
+    return createCoalescingJob(async (deadline) => {
       try {
-        const outcome = await task();
+        const outcome = await task(deadline);
         metrics.sync(job, outcome);
         return outcome;
       } catch (err) {
@@ -127,8 +131,8 @@ export function createEdgeRuntime(deps: EdgeRuntimeDeps): EdgeRuntime {
   const pinned: PinnedVerification | undefined = keys === undefined ? undefined : { keys, versions: loadPolicyVersionFloor(dataDir) };
   // Keyed with the connection secret, which the data folder does not hold (policy-verdict.ts).
   const verdicts = policyVerdicts(dataDir, deps.connectionSecret);
-  const discoveryJob = counted('policy', () => syncPolicy({ client, state, dataDir, logger, pinned, verdicts }));
-  const directoryJob = counted('directory', () => directorySync.run());
+  const discoveryJob = counted('policy', (deadline) => syncPolicy({ client, state, dataDir, logger, pinned, verdicts, deadline }));
+  const directoryJob = counted('directory', (deadline) => directorySync.run(deadline));
 
   let relay: ReturnType<typeof createRelayClient> | undefined;
   let dataDirLock: HeldLock | undefined;
@@ -136,13 +140,19 @@ export function createEdgeRuntime(deps: EdgeRuntimeDeps): EdgeRuntime {
     if (!result.ok) logger.warn({ job, ...describeFailure(result.error, logger) }, 'scheduled sync failed');
     relay?.sendStatus();
   };
-  const random = deps.random ?? Math.random;
   const discovery = createPeriodicJob({ job: discoveryJob, intervalMs: deps.discoveryIntervalMs, timers, random, afterTimerRun: afterTimerRun('policy') });
   const directory = createPeriodicJob({ job: directoryJob, intervalMs: deps.directorySyncIntervalMs, timers, random, afterTimerRun: afterTimerRun('directory') });
 
-  async function runCommand(command: CommandName): Promise<CommandOutcome> {
+  /**
+   * Runs a relay command within the time the relay waits for it (`timeoutMs`, the frame's
+   * `timeout_ms`), less {@link COMMAND_RESULT_SHARE}'s margin for the result to travel back:
+   * a download that times out is tried again within it, and a failure names its real cause
+   * before exec gives up with a bare 504.
+   */
+  async function runCommand(command: CommandName, timeoutMs?: number): Promise<CommandOutcome> {
+    const deadline = now() + Math.floor((timeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS) * COMMAND_RESULT_SHARE);
     try {
-      await (command === 'discovery' ? discovery : directory).runNow();
+      await (command === 'discovery' ? discovery : directory).runNow(deadline);
       return { ok: true, status: edgeStatus(state) };
     } catch (err) {
       const error = describeFailure(err, logger);

@@ -6,8 +6,8 @@ import type { Timers } from './timers';
 export interface PeriodicJob<T> {
   /** Starts the timer; the first run happens at once. */
   start(): void;
-  /** Runs now, skipping the timer (a relay command); coalesces with a run in progress. */
-  runNow(): Promise<T>;
+  /** Runs now, skipping the timer (a relay command, with its deadline); coalesces with a run in progress. */
+  runNow(deadline?: number): Promise<T>;
   stop(): void;
 }
 
@@ -68,7 +68,7 @@ export function createPeriodicJob<T>(options: {
       stopped = false;
       tick();
     },
-    runNow: () => job.run(),
+    runNow: (deadline) => job.run(deadline),
     stop() {
       stopped = true;
       timers.clearTimeout(handle);

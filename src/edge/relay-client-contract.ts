@@ -17,7 +17,8 @@ export interface RelayClientOptions {
   readonly hostname: string;
   readonly version: string;
   readonly status: () => EdgeStatus;
-  readonly onCommand: (command: CommandName) => Promise<CommandOutcome>;
+  /** Runs a command; `timeoutMs` is how long the relay waits for its result (the frame's `timeout_ms`), when it said. */
+  readonly onCommand: (command: CommandName, timeoutMs: number | undefined) => Promise<CommandOutcome>;
   /** The decision sample a `sample_request` asks for (docs/reference/api.md, "Dry run"). */
   readonly decisionSample: () => readonly SampledDecision[];
   /** Decides a `try_decision` without recording it ("Try a decision"); absent, the edge answers `try_failed`. */

@@ -51,8 +51,8 @@ export function createRelayClient(options: RelayClientOptions): RelayClient {
     }, silenceTimeoutMs);
   }
 
-  async function runCommand(ws: WebSocket, requestId: string, command: CommandName): Promise<void> {
-    const outcome = await options.onCommand(command);
+  async function runCommand(ws: WebSocket, requestId: string, command: CommandName, timeoutMs: number | undefined): Promise<void> {
+    const outcome = await options.onCommand(command, timeoutMs);
     // A request id belongs to the connection it came on; after a reconnect nobody waits for it.
     if (socket !== ws) return;
     if (outcome.ok) send({ type: 'command_result', request_id: requestId, ok: true, status: outcome.status });
@@ -94,7 +94,7 @@ export function createRelayClient(options: RelayClientOptions): RelayClient {
         break;
       case 'command':
         logger.info({ command: frame.command, request_id: frame.request_id }, 'relay command');
-        void runCommand(ws, frame.request_id, frame.command);
+        void runCommand(ws, frame.request_id, frame.command, frame.timeout_ms);
         break;
       case 'try_decision': {
         const outcome = options.tryDecision?.(frame.request) ?? { ok: false as const, error: { code: 'try_failed', message: 'this edge cannot try decisions' } };

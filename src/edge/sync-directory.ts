@@ -21,7 +21,8 @@ export function loadPersistedDirectory(dataDir: string, logger: Logger): Directo
 
 /** Directory sync with its memory of the last full sync. */
 export interface DirectorySync {
-  run(): Promise<SyncOutcome>;
+  /** One sync; `deadline` is a relay command's, which its downloads may spend on retries. */
+  run(deadline?: number): Promise<SyncOutcome>;
 }
 
 /**
@@ -50,27 +51,27 @@ export function createDirectorySync(deps: {
     return 'updated';
   }
 
-  async function fullSync(reason: string): Promise<SyncOutcome> {
+  async function fullSync(reason: string, deadline: number | undefined): Promise<SyncOutcome> {
     logger.debug({ reason }, 'full directory sync');
-    const snapshot = await client.getDirectory();
+    const snapshot = await client.getDirectory(deadline);
     lastFullSync = now();
     return replace(snapshot, 'full');
   }
 
   return {
-    async run() {
+    async run(deadline) {
       const current = state.directory;
-      if (current === undefined || lastFullSync === undefined) return fullSync('first sync');
-      if (now() - lastFullSync >= deps.fullSyncIntervalMs) return fullSync('periodic');
-      const answer = await client.getDirectoryChanges(current.revision);
-      if (answer.status === 'resync_required') return fullSync('change log no longer reaches our revision');
+      if (current === undefined || lastFullSync === undefined) return fullSync('first sync', deadline);
+      if (now() - lastFullSync >= deps.fullSyncIntervalMs) return fullSync('periodic', deadline);
+      const answer = await client.getDirectoryChanges(current.revision, deadline);
+      if (answer.status === 'resync_required') return fullSync('change log no longer reaches our revision', deadline);
       let next = current;
       for (const change of answer.changes) {
         if (change.rev <= next.revision) continue; // already applied (idempotent replay)
-        if (change.rev !== next.revision + 1) return fullSync(`gap in change log at ${next.revision + 1}`);
+        if (change.rev !== next.revision + 1) return fullSync(`gap in change log at ${next.revision + 1}`, deadline);
         next = applyDirectoryChange(next, change);
       }
-      if (answer.revision > next.revision) return fullSync(`change log ends at ${next.revision}, head is ${answer.revision}`);
+      if (answer.revision > next.revision) return fullSync(`change log ends at ${next.revision}, head is ${answer.revision}`, deadline);
       if (next === current) return 'unchanged';
       return replace(next, 'incremental');
     },

@@ -119,9 +119,11 @@ export async function syncPolicy(deps: {
   logger: Logger;
   pinned: PinnedVerification | undefined;
   verdicts?: PolicyVerdicts;
+  /** A relay command's deadline, which the download may spend on retries (`ControlPlaneClient`). */
+  deadline?: number | undefined;
 }): Promise<SyncOutcome> {
   const { client, state, dataDir, logger, pinned, verdicts } = deps;
-  const download = await client.getPolicyImage(state.policy?.image.digest);
+  const download = await client.getPolicyImage(state.policy?.image.digest, deps.deadline);
   if (download.status === 'unchanged') return 'unchanged';
   const { image, version } = await verify(download.body, pinned);
   const signature = signatureOf(download.body);

@@ -2,6 +2,7 @@ export {
   RELAY_PATH,
   MAX_FRAME_BYTES,
   COMMANDS,
+  DEFAULT_COMMAND_TIMEOUT_MS,
   edgeMessageSchema,
   relayMessageSchema,
   parseFrame,

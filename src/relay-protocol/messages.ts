@@ -19,6 +19,12 @@ export const MAX_FRAME_BYTES = 64 * 1024;
 export const COMMANDS = ['discovery', 'sync_edge_directory'] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
+/**
+ * How long a relay waits for a command's result when it does not say (`RELAY_EXEC_TIMEOUT_MS`'s
+ * default): what an edge assumes for a `command` frame without `timeout_ms`.
+ */
+export const DEFAULT_COMMAND_TIMEOUT_MS = 10_000;
+
 const sha256Digest = z.string().regex(SHA256_DIGEST);
 const requestId = z.string().min(1).max(64);
 
@@ -143,7 +149,12 @@ export const edgeMessageSchema = z.discriminatedUnion('type', [
 /** Frames the relay sends. */
 export const relayMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('registered'), instance_id: z.string() }),
-  z.object({ type: z.literal('command'), request_id: requestId, command: z.enum(COMMANDS) }),
+  /**
+   * Run a command now. `timeout_ms` is how long the relay waits for its `command_result`, so
+   * the edge can spend that time (retries included) and still answer before exec's 504;
+   * an edge that does not know it assumes {@link DEFAULT_COMMAND_TIMEOUT_MS}.
+   */
+  z.object({ type: z.literal('command'), request_id: requestId, command: z.enum(COMMANDS), timeout_ms: z.number().int().min(1).max(3_600_000).optional() }),
   /** Send the decision sample now, as `sample_chunk` frames. */
   z.object({ type: z.literal('sample_request'), request_id: requestId }),
   /** Decide one request now and answer with `try_result`; no record is written (docs/reference/api.md, "Decision records"). */

@@ -124,8 +124,9 @@ export function startEdgeSession(ws: WebSocket, connection: EdgeConnection, deps
     },
     send(command, timeoutMs) {
       if (ws.readyState !== ws.OPEN) return Promise.reject(instanceDisconnected());
-      const { requestId, result } = pending.add(timeoutMs);
-      reply({ type: 'command', request_id: requestId, command });
+      const { requestId, result, timeoutMs: wait } = pending.add(timeoutMs);
+      // The edge spends this wait (retries included) and answers before exec's 504.
+      reply({ type: 'command', request_id: requestId, command, timeout_ms: wait });
       return result;
     },
     sample() {

@@ -13,9 +13,10 @@ export interface PendingCommands<T = EdgeStatus> {
   readonly size: number;
   /**
    * Reserves a request id and a promise that settles on the result or the timeout (the
-   * map's own, or a shorter `timeoutMs`: a broadcast waits only until its deadline).
+   * map's own, or a shorter `timeoutMs`: a broadcast waits only until its deadline), and
+   * the wait that applies (`timeoutMs` of the command frame: the edge's budget).
    */
-  add(timeoutMs?: number): { requestId: string; result: Promise<T> };
+  add(timeoutMs?: number): { requestId: string; result: Promise<T>; timeoutMs: number };
   /** Whether a request with this id is waiting (not yet settled nor timed out). */
   has(requestId: string): boolean;
   /**
@@ -42,7 +43,7 @@ class PendingCommandMap<T> implements PendingCommands<T> {
     return this.waiting.size;
   }
 
-  add(timeoutMs = this.options.timeoutMs): { requestId: string; result: Promise<T> } {
+  add(timeoutMs = this.options.timeoutMs): { requestId: string; result: Promise<T>; timeoutMs: number } {
     if (this.waiting.size >= this.options.max) throw tooManyPending();
     const requestId = randomUUID();
     const wait = Math.max(1, Math.min(timeoutMs, this.options.timeoutMs));
@@ -50,7 +51,7 @@ class PendingCommandMap<T> implements PendingCommands<T> {
       const timer = setTimeout(() => this.take(requestId)?.reject(edgeTimeout(wait)), wait);
       this.waiting.set(requestId, { resolve, reject, timer });
     });
-    return { requestId, result };
+    return { requestId, result, timeoutMs: wait };
   }
 
   has(requestId: string): boolean {

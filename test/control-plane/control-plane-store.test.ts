@@ -2,7 +2,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
-import { createTenant, openControlPlaneStore, UnknownTenantError, type ControlPlaneLocation, type ControlPlaneStore } from '../../src/control-plane';
+import { REGISTRATION_BUSY_TIMEOUT_MS } from '../../src/relay/relay-database';
+import { createTenant, openControlPlaneStore, SERVER_BUSY_TIMEOUT_MS, UnknownTenantError, type ControlPlaneLocation, type ControlPlaneStore } from '../../src/control-plane';
 import { recordCliAudit } from '../../src/control-plane/audit-repository';
 import { migrateSchema } from '../../src/control-plane/migrations/migrate-schema';
 import { SQLITE_MIGRATION_PLAN } from '../../src/control-plane/migrations/sqlite-migrations';
@@ -145,6 +146,21 @@ describe('openControlPlaneStore on a SQLite file (file modes, WAL, the file\'s b
     file = join(dir, 'control-plane.db');
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('waits for another process\'s lock only as long as each handle was told: the store its own time-out, the relay\'s handle the relay\'s', async () => {
+    // What bounds a request on a locked file is SQLite's busy_timeout on the handle, read back
+    // here, rather than timed in the locked-database tests (a time bound flakes under load).
+    const store = await openControlPlaneStore(file, { busyTimeoutMs: SERVER_BUSY_TIMEOUT_MS });
+    const relayHandle = await store.openRegistrationDatabase({ busyTimeoutMs: REGISTRATION_BUSY_TIMEOUT_MS });
+    const own = await openSqliteDatabase(file, { busyTimeoutMs: SERVER_BUSY_TIMEOUT_MS });
+    try {
+      await expect(relayHandle.get('PRAGMA busy_timeout')).resolves.toEqual({ timeout: REGISTRATION_BUSY_TIMEOUT_MS });
+      await expect(own.get('PRAGMA busy_timeout')).resolves.toEqual({ timeout: SERVER_BUSY_TIMEOUT_MS });
+    } finally {
+      await Promise.all([relayHandle.close(), own.close()]);
+      await store.close();
+    }
+  });
 
   /** Rewinds the file to what an older build left: `script` undoes later migrations. */
   const downgrade = (script: string, version: number) => {

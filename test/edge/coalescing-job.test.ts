@@ -10,6 +10,26 @@ function controllable() {
 const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 describe('createCoalescingJob', () => {
+  it('gives each run its caller\'s deadline, and the follow-up the latest of its callers\' (none from a timer)', async () => {
+    const deadlines: (number | undefined)[] = [];
+    const { runs, task } = controllable();
+    const job = createCoalescingJob((deadline) => {
+      deadlines.push(deadline);
+      return task();
+    });
+    const first = job.run(5_000);
+    const joined = [job.run(), job.run(9_000), job.run(7_000)];
+    runs[0]!.resolve(1);
+    await first;
+    await tick();
+    runs[1]!.resolve(2);
+    await Promise.all(joined);
+    const timer = job.run();
+    runs[2]!.resolve(3);
+    await timer;
+    expect(deadlines).toEqual([5_000, 9_000, undefined]);
+  });
+
   it('runs at once when idle', async () => {
     const { runs, task } = controllable();
     const job = createCoalescingJob(task);

@@ -45,6 +45,8 @@ export interface FakeControlPlane {
   /** Holds every `/policy-image` answer until `release()`; `arrived` resolves on the next request. */
   hold(): { release(): void; arrived: Promise<void> };
   readonly counts: { image: number; notModified: number; full: number; changes: number };
+  /** Resolves once `count` `/policy-image` requests in all have arrived (at once if they have). */
+  imageRequests(count: number): Promise<void>;
   /** Appends a change to the log and applies it to the central directory. */
   record(change: ChangeInput): DirectoryChange;
   close(): Promise<void>;
@@ -101,6 +103,9 @@ export async function startFakeControlPlane(): Promise<FakeControlPlane> {
     url: baseUrl(server),
     server,
     relay,
+    async imageRequests(count: number) {
+      while (fake.counts.image < count) await once(events, 'image');
+    },
     hold() {
       let release!: () => void;
       const arrived = once(events, 'image').then(() => undefined);

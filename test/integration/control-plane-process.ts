@@ -27,7 +27,8 @@ export async function startControlPlaneProcess(env: Record<string, string>, time
   const port = await freePort();
   const child = spawn(process.execPath, [compiled('src/control-plane/main.ts')], {
     cwd: root,
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', CONTROL_PLANE_PORT: String(port), ...env },
+    // info: the line that says it listens is what the start waits on.
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', CONTROL_PLANE_PORT: String(port), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -35,20 +36,26 @@ export async function startControlPlaneProcess(env: Record<string, string>, time
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`control plane exited before it was ready:\n${output}`);
-    const up = await fetch(`${url}/healthz`).then(
-      (res) => res.ok,
-      () => false,
-    );
-    if (up) break;
-    if (Date.now() > deadline) {
+  // Ready is the process's own line once its server listens; an exit before it is a failure.
+  let timer: NodeJS.Timeout | undefined;
+  const ready = new Promise<void>((resolve, reject) => {
+    const listening = () => {
+      if (output.includes('"msg":"control plane and relay listening"')) resolve();
+    };
+    child.stdout!.on('data', listening);
+    void exited.then(() => reject(new Error(`control plane exited before it was ready:\n${output}`)));
+    timer = setTimeout(() => {
       child.kill('SIGKILL');
-      throw new Error(`control plane not ready within ${timeoutMs} ms:\n${output}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+      reject(new Error(`control plane not ready within ${timeoutMs} ms:\n${output}`));
+    }, timeoutMs);
+  });
+  try {
+    await ready;
+  } finally {
+    clearTimeout(timer);
   }
+  const health = await fetch(`${url}/healthz`);
+  if (!health.ok) throw new Error(`control plane listening but /healthz answered ${health.status}:\n${output}`);
   const end = async (signal: NodeJS.Signals) => {
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     await exited;

@@ -44,5 +44,10 @@ describe('relay wire protocol', () => {
   it('checks relay frames: commands are one of the two known names', () => {
     expect(parseFrame(relayMessageSchema, JSON.stringify({ type: 'command', request_id: 'a', command: 'discovery' }))).toBeDefined();
     expect(parseFrame(relayMessageSchema, JSON.stringify({ type: 'command', request_id: 'a', command: 'reboot' }))).toBeUndefined();
+    // timeout_ms: how long the relay waits for the result, a positive whole number of ms, optional.
+    expect(parseFrame(relayMessageSchema, JSON.stringify({ type: 'command', request_id: 'a', command: 'discovery', timeout_ms: 10_000 }))).toMatchObject({ timeout_ms: 10_000 });
+    for (const bad of [0, -1, 1.5, '10000']) {
+      expect(parseFrame(relayMessageSchema, JSON.stringify({ type: 'command', request_id: 'a', command: 'discovery', timeout_ms: bad }))).toBeUndefined();
+    }
   });
 });

@@ -93,6 +93,21 @@ function call(node: Node, path: string, tenant: TestTenant, body?: unknown): Pro
   });
 }
 
+/**
+ * Starts watching Redis, then gives a promise that resolves once `node` has run the presence
+ * release script. MONITOR reports every command in the order Redis ran them; a release is the
+ * one presence script called with (key, node, connected_at): `EVALSHA <sha> 1 <key> <node> <connected_at>`.
+ */
+async function presenceReleaseBy(node: string): Promise<{ readonly done: Promise<void> }> {
+  const monitor = await (await local.connect('monitor')).monitor();
+  const seen = new Promise<void>((resolve) => {
+    monitor.on('monitor', (_time: string, args: string[]) => {
+      if (/^eval(sha)?$/i.test(args[0] ?? '') && args.length === 6 && args[4] === node) resolve();
+    });
+  });
+  return { done: seen.finally(() => monitor.disconnect()) };
+}
+
 async function exec(node: Node, tenant: TestTenant, id: string, command = 'discovery') {
   const res = await call(node, EXEC_PATH, tenant, { id, command: { [command]: {} } });
   return { status: res.status, body: (await res.json()) as unknown, retryAfter: res.headers.get('retry-after') };
@@ -246,10 +261,11 @@ describe('cluster mode: registrations', () => {
   it("moves an edge from node 1 to node 2: the newest claim wins, node 1 closes its socket and its release keeps node 2's claim", async () => {
     const [n1, n2] = nodes as [Node, Node];
     const old = await edge(n1, a, { instanceId: 'edge-1' });
+    const released = await presenceReleaseBy('node-1'); // watching before the move
     const moved = await edge(n2, a, { instanceId: 'edge-1' });
     expect((await old.closed).code).toBe(CLOSE_CODES.replaced);
-    // Node 1's close ran its release; the record is node 2's still.
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Node 1's close ran its release in Redis; the record is node 2's still.
+    await released.done;
     expect((await listing(n1, a)).result).toMatchObject([{ id: 'edge-1', info: { connected: true, node: 'node-2' } }]);
     expect(await exec(n1, a, 'edge-1')).toMatchObject({ status: 200 });
     expect(moved.commands).toHaveLength(1);

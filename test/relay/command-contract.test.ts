@@ -113,12 +113,8 @@ describe('exec and broadcast answers, pinned whole', () => {
     edges.gone = await kit.edge(kit.a, { instanceId: 'edge-gone' });
     edges.b = await kit.edge(kit.b, { instanceId: 'edge-b' });
     await edges.gone.close();
-    // The relay stores the disconnect once it sees the close.
-    for (let i = 0; i < 100; i += 1) {
-      const res = await send(kit.url, { headers: headersOf(kit.a, 'contract-warmup'), body: command('edge-gone') });
-      if (res.status === 409) break;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    // The relay stores the disconnect once it sees the close: exec then answers 409.
+    await waitUntil('exec answers 409 for edge-gone', async () => (await send(kit.url, { headers: headersOf(kit.a, 'contract-warmup'), body: command('edge-gone') })).status === 409);
   });
   afterAll(() => kit.stop());
 

@@ -64,7 +64,8 @@ describe('exec on postgres, its status write held up by a row lock', () => {
       // (up to the pool's lock timeout, 1 s). An exec that did not wait for its write would
       // have answered before the write even started.
       await waitFor('an UPDATE of relay_instances waiting for the locked row', async () => ((await updateBlocked(watcher)) ? true : undefined), 10_000, 10);
-      await new Promise((r) => setTimeout(r, 50));
+      // The listing is a round trip to the relay after its write was seen waiting: an answer
+      // exec had sent before its write ended would have been sent before the listing's.
       const listed = await revisionListed(kit, edge);
       expect({ stillBlocked: await updateBlocked(watcher), answered, listed }).toEqual({ stillBlocked: true, answered: false, listed: 3 });
       await locker.query('COMMIT');

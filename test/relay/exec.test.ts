@@ -18,7 +18,8 @@ describe('POST /api/v2/management/control_plane/exec', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(await res.json()).toEqual({ result: {} });
-    expect(edge.commands).toEqual([{ type: 'command', request_id: expect.any(String), command: name }]);
+    // timeout_ms: how long exec waits (the kit's RELAY_EXEC_TIMEOUT_MS), which the edge may spend on retries.
+    expect(edge.commands).toEqual([{ type: 'command', request_id: expect.any(String), command: name, timeout_ms: 10_000 }]);
     // The confirmed status is written to the registration.
     const listed = (await (await kit.call(INSTANCE_REGISTRATIONS_PATH)).json()) as { result: { id: string; info: { directory_revision: number } }[] };
     expect(listed.result.find((r) => r.id === edge.instanceId)?.info.directory_revision).toBe(7);

@@ -84,7 +84,7 @@ describe('npm scripts on the command line', () => {
   });
 
   it('finds the scripts in package.json', () => {
-    expect(entries.map((e) => e.name)).toEqual(expect.arrayContaining(['start', 'rotate-key', 'demo', 'cluster', 'config:docs', 'test:on-node', 'bench:stress']));
+    expect(entries.map((e) => e.name)).toEqual(expect.arrayContaining(['start', 'rotate-key', 'demo', 'cluster', 'config:docs', 'test:on-node', 'bench:stress', 'bench:fair']));
   });
 
   it.each(entries)('$name: --help prints its usage and does nothing; an unknown option is refused', async ({ name, entry }) => {

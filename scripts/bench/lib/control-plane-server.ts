@@ -5,7 +5,7 @@ import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../../src/config';
-import { createControlPlaneApp, createControlPlaneRelay, openControlPlaneStore, seedControlPlane, type ControlPlaneStore } from '../../../src/control-plane';
+import { createControlPlaneApp, createControlPlaneRelay, createTenant, openControlPlaneStore, seedControlPlane, type ControlPlaneStore } from '../../../src/control-plane';
 import { loadDirectorySeed } from '../../../src/directory';
 import { baseUrl, close, listen } from '../../../src/http';
 import { createLogger } from '../../../src/observability';
@@ -73,10 +73,31 @@ async function start(args: ControlPlaneStartArgs | null = null): Promise<Control
   };
 }
 
+/** A second tenant, as `npm run tenants -- create` makes one, with one connection: its credentials and admin key. */
+export interface OtherTenantInfo {
+  readonly tenantId: string;
+  readonly adminApiKey: string;
+  readonly connectionId: string;
+  readonly connectionSecret: string;
+}
+
+async function addTenant(name: string): Promise<OtherTenantInfo> {
+  if (!running) throw new Error('start first');
+  const keys = await createTenant(running.store, { name, directory: { roles: [], users: [], resources: [] } });
+  const connection = await running.store.tenants.addConnection(keys.tenantId, 'rbac');
+  return { tenantId: keys.tenantId, adminApiKey: keys.adminApiKey, connectionId: connection.connectionId, connectionSecret: connection.connectionSecret };
+}
+
+/** The decision records the store holds for a tenant. */
+function decisionCount(tenantId: string): Promise<number> {
+  if (!running) throw new Error('start first');
+  return running.store.decisions.count(tenantId);
+}
+
 // What the relay's event loop and GC did between two `stalls` calls (the exec tail's makings).
 const stalls = stallWatch();
 
-serveParent({ start, memory: measureMemory, stalls }, async () => {
+serveParent({ start, memory: measureMemory, stalls, addTenant, decisionCount }, async () => {
   if (running) {
     await running.relay.close();
     await close(running.server);
