@@ -39,7 +39,7 @@ const WARMUP_SECONDS = 2;
 const DECISIONS = 10_000;
 const PROPAGATIONS = 50;
 const HOUR = 3_600_000;
-const GOALS = { ofNoAuth: 0.9, ofBare: 0.8, cachedP50Us: 5, coldP50Us: 60, directoryP99Ms: 50, policyP99Ms: 100, recordNs: 1000 };
+const GOALS = { ofNoAuth: 0.9, ofBare: 0.8, ofOtherMiddleware: 2, cachedP50Us: 5, coldP50Us: 60, directoryP99Ms: 50, policyP99Ms: 100, recordNs: 1000 };
 const RECORD_ROUNDS = 5;
 const RECORD_DECISIONS = 200_000;
 /** The only demo user the RBAC policy lets DELETE, so every request is a 200. */
@@ -128,6 +128,12 @@ async function main(options: BenchOptions): Promise<void> {
     goals.push(goalRow('default stack (embedded) ÷ same app without auth', compareRounds(noAuth, embedded), GOALS.ofNoAuth));
     goals.push(goalRow('default stack, allowed (200) ÷ bare Express', compareRounds(bare, embedded), GOALS.ofBare));
     goals.push(goalRow('default stack, denied (403) ÷ bare Express', compareRounds(bare, denied), GOALS.ofBare));
+    // The token middleware alone on bare Express, against the two its users would reach for instead (issue 34).
+    const ours = samples.get('bare + @outpost/express-authz');
+    if (!ours) throw new Error('the apps child did not serve the token middlewares');
+    for (const other of ['bare + express-jwt, jwks-rsa', 'bare + express-oauth2-jwt-bearer']) {
+      goals.push(goalRow(`@outpost/express-authz ahead of ${other.slice(7)} (their CPU ÷ ours)`, compareRounds(samples.get(other)!, ours), GOALS.ofOtherMiddleware));
+    }
     if (options.throughputOnly) {
       printGoals();
       return;

@@ -5,7 +5,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import express from 'express';
+import express, { type RequestHandler } from 'express';
+import { expressjwt } from 'express-jwt';
+import { auth } from 'express-oauth2-jwt-bearer';
+import { expressJwtSecret } from 'jwks-rsa';
+import { requireAccessToken } from '@outpost/express-authz';
 import { accessTokenMiddleware } from '../../../src/apps/app-dependencies';
 import { createRbacApp } from '../../../src/apps/rbac';
 import helmet from 'helmet';
@@ -87,6 +91,26 @@ function sameStackNoAuth(logger: Logger): express.Express {
   return app;
 }
 
+/** A bare Express app with one token middleware in front of the greeting: the middlewares compared as their users write them. */
+function bareWith(middleware: RequestHandler): express.Express {
+  const app = express();
+  app.delete('/resource/:name', middleware, (req, res) => {
+    res.type('text/plain').send(greet(String(req.params.name)));
+  });
+  return app;
+}
+
+/** The three token middlewares on the same IdP: ours, express-jwt + jwks-rsa as their READMEs use them, auth0's. */
+function tokenMiddlewares(config: Config): Record<string, RequestHandler> {
+  const { issuer, apiAudience: audience } = config.idp;
+  const jwksUri = `${config.idp.url}/.well-known/jwks.json`;
+  return {
+    'bare + @outpost/express-authz': requireAccessToken({ issuer, audience, jwksUri }),
+    'bare + express-jwt, jwks-rsa': expressjwt({ secret: expressJwtSecret({ jwksUri, cache: true, rateLimit: true }) as never, algorithms: ['RS256'], issuer, audience }),
+    'bare + express-oauth2-jwt-bearer': auth({ issuer, audience, jwksUri, tokenSigningAlg: 'RS256' }),
+  };
+}
+
 function rbacApp(config: Config, authorizer: Authorizer, logger: Logger): express.Express {
   authorizers.push(authorizer);
   return createRbacApp({ authenticate: accessTokenMiddleware(config), authorizer, policyName: 'rbac', logger });
@@ -142,6 +166,7 @@ async function start(args: AppsStartArgs): Promise<AppsInfo> {
     'rbac local': await serve(rbacApp(config, local, log())),
     'rbac edge': await serve(rbacApp(config, createEdgeAuthorizer({ url: args.edgeUrl }), log())),
   };
+  for (const [label, middleware] of Object.entries(tokenMiddlewares(config))) urls[label] = await serve(bareWith(middleware));
   return {
     urls,
     accessToken: await accessToken(args.username),
