@@ -5,10 +5,9 @@
  * `Authorizer` interface.
  */
 export { AuthorizerUnavailableError } from '../decision';
-export type { Authorizer, AuthorizationRequest, AuthorizationDecision, ExplainedDecision } from '../decision';
+export type { Authorizer, AuthorizationRequest } from '../decision';
 export { openLocalAuthorizer } from '@outpost/cedar-authorizer';
 export type { OpenedLocalAuthorizer } from '@outpost/cedar-authorizer';
 export { createEdgeAuthorizer, toIsRequest } from './edge-authorizer';
-
-export { openEmbeddedAuthorizer, FIRST_SYNC_WAIT_MS } from './embedded-authorizer';
+export { openEmbeddedAuthorizer } from './embedded-authorizer';
 export type { EmbeddedAuthorizer } from './embedded-authorizer';

@@ -1,8 +1,8 @@
 export { loadConfig, ConfigError, TODO_CLIENT_ID, CONSOLE_CLIENT_ID, CONTROL_PLANE_AUDIENCE, POSTGRES_DATA_DIR } from './config';
-export type { Config, DataDirSource, OAuthClient } from './config';
+export type { Config, OAuthClient } from './config';
 export { findProjectRoot, packageVersion } from './project-root';
-export { APP_LIST_FILE, APP_NAME_PATTERN, appVariables, checkAppList, envPrefixOf, findApp, formatAppList, readAppList } from './app-list';
-export type { AppListEntry, AppSettings, AppVariables, CheckedAppList } from './app-list';
+export { APP_LIST_FILE, APP_NAME_PATTERN, checkAppList, envPrefixOf, findApp, formatAppList, readAppList } from './app-list';
+export type { AppListEntry } from './app-list';
 export { renderConfigTable, renderEnvExample, CONFIG_TABLE_MARKERS } from './describe-env';
 export {
   DEMO_TENANT_FILE,
@@ -15,5 +15,5 @@ export { appConnection, sidecarConnection } from './edge-connections';
 export type { EdgeConnectionCredentials } from './edge-connections';
 export { foreignDemoTenantWayOut, nameDatabase } from './demo-tenant-words';
 export type { DemoTenantDatabase } from './demo-tenant-words';
-export { describePolicyFolderSync, readPolicyFoldersReport, writePolicyFoldersReport, POLICY_FOLDERS_FILE } from './policy-folders-report';
+export { describePolicyFolderSync, readPolicyFoldersReport, writePolicyFoldersReport } from './policy-folders-report';
 export type { PolicyFolderSync } from './policy-folders-report';

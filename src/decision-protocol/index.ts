@@ -7,7 +7,7 @@ export { isFlatValue, isRequestSchema, splitPolicyPath, withProtoFieldNames } fr
 export { quickEvaluationRequest, quickEvaluationsRequest, quickIsRequest } from './quick-check';
 export type { IsRequest } from './is-request';
 export { POLICY_NAME_PATTERN, POLICY_NAME_RULE } from '@outpost/cedar-authorizer';
-export { freshnessFields, FRESHNESS_HEADERS } from './freshness-fields';
+export { FRESHNESS_HEADERS } from './freshness-fields';
 export { EXPLAIN_HEADER, EXPLAIN_REASONS } from './explain-header';
 export {
   AUTHZEN_PATHS,
@@ -19,11 +19,10 @@ export {
   authzenConfigurationSchema,
   expandEvaluations,
 } from './authzen';
-export type { EvaluationRequest, EvaluationsRequest, Evaluation, BatchItem } from './authzen';
+export type { Evaluation, BatchItem } from './authzen';
 export {
   AUTHZEN_SEARCH_PATHS,
   MAX_SEARCH_PAGE_SIZE,
-  MAX_PAGE_TOKEN_LENGTH,
   searchRequestSchema,
   searchResponseSchema,
   searchInputProblem,

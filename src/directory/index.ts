@@ -11,11 +11,10 @@ export {
   resolveUserId,
   identityClashes,
   identitiesSchema,
-  MAX_IDENTITIES_PER_USER,
   directoryPropertiesSchema,
   DEFAULT_RESOURCE_TYPE,
   MAX_DIRECTORY_PROPERTIES,
 } from '@outpost/cedar-authorizer';
-export type { DirectoryData, DirectoryUser, Role, Relation, DirectoryProperties } from '@outpost/cedar-authorizer';
+export type { DirectoryData, DirectoryUser, Relation } from '@outpost/cedar-authorizer';
 export { applyDirectoryChange, directoryChangeSchema } from './directory-change';
 export type { DirectoryChange } from './directory-change';

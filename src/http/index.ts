@@ -6,11 +6,10 @@ export {
   ConflictError,
   ServiceUnavailableError,
 } from './http-error';
-export { createErrorHandler, createErrorResponder, errorInShape, notFound, sendError } from './error-handler';
+export { createErrorHandler, createErrorResponder, errorInShape, notFound } from './error-handler';
 export type { ErrorResponder, ErrorShape, ErrorTranslator } from './error-handler';
 export { createApp, finishApp, finishAppWith } from './create-app';
 export { contentSecurityPolicy } from './content-security-policy';
-export type { CspDirectives } from './content-security-policy';
 export { listen, baseUrl, close, shutdownOnSignal } from './serve';
 export { basicCredential, decodeBasicPair } from './basic-credentials';
 export { parseBody, parseParam } from './parse-request';
@@ -19,8 +18,7 @@ export { serveBrowserModules } from './browser-modules';
 export { serveFile } from './serve-file';
 export { jsonBody, formBody, noBody } from './read-body';
 export { refuseWriteQuery } from './refuse-write-query';
-
 export { buildOpenApiDocument, serveOpenApi, findApiRoute, apiErrors, apiErrorSchema, oauthErrorSchema, OPENAPI_PATH } from './openapi';
-export type { ApiRoute, ApiResponse, ApiMethod } from './openapi';
+export type { ApiRoute, ApiResponse } from './openapi';
 export { serveBareJsonRoutes } from './bare-json-routes';
 export type { BareJsonRoute } from './bare-json-routes';

@@ -3,6 +3,5 @@
  * stack's own control plane, policy image, directory and edge authorizer.
  */
 export { INTEROP_SCENARIOS, findInteropScenario } from './interop-scenarios';
-export type { InteropScenario } from './interop-scenarios';
 export { startInteropPdp } from './start-interop-pdp';
-export type { InteropPdp, InteropPdpOptions } from './start-interop-pdp';
+export type { InteropPdp } from './start-interop-pdp';

@@ -1,5 +1,5 @@
 export { createLogger, silentLogger, unredactedLogger } from './logger';
-export { LOG_BUFFER_FLUSH_BYTES, LOG_BUFFER_FLUSH_MS, LOG_BUFFER_MAX_BYTES } from './batched-destination';
+export { LOG_BUFFER_FLUSH_BYTES } from './batched-destination';
 export type { Logger } from './logger';
 export { prometheusLabel } from './prometheus-label';
 export { createRateLimitedLog, thrownName } from './rate-limited-log';

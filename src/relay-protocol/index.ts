@@ -13,7 +13,7 @@ export {
 } from './messages';
 export type { CommandName, EdgeMessage, RelayMessage, EdgeStatus, SampledDecision } from './messages';
 export { quickCommandResult } from './quick-command-result';
-export { DECISION_RECORD_LIMITS, decisionRecordSchema, decisionReasonSchema, decisionsFrameSchema, fitsDecisionRecord } from './decision-record';
+export { DECISION_RECORD_LIMITS, decisionRecordSchema, fitsDecisionRecord } from './decision-record';
 export type { DecisionRecord, DecisionRecordReason } from './decision-record';
 export { tryDecisionRequestSchema, tryResultFrameSchema } from './try-decision';
 export type { TryDecisionRequest, TryDecisionResult } from './try-decision';

@@ -208,3 +208,69 @@ export function findPackageEscapes(packageDir: string): string[] {
   }
   return problems;
 }
+
+/** The names a module exports by `export { … }`, `export { … } from`, and exported declarations. */
+export function exportedNames(text: string): string[] {
+  const names: string[] = [];
+  const source = ts.createSourceFile('index.ts', text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+  for (const statement of source.statements) {
+    if (ts.isExportDeclaration(statement) && statement.exportClause && ts.isNamedExports(statement.exportClause)) {
+      for (const element of statement.exportClause.elements) names.push(element.name.text);
+    } else if (ts.canHaveModifiers(statement) && ts.getModifiers(statement)?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)) {
+      const name = (statement as { name?: ts.Identifier }).name;
+      if (name) names.push(name.text);
+      if (ts.isVariableStatement(statement)) for (const d of statement.declarationList.declarations) if (ts.isIdentifier(d.name)) names.push(d.name.text);
+    }
+  }
+  return names;
+}
+
+/** Each import of `file` that names a folder (its `index.ts`), with the names it takes. */
+function folderImports(file: string, text: string): { folder: string; names: string[] }[] {
+  const found: { folder: string; names: string[] }[] = [];
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+  const visit = (node: ts.Node): void => {
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier) && node.moduleSpecifier.text.startsWith('.')) {
+      const target = resolve(dirname(file), node.moduleSpecifier.text);
+      if (existsSync(join(target, 'index.ts'))) {
+        const names: string[] = [];
+        const clause = ts.isImportDeclaration(node) ? node.importClause?.namedBindings : node.exportClause;
+        if (clause && (ts.isNamedImports(clause) || ts.isNamedExports(clause))) for (const e of clause.elements) names.push((e.propertyName ?? e.name).text);
+        found.push({ folder: target, names });
+      }
+    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
+      const target = resolve(dirname(file), node.argument.literal.text);
+      // `import('…').T` takes T; `typeof import('…')` types a module object, whose members the file reads as `.name`.
+      if (existsSync(join(target, 'index.ts'))) found.push({ folder: target, names: node.qualifier && ts.isIdentifier(node.qualifier) ? [node.qualifier.text] : [...text.matchAll(/\.([A-Za-z_$][\w$]*)/g)].map((m) => m[1]!) });
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+/**
+ * Every name a folder's `index.ts` under `srcDir` exports that no module outside that folder
+ * imports from it (the modules of `readerDirs`: the source, the scripts, the tests): an index
+ * names what other folders take, nothing more.
+ */
+export function findUnusedIndexExports(srcDir: string, readerDirs: readonly string[]): string[] {
+  const taken = new Map<string, Set<string>>();
+  for (const dir of readerDirs) {
+    for (const file of sourceFiles(dir)) {
+      for (const { folder, names } of folderImports(file, readFileSync(file, 'utf8'))) {
+        if (`${dirname(file)}${sep}`.startsWith(`${folder}${sep}`)) continue; // the folder's own modules
+        if (!taken.has(folder)) taken.set(folder, new Set());
+        for (const name of names) taken.get(folder)!.add(name);
+      }
+    }
+  }
+  const unused: string[] = [];
+  for (const index of sourceFiles(srcDir).filter((f) => f.endsWith(`${sep}index.ts`))) {
+    const folder = dirname(index);
+    for (const name of exportedNames(readFileSync(index, 'utf8'))) {
+      if (!taken.get(folder)?.has(name)) unused.push(`${underSrc(srcDir, index)}: ${name}`);
+    }
+  }
+  return unused.sort();
+}

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { collectFolderImports, findLayerViolations, findPackageEscapes, importSpecifiers, KNOWN_VIOLATIONS, LAYERS, topFolder, type FolderImport } from './layer-rule';
+import { collectFolderImports, findLayerViolations, findPackageEscapes, findUnusedIndexExports, importSpecifiers, KNOWN_VIOLATIONS, LAYERS, topFolder, type FolderImport } from './layer-rule';
 
 const SRC = join(__dirname, '..', '..', 'src');
 const PACKAGES = ['express-authz', 'cedar-authorizer'].map((name) => join(__dirname, '..', '..', 'packages', name));
@@ -78,6 +78,13 @@ describe('the packages', () => {
   });
 });
 
+describe('every index.ts', () => {
+  it('exports only what another folder imports from it (src/, scripts/ and test/ read)', () => {
+    const root = join(__dirname, '..', '..');
+    expect(findUnusedIndexExports(SRC, ['src', 'scripts', 'test'].map((d) => join(root, d)))).toEqual([]);
+  });
+});
+
 describe('the layer rule’s import parser', () => {
   it('reads a side-effect import', () => {
     expect(importSpecifiers("import './express-request';\nimport '../http';\n")).toEqual(['./express-request', '../http']);
@@ -140,6 +147,17 @@ describe('the layer rule on a small source tree', () => {
       'folders import each other: idp <-> idp/oauth',
       'folders import each other: relay <-> relay/cluster',
     ]);
+  });
+
+  it('finds the names an index.ts exports that no other folder imports, by name or through a module object', () => {
+    write({
+      'src/http/index.ts': "export { serve, close } from './serve';\nexport type { Options } from './serve';\nexport { unused } from './serve';\n",
+      'src/http/serve.ts': "export const serve = 1; export const close = 2; export const unused = 3; export type Options = {};\n",
+      'src/http/inside.ts': "import { unused } from '.';\n", // its own folder does not count
+      'src/edge/app.ts': "import { serve, type Options } from '../http';\n",
+      'scripts/run.ts': "let m: typeof import('../src/http');\nm.close;\n",
+    });
+    expect(findUnusedIndexExports(join(root, 'src'), [join(root, 'src'), join(root, 'scripts')])).toEqual(['http/index.ts: unused']);
   });
 
   it('reports a package file that reaches out of its package, or imports an undeclared module', () => {

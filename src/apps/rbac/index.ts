@@ -1,2 +1,1 @@
-export { createRbacApp, RESOURCE_METHODS } from './create-rbac-app';
-export type { RbacAppDeps } from './create-rbac-app';
+export { createRbacApp } from './create-rbac-app';

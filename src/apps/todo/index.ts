@@ -1,4 +1,3 @@
 export { createTodoApp } from './create-todo-app';
-export type { TodoAppDeps } from './create-todo-app';
 export { openTodoStore } from './todo-store';
 export type { Todo, TodoStore } from './todo-store';
