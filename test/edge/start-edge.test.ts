@@ -9,6 +9,7 @@ import { silentLogger } from '../../src/observability';
 import { EXEC_PATH } from '../../src/relay';
 import { startRelayKit } from '../relay/relay-kit';
 import { removeDir, tempDir } from './edge-kit';
+import { waitUntil } from '../helpers/wait-for';
 
 let dir: string;
 
@@ -66,7 +67,7 @@ async function secondEdgeOnSameDirectory(secondEnv: (firstPort: string) => Recor
   const base = { ...env(), EDGE_CONNECTION_ID: kit.a.connectionId, EDGE_CONNECTION_SECRET: kit.a.secret, RELAY_URL: kit.url };
   const first = await startEdgeFromConfig(loadConfig(base), silentLogger());
   try {
-    await waitFor(() => first.edge.relayConnected);
+    await waitUntil('the edge is connected to the relay', () => first.edge.relayConnected);
     const port = String((first.server.address() as AddressInfo).port);
     const refusal = await startEdgeFromConfig(loadConfig({ ...base, ...secondEnv(port) }), silentLogger()).then(
       async (second) => {
@@ -101,8 +102,3 @@ describe('one edge per data directory', () => {
     await again.stop();
   });
 });
-
-async function waitFor(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 2000 && !check(); i += 1) await new Promise((resolve) => setImmediate(resolve));
-  if (!check()) throw new Error('condition not reached');
-}

@@ -40,11 +40,4 @@ export function useLocalRedis(): TestRedis {
   return self;
 }
 
-/** Polls `check` every 20 ms until it is true; fails naming `what` after `timeoutMs`. */
-export async function waitUntil(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+export { waitUntil } from './wait-for';

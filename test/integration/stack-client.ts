@@ -105,19 +105,7 @@ export function admin(relayUrl: string, tenant: TenantCredentials, method: strin
   return tenantCall(relayUrl, path, { tenantId: tenant.tenantId, key: tenant.adminApiKey, method, body });
 }
 
-/**
- * Polls `probe` every `intervalMs` until it returns a value, for at most `timeoutMs`
- * (bounded; a probe that throws, e.g. while a server is down, counts as "not yet").
- */
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 5_000, intervalMs = 20): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
-}
+export { waitFor } from '../helpers/wait-for';
 
 /** A parsed pino line. */
 export type LogLine = { readonly msg?: string } & Record<string, unknown>;

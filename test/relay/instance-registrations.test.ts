@@ -2,6 +2,7 @@ import { INSTANCE_REGISTRATIONS_PATH, CLOSE_CODES } from '../../src/relay';
 import { EDGE_STATUS } from './fake-edge';
 import { START, startRelayKit } from './relay-kit';
 import type { RelayKit } from './relay-kit';
+import { waitUntil } from '../helpers/wait-for';
 
 const UNAUTHORIZED = { code: 'unauthorized', message: 'missing or invalid tenant credentials' };
 
@@ -68,7 +69,7 @@ describe('GET /api/v2/management/control_plane/instance_registrations', () => {
 
     kit.clock.now = START + 9000;
     await edge.close();
-    await waitFor(async () => (await list(kit))[0]?.info.connected === false);
+    await waitUntil('the relay lists the closed socket as not connected', async () => (await list(kit))[0]?.info.connected === false);
     expect((await list(kit))[0]?.info).toMatchObject({ connected: false, last_seen: new Date(START + 9000).toISOString() });
   });
 
@@ -98,7 +99,7 @@ describe('GET /api/v2/management/control_plane/instance_registrations', () => {
     expect(second.commands).toHaveLength(1);
 
     await second.close();
-    await waitFor(async () => (await list(kit))[0]?.info.connected === false);
+    await waitUntil('the relay lists the closed socket as not connected', async () => (await list(kit))[0]?.info.connected === false);
     await kit.edge(kit.a, { instanceId: 'edge-a-4' });
     expect((await list(kit)).map((r) => [r.id, r.info.connected])).toEqual([['edge-a-4', true]]);
   });
@@ -137,12 +138,3 @@ describe('GET /api/v2/management/control_plane/instance_registrations', () => {
     expect(res.status).toBe(200);
   });
 });
-
-/** Polls the relay's own view until a socket close has been processed (no fixed sleeps). */
-async function waitFor(check: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 200; i += 1) {
-    if (await check()) return;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  throw new Error('condition not reached');
-}

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compiled } from '../helpers/compiled';
 import { runsOf, STOPPED_MARKER } from './fixtures/stub-stack';
+import { waitUntil } from '../helpers/wait-for';
 
 /** The launcher with stub components, compiled to plain JavaScript by test/build-once.js. */
 const fixture = compiled('test/stack/fixtures/stub-stack.ts');
@@ -59,14 +60,6 @@ function isAlive(pid: number): boolean {
   }
 }
 
-/** Waits for a condition another process brings about (no event reaches this one). */
-async function eventually(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** What the fixture's onStopped recorded, or undefined when it never ran. */
 function stoppedMarker(dir: string): { exited: boolean[] } | undefined {
@@ -152,10 +145,7 @@ describe('stack launcher process', () => {
     await stack.ready;
     stack.child.kill('SIGKILL');
     await stack.exited;
-    await eventually(
-      () => log(dir, 'idp').includes('stub stopped by SIGTERM') && log(dir, 'control-plane').includes('stub stopped by SIGTERM'),
-      'both components stop',
-    );
+    await waitUntil('both components stop', () => log(dir, 'idp').includes('stub stopped by SIGTERM') && log(dir, 'control-plane').includes('stub stopped by SIGTERM'));
   });
 
   it('quotes only this run of a component that fails to start, and stops the ones already started', async () => {
@@ -293,7 +283,7 @@ describe('stack launcher process', () => {
     const [, hang] = (await stack.ready) as [number, number];
     process.kill(hang, 'SIGKILL');
     await stack.said(/restarting in 0\.25 s/);
-    await eventually(() => log(dir, 'control-plane').includes('stub hangs before listening'), 'the restart runs');
+    await waitUntil('the restart runs', () => log(dir, 'control-plane').includes('stub hangs before listening'));
     const restarted = Number(/stub run 2 pid (\d+)/.exec(log(dir, 'control-plane'))?.[1]);
     stack.child.kill('SIGTERM');
     expect(await stack.exited).toBe(0);
