@@ -117,7 +117,6 @@ main().catch((err: unknown) => {
 
 function index({ name, pascal, env }: AppNames): string {
   return `export { create${pascal}App, ${env}_POLICY } from './create-${name}-app';
-export type { ${pascal}AppDeps } from './create-${name}-app';
 `;
 }
 
