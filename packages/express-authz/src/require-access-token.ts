@@ -3,11 +3,28 @@ import { expressjwt, type Params } from 'express-jwt';
 import { createAccessTokenVerifier } from './create-access-token-verifier';
 import type { AccessTokenVerifierOptions } from './verifier-options';
 import { InvalidTokenError } from './bearer-errors';
+import type { AccessTokenVerifier } from './create-access-token-verifier';
 import { getBearerToken, type BearerRequest } from './get-bearer-token';
 import { answerOrForward, type AnswerOptions } from './send-error';
 import { HttpError } from './http-error';
-import { translateVerifyError } from './translate-verify-error';
 import './access-token-claims';
+
+/** What express-jwt passes to `next(err)` for a token jsonwebtoken refused: a `code`, and jsonwebtoken's error as `inner`. */
+function isExpressJwtError(err: unknown): err is { name: 'UnauthorizedError'; code: string; inner?: unknown } {
+  return typeof err === 'object' && err !== null && (err as { name?: unknown }).name === 'UnauthorizedError' && typeof (err as { code?: unknown }).code === 'string';
+}
+
+/**
+ * express-jwt's failure as our typed error: jsonwebtoken's error inside goes through the core's
+ * own mapping, by class name, never by message text. Our own errors (the key lookup's) pass
+ * through; anything else is returned unchanged and becomes a 500. (express-jwt parses no header
+ * here — it gets the token this middleware extracted — so its header codes never occur.)
+ */
+function translateVerifyError(err: unknown, core: AccessTokenVerifier): unknown {
+  if (err instanceof HttpError || !isExpressJwtError(err)) return err;
+  const inner = core.translateError(err.inner);
+  return inner instanceof HttpError ? inner : new InvalidTokenError('the token signature or claims are invalid', core.options.realm);
+}
 
 /** Options of {@link requireAccessToken}: those of the verification core, and how refusals are answered. */
 export type RequireAccessTokenOptions = AccessTokenVerifierOptions & AnswerOptions;
