@@ -2,9 +2,8 @@ import { HttpError } from '../http';
 import type { CommandName } from '../relay-protocol';
 import { edgeDrift, memoizeDesiredState, type DesiredStateLookup } from './edge-drift';
 import type { EdgeSession } from './edge-session';
-import type { EdgeLink } from './management-router';
 import type { BroadcastFilter } from './parse-broadcast-request';
-import type { Registration } from './registration';
+import type { EdgeLink, Registration } from './registration';
 import type { RegistrationStore } from './registration-store';
 import { sendToLocalEdges, type FailedEdge, type SendOutcome } from './send-to-edges';
 

@@ -17,12 +17,12 @@ import { createBroadcaster, type BroadcastResult } from './broadcast';
 import type { BroadcastFilter } from './parse-broadcast-request';
 import { joinCluster, type ClusterNode } from './cluster-node';
 import type { DesiredStateLookup } from './edge-drift';
-import { createManagementRouter, registrationsPage, type EdgeLink, type RegistrationsPage } from './management-router';
+import { createManagementRouter, registrationsPage, type RegistrationsPage } from './management-router';
 import { openRegistrationStore } from './registration-store';
 import { openRelayDatabase } from './relay-database';
 import type { DecisionSampleReply } from './pending-samples';
 import { instanceNotConnected, instanceNotFound, relayClosing } from './relay-errors';
-import type { InstanceKey, Registration } from './registration';
+import type { EdgeLink, InstanceKey, Registration } from './registration';
 import type { RelayStore } from './relay-store';
 
 /** Dependencies of {@link createRelay}. */

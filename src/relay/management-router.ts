@@ -9,7 +9,7 @@ import { commandRoutes } from './command-routes';
 import type { Broadcast } from './broadcast';
 import { metricsView } from './metrics-view';
 import { instanceNotFound } from './relay-errors';
-import type { Registration } from './registration';
+import type { EdgeLink, Registration } from './registration';
 import type { RegistrationStore } from './registration-store';
 
 import { INSTANCE_REGISTRATIONS_PATH, METRICS_PATH, REGISTRATIONS_PAGE } from '../relay-protocol';
@@ -32,15 +32,6 @@ export interface ManagementRouterDeps {
   readonly connectedRegistrations: () => Promise<Registration[]>;
   /** `METRICS_TOKEN`: the bearer token that shows `/metrics` per tenant; none, and no caller sees tenant ids. */
   readonly metricsToken?: string;
-}
-
-/**
- * Whether an edge is connected. In cluster mode `node` is the id of the node holding its
- * socket (null when none does); outside cluster mode it is absent, and so is `info.node`.
- */
-export interface EdgeLink {
-  readonly connected: boolean;
-  readonly node?: string | null;
 }
 
 /** `page_size` (1…max, default 100) and `page_token` (opaque: the last id of the previous page). */

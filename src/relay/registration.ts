@@ -37,3 +37,12 @@ export interface InstanceKey {
 
 /** The outcome of a registration attempt. */
 export type RegisterOutcome = 'registered' | 'bound_to_other_connection';
+
+/**
+ * Whether an edge is connected. In cluster mode `node` is the id of the node holding its
+ * socket (null when none does); outside cluster mode it is absent, and so is `info.node`.
+ */
+export interface EdgeLink {
+  readonly connected: boolean;
+  readonly node?: string | null;
+}

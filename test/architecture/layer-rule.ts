@@ -274,3 +274,49 @@ export function findUnusedIndexExports(srcDir: string, readerDirs: readonly stri
   }
   return unused.sort();
 }
+
+/** The module a relative specifier of `file` names, when it is one of the tree's `.ts` files (or a folder's `index.ts`). */
+function resolveModule(file: string, specifier: string): string | undefined {
+  const target = resolve(dirname(file), specifier);
+  return [`${target}.ts`, join(target, 'index.ts')].find((candidate) => existsSync(candidate));
+}
+
+/**
+ * Every set of modules under `dir` that import each other, directly or round a circle (types
+ * included): each as its files, `/`-separated under `dir`. Tarjan's strongly connected components.
+ */
+export function findModuleCycles(dir: string): string[][] {
+  const edges = new Map<string, string[]>();
+  for (const file of sourceFiles(dir)) {
+    const deps = importSpecifiers(readFileSync(file, 'utf8')).filter((s) => s.startsWith('.')).map((s) => resolveModule(file, s));
+    edges.set(file, deps.filter((d): d is string => d !== undefined));
+  }
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const connect = (v: string): void => {
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of edges.get(v) ?? []) {
+      if (!index.has(w)) {
+        connect(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop()!;
+      onStack.delete(w);
+      component.push(underSrc(dir, w));
+    } while (w !== v);
+    if (component.length > 1) found.push(component.sort());
+  };
+  for (const file of edges.keys()) if (!index.has(file)) connect(file);
+  return found;
+}

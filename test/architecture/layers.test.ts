@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { collectFolderImports, findLayerViolations, findPackageEscapes, findUnusedIndexExports, importSpecifiers, KNOWN_VIOLATIONS, LAYERS, topFolder, type FolderImport } from './layer-rule';
+import { collectFolderImports, findLayerViolations, findModuleCycles, findPackageEscapes, findUnusedIndexExports, importSpecifiers, KNOWN_VIOLATIONS, LAYERS, topFolder, type FolderImport } from './layer-rule';
 
 const SRC = join(__dirname, '..', '..', 'src');
 const PACKAGES = ['express-authz', 'cedar-authorizer'].map((name) => join(__dirname, '..', '..', 'packages', name));
@@ -75,6 +75,12 @@ describe('the packages', () => {
   it('is imported by the sample apps by its name, never by a path into it', () => {
     const byPath = collectFolderImports(SRC).filter((i) => i.specifier.includes('packages/'));
     expect(byPath).toEqual([]);
+  });
+});
+
+describe('the modules', () => {
+  it('import each other in no circle, types included, in src/ and in the packages', () => {
+    expect([SRC, ...PACKAGES.map((p) => join(p, 'src'))].flatMap((dir) => findModuleCycles(dir))).toEqual([]);
   });
 });
 
@@ -158,6 +164,17 @@ describe('the layer rule on a small source tree', () => {
       'scripts/run.ts': "let m: typeof import('../src/http');\nm.close;\n",
     });
     expect(findUnusedIndexExports(join(root, 'src'), [join(root, 'src'), join(root, 'scripts')])).toEqual(['http/index.ts: unused']);
+  });
+
+  it('finds modules that import each other round a circle, a type-only import too, and not a chain', () => {
+    write({
+      'relay/broadcast.ts': "import type { EdgeLink } from './management-router';\nexport type Broadcast = 1;\n",
+      'relay/management-router.ts': "import { commandRoutes } from './command-routes';\nexport interface EdgeLink {}\n",
+      'relay/command-routes.ts': "import type { Broadcast } from './broadcast';\nexport const commandRoutes = 1;\n",
+      'http/a.ts': "import { b } from './b';\nexport const a = b;\n",
+      'http/b.ts': 'export const b = 1;\n',
+    });
+    expect(findModuleCycles(root)).toEqual([['relay/broadcast.ts', 'relay/command-routes.ts', 'relay/management-router.ts']]);
   });
 
   it('reports a package file that reaches out of its package, or imports an undeclared module', () => {

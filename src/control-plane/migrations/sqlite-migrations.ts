@@ -1,5 +1,5 @@
 import type { SqlExecutor } from '../../sql';
-import type { MigrationPlan } from './migrate-schema';
+import type { MigrationPlan } from './migration-plan';
 
 /**
  * The control plane's SQLite schema, one entry per version (the relay's table included).
