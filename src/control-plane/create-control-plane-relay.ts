@@ -1,4 +1,5 @@
-import { connectCluster, createRelay, type DesiredEdgeState, type Relay, type RelayDeps } from '../relay';
+import { connectCluster } from '../cluster';
+import { createRelay, type DesiredEdgeState, type Relay, type RelayDeps } from '../relay';
 import type { ControlPlaneStore } from './control-plane-store';
 import { createDecisionIngest } from './ingest-decisions';
 import { requireTenantKey } from './require-tenant-key';

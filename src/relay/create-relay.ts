@@ -12,10 +12,9 @@ import { closeAllSockets } from './close-sockets';
 import { createUpgradeHandler } from './handle-upgrade';
 import { startHeartbeat } from './heartbeat';
 import { createLastSeenBatch } from './last-seen-batch';
-import type { RelayCluster } from './cluster';
 import { createBroadcaster, type BroadcastResult } from './broadcast';
 import type { BroadcastFilter } from './parse-broadcast-request';
-import { joinCluster, type ClusterNode } from './cluster-node';
+import type { ClusterNode, RelayClusterPlugin } from './cluster-plugin';
 import type { DesiredStateLookup } from './edge-drift';
 import { createManagementRouter, registrationsPage, type RegistrationsPage } from './management-router';
 import { openRegistrationStore } from './registration-store';
@@ -51,11 +50,11 @@ export interface RelayDeps {
   /** Sockets one edge connection may hold open at once (default {@link MAX_SOCKETS_PER_CONNECTION}). */
   readonly maxSocketsPerConnection?: number;
   /**
-   * Cluster mode (`REDIS_URL`): this node's id, presence registry and bus to the other
+   * Cluster mode (`REDIS_URL`), plugged in from src/cluster: this node's id, presence registry and bus to the other
    * nodes. Without it the relay is a single node and its sockets are the whole truth. The
    * relay closes it when it closes.
    */
-  readonly cluster?: RelayCluster;
+  readonly cluster?: RelayClusterPlugin;
   /** `METRICS_TOKEN`: shows `/metrics` per tenant to its bearer; unset, `/metrics` names no tenant to anyone. */
   readonly metricsToken?: string;
   /** Takes the decision records edges ship (docs/reference/api.md, "Decision records"); must not wait or throw. */
@@ -193,8 +192,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   });
 
   const clusterNode: ClusterNode | undefined = deps.cluster
-    ? joinCluster({
-        cluster: deps.cluster,
+    ? deps.cluster.join({
         logger: log,
         now,
         heartbeatMs: deps.heartbeatMs,

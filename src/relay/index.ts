@@ -11,7 +11,14 @@ export { CLOSE_CODES } from './close-codes';
 export { FRAME_RATE } from './frame-rate';
 export { MAX_BAD_FRAMES } from './edge-session';
 export { RELAY_ROUTES, EXEC_OUTCOMES, broadcastResultSchema } from './relay-openapi';
-export { connectCluster } from './cluster';
+// The hook cluster mode plugs into (src/cluster), and what a plug-in answers with.
+export type { RelayClusterPlugin, ClusterJoinDeps, ClusterNode } from './cluster-plugin';
+export type { EdgeSession } from './edge-session';
+export type { InstanceKey } from './registration';
+export { sendToLocalEdges, failureCode } from './send-to-edges';
+export type { SendOutcome } from './send-to-edges';
+export { parseRoutedOutcome, parseRoutedTryResult } from './routed-outcome';
+export { edgeError, edgeTimeout, instanceDisconnected, instanceNotConnected, instanceNotFound, relayClosing } from './relay-errors';
 export { BROADCAST_LIMITS } from './broadcast';
 export type { BroadcastResult } from './broadcast';
 export type { BroadcastFilter } from './parse-broadcast-request';

@@ -15,7 +15,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   // core: configuration, policy images and Cedar, the directory, decisions
   ['config', 'policy', 'directory', 'decision'],
   // services: each a component of its own
-  ['idp', 'relay', 'control-plane', 'edge'],
+  ['idp', 'relay', 'control-plane', 'edge', 'cluster'],
   // apps: what a user runs or copies
   ['authorizer', 'apps', 'stack', 'interop'],
 ];
@@ -106,17 +106,6 @@ export function collectFolderImports(srcDir: string): FolderImport[] {
 function layerOf(folder: string): number {
   return LAYERS.findIndex((layer) => layer.includes(folder));
 }
-
-/**
- * Breaches found when the rule learnt to see cycles between a folder and its sub-folders
- * (issue 25): each sub-folder imports its parent's modules while the parent imports it.
- * Untangling them moves code inside `src/idp` and `src/relay`, so they are listed here
- * until then; the layer test wants exactly this list, so a new breach fails it and so does
- * fixing one without deleting its line — the list only shrinks.
- */
-export const KNOWN_VIOLATIONS: readonly string[] = [
-  'folders import each other: relay <-> relay/cluster',
-];
 
 /**
  * Imports the layers alone would allow but the design does not: `src/http` knows no storage

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { startLocalRedis, type LocalRedis } from '../../scripts/lib/local-redis';
 import { silentLogger } from '../../src/observability';
-import { connectRedis, disconnectRedis, redisReady } from '../../src/relay/cluster';
+import { connectRedis, disconnectRedis, redisReady } from '../../src/cluster';
 
 /** The throwaway Redis of one test file, and clients of it that are closed before it stops. */
 export interface TestRedis {

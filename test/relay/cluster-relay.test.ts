@@ -12,7 +12,7 @@ import { createControlPlaneApp, createControlPlaneRelay, openControlPlaneStore, 
 import { baseUrl, close, listen } from '../../src/http';
 import { silentLogger } from '../../src/observability';
 import { CLOSE_CODES, EXEC_PATH, INSTANCE_REGISTRATIONS_PATH, type Relay } from '../../src/relay';
-import { connectCluster } from '../../src/relay/cluster';
+import { connectCluster } from '../../src/cluster';
 import type { RelayMessage, SampledDecision } from '../../src/relay-protocol';
 import { useLocalRedis, waitUntil } from '../helpers/redis';
 import { EDGE_ERROR_MESSAGE, EDGE_STATUS, FakeEdge, type FakeEdgeOptions } from './fake-edge';

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import type { Logger } from '../../observability';
+import type { Logger } from '../observability';
 import { routingUnavailable } from './routing-errors';
 
 /** The longest one Redis command may take before it counts as "routing unavailable". */

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { Logger } from '../../observability';
-import type { CommandName, TryDecisionRequest } from '../../relay-protocol';
-import { edgeError, edgeTimeout, instanceNotConnected, relayClosing } from '../relay-errors';
+import type { Logger } from '../observability';
+import type { CommandName, TryDecisionRequest } from '../relay-protocol';
+import { edgeError, edgeTimeout, instanceNotConnected, relayClosing } from '../relay';
 import { maxBusBytes, parseBusMessage, type BusReply, type BusRequest, type BusRequestKind } from './bus-messages';
 import { callRedis, disconnectRedis, redisReady, watchRedis } from './connect-redis';
 import { checkNodeId, redisKeys } from './redis-keys';

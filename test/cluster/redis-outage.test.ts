@@ -1,9 +1,9 @@
 import type { Redis } from 'ioredis';
-import { HttpError } from '../../../src/http';
-import { httpFailure } from '../../helpers/http-failure';
-import { silentLogger } from '../../../src/observability';
-import { createPresence, startNodeBus, type NodeBus, type Presence } from '../../../src/relay/cluster';
-import { useLocalRedis, waitUntil } from '../../helpers/redis';
+import { HttpError } from '../../src/http';
+import { httpFailure } from '../helpers/http-failure';
+import { silentLogger } from '../../src/observability';
+import { createPresence, startNodeBus, type NodeBus, type Presence } from '../../src/cluster';
+import { useLocalRedis, waitUntil } from '../helpers/redis';
 
 const local = useLocalRedis();
 let a: NodeBus;

@@ -1,18 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
-import type { Logger } from '../../observability';
+import type { Logger } from '../observability';
 import { connectRedis, disconnectRedis, redisReady } from './connect-redis';
 import { startNodeBus, type NodeBus } from './node-bus';
 import { createPresence, type Presence } from './presence';
 import { checkNodeId } from './redis-keys';
+import { joinCluster } from './join-cluster';
+import type { RelayClusterPlugin } from '../relay';
 
 /**
  * What the relay needs to run as one node of a cluster (docs/architecture.md, "Cluster mode:
  * Redis keys and channels"): its id, the shared presence registry, the bus to the other
  * nodes, and the client whose `ready` event says Redis is back.
  */
-export interface RelayCluster {
+export interface RelayCluster extends RelayClusterPlugin {
   readonly node: string;
   readonly redis: Redis;
   readonly presence: Presence;
@@ -64,16 +66,18 @@ export async function connectCluster(options: ConnectClusterOptions): Promise<Re
       ...(options.prefix === undefined ? {} : { prefix: options.prefix }),
     });
     const presence = createPresence({ redis, heartbeatMs: options.heartbeatMs, ...(options.prefix === undefined ? {} : { prefix: options.prefix }) });
-    return {
+    const cluster: RelayCluster = {
       node,
       redis,
       presence,
       bus,
+      join: (relay) => joinCluster({ ...relay, cluster }),
       async close() {
         await bus.close();
         await disconnectRedis(redis);
       },
     };
+    return cluster;
   } catch (err) {
     await disconnectRedis(redis);
     throw err;

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import { createPresence, redisKeys, type Presence } from '../../../src/relay/cluster';
-import { useLocalRedis, waitUntil } from '../../helpers/redis';
+import { createPresence, redisKeys, type Presence } from '../../src/cluster';
+import { useLocalRedis, waitUntil } from '../helpers/redis';
 
 const local = useLocalRedis();
 let client: Redis;

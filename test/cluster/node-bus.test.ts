@@ -1,11 +1,11 @@
 import { Writable } from 'node:stream';
 import type { Redis } from 'ioredis';
 import { pino } from 'pino';
-import { HttpError } from '../../../src/http';
-import { httpFailure } from '../../helpers/http-failure';
-import { silentLogger } from '../../../src/observability';
-import { startNodeBus, tooManyInFlight, MAX_BUS_REPLY_BYTES, type BusRequest, type NodeBus, type NodeBusOptions } from '../../../src/relay/cluster';
-import { useLocalRedis, waitUntil } from '../../helpers/redis';
+import { HttpError } from '../../src/http';
+import { httpFailure } from '../helpers/http-failure';
+import { silentLogger } from '../../src/observability';
+import { startNodeBus, tooManyInFlight, MAX_BUS_REPLY_BYTES, type BusRequest, type NodeBus, type NodeBusOptions } from '../../src/cluster';
+import { useLocalRedis, waitUntil } from '../helpers/redis';
 
 const local = useLocalRedis();
 let client: Redis;

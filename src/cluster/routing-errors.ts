@@ -1,4 +1,4 @@
-import { HttpError } from '../../http';
+import { HttpError } from '../http';
 
 /** The code of {@link routingUnavailable}, for callers that tell it from other 503s. */
 export const ROUTING_UNAVAILABLE = 'routing_unavailable';

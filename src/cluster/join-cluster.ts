@@ -1,14 +1,22 @@
-import type { Logger } from '../observability';
-import type { CommandName, EdgeStatus, TryDecisionRequest, TryDecisionResult } from '../relay-protocol';
-import { CLOSE_CODES } from './close-codes';
-import { MAX_BUS_BROADCAST_IDS, type BusAsk, type BusRequest, type HeldEdge, type RelayCluster } from './cluster';
-import type { EdgeSession } from './edge-session';
-import type { DecisionSampleReply } from './pending-samples';
-import type { HttpError } from '../http';
-import { instanceNotConnected } from './relay-errors';
-import type { InstanceKey } from './registration';
-import { failureCode, sendToLocalEdges, type SendOutcome } from './send-to-edges';
-import { parseRoutedOutcome, parseRoutedTryResult } from './routed-outcome';
+import type { Redis } from 'ioredis';
+import type { EdgeStatus } from '../relay-protocol';
+import {
+  CLOSE_CODES,
+  failureCode,
+  instanceNotConnected,
+  parseRoutedOutcome,
+  parseRoutedTryResult,
+  sendToLocalEdges,
+  type ClusterJoinDeps,
+  type ClusterNode,
+  type DecisionSampleReply,
+  type EdgeSession,
+  type InstanceKey,
+  type SendOutcome,
+} from '../relay';
+import { MAX_BUS_BROADCAST_IDS, type BusRequest } from './bus-messages';
+import type { BusAsk, NodeBus } from './node-bus';
+import type { HeldEdge, Presence } from './presence';
 
 /** How much sooner than the asker a node answering a routed broadcast stops waiting (at most a quarter of the time). */
 export const ROUTED_BROADCAST_MARGIN_MS = 250;
@@ -16,44 +24,9 @@ export const ROUTED_BROADCAST_MARGIN_MS = 250;
 /** How often a node marks itself alive in Redis (its key lives `NODE_TTL_MS`). */
 export const NODE_BEAT_MS = 1000;
 
-/** Dependencies of {@link joinCluster}. */
-export interface ClusterNodeDeps {
-  readonly cluster: RelayCluster;
-  readonly logger: Logger;
-  readonly now: () => number;
-  /** Presence records are refreshed once per heartbeat, in one pipeline. */
-  readonly heartbeatMs: number;
-  readonly execTimeoutMs: number;
-  /** This node's live session of an instance, if it holds one. */
-  readonly local: (key: InstanceKey) => EdgeSession | undefined;
-  /** Every live, registered session this node holds. */
-  readonly held: () => Iterable<EdgeSession>;
-  /** The error for an instance no node holds: 404 when the tenant has no such registration, else 409. */
-  readonly unrouted: (key: InstanceKey) => Promise<HttpError>;
-}
-
-/** The relay's side of cluster mode: presence of its edges, and exec for edges held elsewhere. */
-export interface ClusterNode {
-  readonly node: string;
-  /** Records this node as the edge's holder; a previous holder is told to close its socket. */
-  claimed(session: EdgeSession): Promise<void>;
-  /** Deletes the edge's record unless another node claimed it since. */
-  closed(session: EdgeSession): void;
-  /** Sends a command to the edge through the node that holds it (409 when none does). */
-  exec(key: InstanceKey, command: CommandName): Promise<EdgeStatus>;
-  sample(key: InstanceKey): Promise<DecisionSampleReply>;
-  /** Asks the edge to decide `request` without recording it, through the node that holds it. */
-  tryDecision(key: InstanceKey, request: TryDecisionRequest): Promise<TryDecisionResult>;
-  /**
-   * Sends a command to several of the tenant's edges that `owner` holds, in requests of at
-   * most `MAX_BUS_BROADCAST_IDS` ids, and resolves within `timeoutMs` with what they came to;
-   * a request that fails or times out fails each of its ids with that error's code.
-   */
-  broadcast(owner: string, tenantId: string, instanceIds: readonly string[], command: CommandName, timeoutMs: number): Promise<SendOutcome>;
-  /** The node holding each of the tenant's instances, or null; one round trip. 503 while Redis is down. */
-  owners(tenantId: string, instanceIds: readonly string[]): Promise<(string | null)[]>;
-  /** Stops the timers, releases every held edge, leaves the cluster and closes its connection. */
-  close(): Promise<void>;
+/** What {@link joinCluster} needs: the relay's side ({@link ClusterJoinDeps}) and this node's presence registry and bus. */
+export interface ClusterNodeDeps extends ClusterJoinDeps {
+  readonly cluster: { readonly node: string; readonly redis: Redis; readonly presence: Presence; readonly bus: NodeBus; close(): Promise<void> };
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { InstanceKey } from '../registration';
+import type { InstanceKey } from '../relay';
 import { callRedis } from './connect-redis';
 import { definePresenceScripts } from './presence-scripts';
 import { checkNodeId, redisKeys } from './redis-keys';

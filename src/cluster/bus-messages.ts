@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { COMMANDS, tryDecisionRequestSchema } from '../../relay-protocol';
+import { COMMANDS, tryDecisionRequestSchema } from '../relay-protocol';
 import { MAX_KEY_PART_LENGTH, NODE_ID_PATTERN } from './redis-keys';
 
 /** The largest bus request a node publishes or reads; a larger one is dropped and logged. */

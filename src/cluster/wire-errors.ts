@@ -1,5 +1,5 @@
-import { HttpError } from '../../http';
-import { edgeError, instanceDisconnected, instanceNotConnected, instanceNotFound, relayClosing } from '../relay-errors';
+import { HttpError } from '../http';
+import { edgeError, instanceDisconnected, instanceNotConnected, instanceNotFound, relayClosing } from '../relay';
 import { routingUnavailable } from './routing-errors';
 
 /** An HttpError as one node sends it to another in a bus reply: its public parts only. */

@@ -1,4 +1,4 @@
-import type { InstanceKey } from '../registration';
+import type { InstanceKey } from '../relay';
 
 /** The prefix of every key and channel cluster mode uses, so one Redis can serve other things too. */
 export const DEFAULT_REDIS_PREFIX = 'outpost:';
