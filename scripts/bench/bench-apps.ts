@@ -18,7 +18,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openEmbeddedAuthorizer } from '../../src/authorizer';
+import { openEmbeddedAuthorizer } from '../../src/embedded-edge';
+import { decisionRecords } from '../../src/decision-records';
 import { loadConfig } from '../../src/config';
 import { loadDirectorySeed } from '../../src/directory';
 import { silentLogger } from '../../src/observability';
@@ -140,6 +141,7 @@ async function main(options: BenchOptions): Promise<void> {
     }
 
     // 2. Embedded decision latency: an embedded edge in this process, on the same connection.
+    const records = decisionRecords({ app: 'bench' });
     const embeddedHere = await openEmbeddedAuthorizer({
       relayUrl: cp.url,
       ...cp.appConnection,
@@ -151,6 +153,7 @@ async function main(options: BenchOptions): Promise<void> {
       hostname: 'bench-latency',
       version: 'bench',
       cacheSize: DECISIONS * 3, // room for every cold id: the cached run is a pure hit
+      plugins: [records], // as the app's own embedded edge (src/apps/app-dependencies.ts)
     });
     try {
       const latency = await measureDecisionLatency(
@@ -171,7 +174,7 @@ async function main(options: BenchOptions): Promise<void> {
 
       // Decision records on the hot path: the same cached decision with and without queueing its record.
       const request = { principal: userId(BENCH_USER), action: 'DELETE', resource: { type: 'Resource', id: 'record-cost' }, policyPath: 'rbac.DELETE' };
-      const added = reportRecordCost(embeddedHere.edge, request, RECORD_ROUNDS, RECORD_DECISIONS);
+      const added = reportRecordCost(embeddedHere.edge, records.log, request, RECORD_ROUNDS, RECORD_DECISIONS);
       goals.push(['decision record, added per decision (median of rounds)', `${fmt(added, 0)} ns`, `< ${GOALS.recordNs} ns`, verdict(added < GOALS.recordNs)]);
     } finally {
       await embeddedHere.close();

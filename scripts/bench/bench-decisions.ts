@@ -14,7 +14,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openEmbeddedAuthorizer } from '../../src/authorizer';
+import { openEmbeddedAuthorizer } from '../../src/embedded-edge';
+import { decisionRecords } from '../../src/decision-records';
 import { createDecisionIngest, openControlPlaneStore, type ControlPlaneStore } from '../../src/control-plane';
 import { silentLogger } from '../../src/observability';
 import type { DecisionRecord } from '../../src/relay-protocol';
@@ -83,6 +84,7 @@ async function ingestRate(store: ControlPlaneStore): Promise<number[]> {
 
 /** The record's hot-path cost at an embedded edge on the bench stack's app connection (ns added, median). */
 async function hotPath(cp: BenchStack['cp'], dataDir: string): Promise<number> {
+  const records = decisionRecords({ app: 'bench' });
   const embedded = await openEmbeddedAuthorizer({
     relayUrl: cp.url,
     ...cp.appConnection,
@@ -93,10 +95,11 @@ async function hotPath(cp: BenchStack['cp'], dataDir: string): Promise<number> {
     logger: silentLogger(),
     hostname: 'bench-decisions',
     version: 'bench',
+    plugins: [records],
   });
   try {
     const request = { principal: MORTY_ID, action: 'DELETE', resource: { type: 'Resource', id: 'record-cost' }, policyPath: 'rbac.DELETE' };
-    const added = reportRecordCost(embedded.edge, request, RECORD_ROUNDS, RECORD_DECISIONS);
+    const added = reportRecordCost(embedded.edge, records.log, request, RECORD_ROUNDS, RECORD_DECISIONS);
     reportShipCost(embedded.edge, request, RECORD_ROUNDS, SHIPPED_RECORDS);
     return added;
   } finally {

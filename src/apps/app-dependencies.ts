@@ -2,11 +2,13 @@ import { hostname as osHostname } from 'node:os';
 import { join } from 'node:path';
 import type { RequestHandler } from 'express';
 import { appConnection, findApp, packageVersion, type Config } from '../config';
-import { loadDirectorySeed, type DirectoryData } from '../directory';
-import { createEdgeAuthorizer, openEmbeddedAuthorizer, openLocalAuthorizer, type Authorizer } from '../authorizer';
-import { loadPinnedSigningKeys } from '../edge';
+import { loadDirectorySeed, type DirectoryData } from '@outpost/cedar-authorizer';
+import { createEdgeAuthorizer, openLocalAuthorizer, type Authorizer } from '../authorizer';
 import { requireAccessToken } from '@outpost/express-authz';
 import type { Logger } from '../observability';
+import type * as Embedded from '../embedded-edge';
+import type * as DecisionRecords from '../decision-records';
+import type * as Edge from '../edge';
 
 /**
  * The policy the sidecar edge's connection serves (the demo tenant's first connection): under
@@ -54,6 +56,10 @@ export async function openAppAuthorizer(config: Config, name: string, logger: Lo
   if (kind === 'edge') return { authorizer: createEdgeAuthorizer({ url: config.edge.url }), directory: () => seed };
   // <env>_CONNECTION_ID/_SECRET, or the app's entry in the demo tenant file.
   const { connectionId, connectionSecret } = appConnection(config, app.name);
+  // Required here only: an app on `local` or `edge` loads no edge runtime and no platform plug-in.
+  const { openEmbeddedAuthorizer } = require('../embedded-edge') as typeof Embedded;
+  const { loadPinnedSigningKeys } = require('../edge') as typeof Edge;
+  const { decisionRecords } = require('../decision-records') as typeof DecisionRecords;
   const authorizer = await openEmbeddedAuthorizer({
     relayUrl: config.controlPlane.url,
     connectionId,
@@ -66,7 +72,8 @@ export async function openAppAuthorizer(config: Config, name: string, logger: Lo
     // Pinned image-signing keys apply to embedded edges exactly as to the sidecar.
     ...(config.edge.policySigningKeysFile === undefined ? {} : { policySigningKeys: loadPinnedSigningKeys(config.edge.policySigningKeysFile) }),
     hostname: `${app.name}-app@${osHostname()}`,
-    app: app.name,
+    // The app's decisions become decision records in the console, named for the app.
+    plugins: [decisionRecords({ app: app.name })],
     version: packageVersion(config.projectRoot),
     logger,
   });

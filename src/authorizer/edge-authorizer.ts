@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import { AuthorizerUnavailableError, InvalidPropertyError, type AuthorizationDecision, type AuthorizationRequest, type Authorizer } from '../decision';
+import { AuthorizerUnavailableError, InvalidPropertyError, type AuthorizationDecision, type AuthorizationRequest, type Authorizer } from '@outpost/express-authz';
 
 /** Options of {@link createEdgeAuthorizer}. */
 export interface EdgeAuthorizerOptions {

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { z } from 'zod';
-import { POLICY_NAME_PATTERN } from '../decision-protocol';
+import { POLICY_NAME_PATTERN } from '@outpost/cedar-authorizer';
 import { FileContentError, readJsonFile } from '../files';
 import { APPS_GROUP, ENV_GROUPS, port, text, url } from './env-schema';
 

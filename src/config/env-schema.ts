@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { POLICY_NAME_PATTERN } from '../decision-protocol';
+import { POLICY_NAME_PATTERN } from '@outpost/cedar-authorizer';
 
 /** A port variable; the apps list's per-app variables use the same three kinds (`app-list.ts`). */
 export const port = z.coerce.number().int().min(0).max(65535);

@@ -4,9 +4,9 @@
  * the sample apps' `local` authorizer calls it directly.
  */
 export { AuthorizerUnavailableError, InvalidPropertyError } from '@outpost/express-authz';
-export type { Authorizer, AuthorizationRequest, AuthorizationDecision } from '@outpost/express-authz';
+export type { AuthorizationRequest } from '@outpost/express-authz';
 export { createLocalAuthorizer, runPolicyTests, assertPolicyTestsPass, checkPolicyImage, PolicyTestsFailedError } from '@outpost/cedar-authorizer';
-export type { LocalAuthorizer, LocalDecision, PolicyTestResult } from '@outpost/cedar-authorizer';
+export type { LocalDecision, PolicyTestResult } from '@outpost/cedar-authorizer';
 export { search, SEARCH_LIMITS } from './search';
 export type { SearchQuestion, SearchOutcome } from './search';
 export type { SearchCandidate } from './search-candidates';

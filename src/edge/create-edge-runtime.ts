@@ -1,22 +1,20 @@
 import { hostname as osHostname } from 'node:os';
-import { createLocalAuthorizer, type LocalAuthorizer } from '../decision';
+import { createLocalAuthorizer, type LocalAuthorizer, type LocalDecision } from '@outpost/cedar-authorizer';
 import { acquireDirectoryLock, DirectoryLockedError, type HeldLock } from '../files';
 import type { Logger } from '../observability';
-import type { AuthorizationRequest, LocalDecision } from '../decision';
+import type { AuthorizationRequest } from '@outpost/express-authz';
 import { DEFAULT_COMMAND_TIMEOUT_MS, type CommandName, type EdgeStatus } from '../relay-protocol';
 import { createCoalescingJob } from './coalescing-job';
 import { createControlPlaneClient } from './control-plane-client';
 import { describeFailure } from './describe-failure';
-import { createDecisionLog, type DecisionLog } from './decision-log';
 import { createDecisionSample, type DecisionSample } from './decision-sample';
+import type { EdgePlugin } from './edge-plugin';
 import { createEdgeMetrics, type EdgeMetrics, type SyncJob } from './edge-metrics';
-import { withDecisionLogMetrics } from './decision-log-metrics';
 import { edgeStatus, type EdgeState } from './edge-state';
 import { createFreshness, type Freshness } from './freshness';
 import { loadOrCreateInstanceId } from './instance-id';
 import { createPeriodicJob } from './periodic-job';
 import { createRelayClient } from './relay-client';
-import { createDecisionShipper } from './ship-decisions';
 import { createTryDecision } from './try-decision';
 import type { CommandOutcome } from './relay-client-contract';
 import { createDirectorySync, loadPersistedDirectory } from './sync-directory';
@@ -48,10 +46,8 @@ export interface EdgeRuntimeDeps {
   readonly freshnessWaitMs?: number;
   /** Decision cache entries (default 10,000; 0 disables it). */
   readonly cacheSize?: number;
-  /** What decides through this edge, named in its decision records: an app's name; default `sidecar`. */
-  readonly app?: string;
-  /** Decision records held for shipping to the control plane (default `DECISION_QUEUE_CAPACITY`, 10,000). */
-  readonly decisionQueueCapacity?: number;
+  /** Platform areas plugged into this edge (decision records are one: `src/decision-records`). */
+  readonly plugins?: readonly EdgePlugin[];
   readonly version?: string;
   readonly hostname?: string;
   readonly timers?: Timers;
@@ -72,12 +68,10 @@ export interface EdgeRuntime {
   readonly metrics: EdgeMetrics;
   /** Recent distinct decisions of this edge (sidecar and embedded alike), sent to the relay for a dry run. */
   readonly decisionSample: DecisionSample;
-  /** Decision records waiting to be shipped to the control plane (docs/reference/api.md, "Decision records"). */
-  readonly decisionLog: DecisionLog;
   /**
-   * Queues the record of a decision just made (`requestId`: the HTTP request it answered;
-   * `latencyMs`: time spent deciding) with the state it was made from. Call it in the same
-   * tick as the decision. Costs a slot write; shipping happens on a timer, never here.
+   * Hands a decision just made (`requestId`: the HTTP request it answered; `latencyMs`: time
+   * spent deciding) to the plug-ins' `onDecision`, with the state it was made from. Call it in
+   * the same tick as the decision.
    */
   recordDecision(request: AuthorizationRequest, decision: LocalDecision, requestId: string, latencyMs: number): void;
   readonly freshness: Freshness;
@@ -107,8 +101,8 @@ export function createEdgeRuntime(deps: EdgeRuntimeDeps): EdgeRuntime {
   const now = deps.now ?? Date.now;
   const instanceId = loadOrCreateInstanceId(dataDir);
   const state: EdgeState = { policy: undefined, directory: undefined };
-  const decisionLog = createDecisionLog(deps.app ?? 'sidecar', deps.decisionQueueCapacity);
-  const metrics = withDecisionLogMetrics(createEdgeMetrics(state), decisionLog);
+  const plugins = deps.plugins ?? [];
+  const metrics = createEdgeMetrics(state, () => plugins.map((plugin) => plugin.metrics?.() ?? '').join(''));
   const credentials = { connectionId: deps.connectionId, connectionSecret: deps.connectionSecret };
   const random = deps.random ?? Math.random;
   const client = createControlPlaneClient({ relayUrl: deps.relayUrl, credentials, timers, now, random });
@@ -176,7 +170,6 @@ export function createEdgeRuntime(deps: EdgeRuntimeDeps): EdgeRuntime {
   }
 
   const decisionSample = createDecisionSample();
-  const shipper = createDecisionShipper(decisionLog, () => relay);
   const tryDecision = createTryDecision(state);
   const authorizer = createLocalAuthorizer({
     policy: () => state.policy?.compiled,
@@ -200,9 +193,8 @@ export function createEdgeRuntime(deps: EdgeRuntimeDeps): EdgeRuntime {
     authorizer,
     metrics,
     decisionSample,
-    decisionLog,
     recordDecision(request, decision, requestId, latencyMs) {
-      decisionLog.record(request, decision, requestId, latencyMs, state.policy, state.directory);
+      for (const plugin of plugins) plugin.onDecision?.(request, decision, requestId, latencyMs, state);
     },
     freshness,
     async start() {
@@ -239,14 +231,13 @@ export function createEdgeRuntime(deps: EdgeRuntimeDeps): EdgeRuntime {
       discovery.start();
       directory.start();
       relay.start();
-      shipper.start();
+      for (const plugin of plugins) plugin.start?.(() => relay);
     },
     async close() {
       discovery.stop();
       directory.stop();
-      // What is queued goes out now, if the relay is there to take it; the rest is dropped with the edge.
-      shipper.stop();
-      shipper.flush();
+      // Before the relay closes: a plug-in may send what it holds (decision records do).
+      for (const plugin of plugins) plugin.stop?.();
       await relay?.close();
       client.abort();
       await Promise.all([discoveryJob.idle(), directoryJob.idle()]);

@@ -1,4 +1,5 @@
-import type { AuthorizationRequest, LocalDecision } from '../decision';
+import type { AuthorizationRequest } from '@outpost/express-authz';
+import type { LocalDecision } from '@outpost/cedar-authorizer';
 import { DECISION_SAMPLE_LIMITS, sampledDecisionSchema, type SampledDecision } from '../relay-protocol';
 
 /**

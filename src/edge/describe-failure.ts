@@ -1,4 +1,4 @@
-import { PolicyTestsFailedError } from '../decision';
+import { PolicyTestsFailedError } from '@outpost/cedar-authorizer';
 import { CedarEngineError, PolicyImageError, PolicyValidationError } from '../policy';
 import type { Logger } from '../observability';
 import { ControlPlaneError } from './control-plane-client';

@@ -14,9 +14,9 @@ export interface EdgeMetrics {
 
 /**
  * A few counters and gauges, written by hand: the format is a handful of text lines
- * and a metrics library would be the edge's largest dependency.
+ * and a metrics library would be the edge's largest dependency. `more` adds the plug-ins' lines.
  */
-export function createEdgeMetrics(state: EdgeState): EdgeMetrics {
+export function createEdgeMetrics(state: EdgeState, more: () => string = () => ''): EdgeMetrics {
   const decisions = { allowed: 0, denied: 0 };
   const syncs = new Map<string, number>();
   for (const job of ['policy', 'directory'] as const) {
@@ -56,7 +56,7 @@ export function createEdgeMetrics(state: EdgeState): EdgeMetrics {
         const { name, digest } = state.policy.image;
         lines.push(`outpost_edge_policy_info{policy="${label(name)}",digest="${label(digest)}"} 1`);
       }
-      return `${lines.join('\n')}\n`;
+      return `${lines.join('\n')}\n${more()}`;
     },
   };
 }

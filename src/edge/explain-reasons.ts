@@ -1,5 +1,5 @@
 import { EXPLAIN_HEADER, EXPLAIN_REASONS } from '../decision-protocol';
-import type { LocalDecision } from '../decision';
+import type { LocalDecision } from '@outpost/cedar-authorizer';
 import { BadRequestError } from '../http';
 import { explainDecision, NO_POLICY_PERMITS, type DecisionReason } from '../policy';
 import type { ActivePolicy } from './edge-state';

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { assertPolicyTestsPass } from '../decision';
+import { assertPolicyTestsPass } from '@outpost/cedar-authorizer';
 import { compilePolicyImage, verifyImageSignature, verifyPolicyImage, type PolicyImage, type PublicSigningKey } from '../policy';
 import type { Logger } from '../observability';
 import type { ControlPlaneClient } from './control-plane-client';

@@ -1,4 +1,4 @@
-import { createLocalAuthorizer, type LocalAuthorizer } from '../decision';
+import { createLocalAuthorizer, type LocalAuthorizer } from '@outpost/cedar-authorizer';
 import type { DirectoryData } from '../directory';
 import { HttpError } from '../http';
 import { explainDecision } from '../policy';

@@ -6,7 +6,7 @@ import { findProjectRoot } from '../config';
 import { createControlPlaneApp, createControlPlaneRelay, createTenant, openControlPlaneStore, type ControlPlaneStore } from '../control-plane';
 import { checkPolicyImage } from '../decision';
 import { loadDirectorySeed } from '../directory';
-import { createEdge, type Edge } from '../edge';
+import { createEdge, type Edge } from '../sidecar';
 import { baseUrl, close, listen } from '../http';
 import type { Logger } from '../observability';
 import { readPolicyFolder } from '../policy';

@@ -70,7 +70,7 @@ export function stackComponents(config: Config): Component[] {
       },
     },
     {
-      name: 'edge', label: 'edge authorizer', entry: 'edge/main', url: config.edge.url,
+      name: 'edge', label: 'edge authorizer', entry: 'sidecar/main', url: config.edge.url,
       port: config.edge.port, portVar: 'EDGE_PORT', readyPath: '/readyz', waitsFor: ['control-plane'],
       identity: { path: '/readyz', matches: (a) => typeof field(a.body, 'policy') === 'boolean' },
     },

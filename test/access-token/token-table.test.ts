@@ -6,7 +6,7 @@ import { openLocalAuthorizer } from '../../src/authorizer';
 import { createRbacApp } from '../../src/apps/rbac';
 import type { Authorizer } from '../../src/authorizer';
 import { loadDirectorySeed } from '../../src/directory';
-import type { Edge } from '../../src/edge';
+import type { Edge } from '../../src/sidecar';
 import { silentLogger } from '../../src/observability';
 import { makeEdge, removeDir, tempDir } from '../edge/edge-kit';
 import { startFakeControlPlane, type FakeControlPlane } from '../edge/fake-control-plane';

@@ -1,6 +1,6 @@
 import express, { type Express } from 'express';
 import request from 'supertest';
-import type { Edge } from '../../src/edge';
+import type { Edge } from '../../src/sidecar';
 import { createErrorHandler, notFound } from '../../src/http';
 import { requireAccessToken } from '@outpost/express-authz';
 import { silentLogger } from '../../src/observability';

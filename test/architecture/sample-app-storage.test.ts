@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ROOT } from '../helpers/compiled';
 
@@ -17,35 +19,56 @@ async function driversLoadedBy(modules: readonly string[]): Promise<string[]> {
   return JSON.parse(stdout) as string[];
 }
 
-/** The folders of the project's own code a fresh Node process has loaded after requiring `modules`, each named once. */
-async function ownFoldersLoadedBy(modules: readonly string[]): Promise<string[]> {
+/**
+ * The project's own modules a fresh Node process has loaded after requiring `modules`: each as
+ * its folder (`src/edge`, `packages/express-authz`) and the line count of its TypeScript source.
+ */
+async function ownCodeLoadedBy(modules: readonly string[]): Promise<{ folders: string[]; lines: number }> {
   const probe = [
     `for (const m of ${JSON.stringify(modules)}) require(m);`,
     `const own = Object.keys(require.cache).map((f) => require('node:fs').realpathSync(f)).filter((f) => !f.includes('/node_modules/'));`,
-    `console.log(JSON.stringify([...new Set(own.map((f) => /\\/(?:dist\\/(src\\/[a-z-]+)|(packages\\/[a-z-]+))\\//.exec(f)).filter(Boolean).map((m) => m[1] ?? m[2]))].sort()));`,
+    'console.log(JSON.stringify(own));',
   ].join('\n');
   const { stdout } = await promisify(execFile)(process.execPath, ['-e', probe], { cwd: ROOT, timeout: 30_000 });
-  return JSON.parse(stdout) as string[];
+  const sources = (JSON.parse(stdout) as string[]).map((file) => {
+    const source = /\/(?:dist\/(src\/.+)|(packages\/[a-z-]+\/)dist\/(.+))\.js$/.exec(file);
+    if (!source) throw new Error(`not a compiled module of the project: ${file}`);
+    return source[1] === undefined ? `${source[2]!}src/${source[3]!}.ts` : `${source[1]}.ts`;
+  });
+  const folders = [...new Set(sources.map((f) => f.split('/').slice(0, 2).join('/')))].sort();
+  const lines = sources.reduce((sum, f) => sum + readFileSync(join(ROOT, f), 'utf8').split('\n').length, 0);
+  return { folders, lines };
 }
 
-/** Platform areas in folders of their own, which the sample apps plug nothing of in. */
-const PLATFORM_FOLDERS = ['src/cluster', 'src/control-plane', 'src/idp', 'src/interop', 'src/relay', 'src/sql', 'src/stack'];
+/** What the RBAC app's main.ts requires before it opens its authorizer (src/apps/rbac/main.ts). */
+const RBAC_APP = ['./dist/src/apps/rbac', './dist/src/apps/app-dependencies', './dist/src/config', './dist/src/http', './dist/src/observability'];
+/** What it requires then for `AUTHORIZER=embedded`, the default (src/apps/app-dependencies.ts). */
+const EMBEDDED_EDGE = ['./dist/src/embedded-edge', './dist/src/edge', './dist/src/decision-records'];
+
+/** Platform areas and other components, which the sample app loads none of. */
+const PLATFORM_FOLDERS = ['src/authzen', 'src/cluster', 'src/control-plane', 'src/decision-records', 'src/idp', 'src/interop', 'src/relay', 'src/sidecar', 'src/sql', 'src/stack'];
 
 describe('the RBAC sample app stands apart from the platform (docs/architecture.md, "Layers")', () => {
-  it('loads the packages and none of the platform areas that are folders of their own', async () => {
-    const loaded = await ownFoldersLoadedBy(['./dist/src/apps/rbac', './dist/src/apps/app-dependencies', './dist/src/config', './dist/src/http', './dist/src/observability']);
-    expect(loaded).toEqual(expect.arrayContaining(['packages/cedar-authorizer', 'packages/express-authz', 'src/apps']));
-    expect(loaded.filter((folder) => PLATFORM_FOLDERS.includes(folder))).toEqual([]);
+  it('loads the packages and the sample, none of the platform, and at most 7,000 lines of its own code, on `local` or `edge`', async () => {
+    const { folders, lines } = await ownCodeLoadedBy(RBAC_APP);
+    expect(folders).toEqual(['packages/cedar-authorizer', 'packages/express-authz', 'src/apps', 'src/authorizer', 'src/cache', 'src/config', 'src/files', 'src/http', 'src/observability']);
+    expect(lines).toBeLessThanOrEqual(7_000);
+  }, 30_000);
+
+  it('adds with its embedded edge the edge runtime and decision records only: no AuthZEN serving, sidecar, relay or control plane', async () => {
+    const { folders } = await ownCodeLoadedBy([...RBAC_APP, ...EMBEDDED_EDGE]);
+    expect(folders).toEqual(expect.arrayContaining(['src/edge', 'src/embedded-edge', 'src/decision-records']));
+    expect(folders.filter((folder) => PLATFORM_FOLDERS.includes(folder))).toEqual(['src/decision-records']);
   }, 30_000);
 
   it('sees a platform folder when one is loaded: the control plane (compiled) loads src/control-plane, src/relay and src/sql', async () => {
-    expect(await ownFoldersLoadedBy(['./dist/src/control-plane'])).toEqual(expect.arrayContaining(['src/control-plane', 'src/relay', 'src/sql']));
+    expect((await ownCodeLoadedBy(['./dist/src/control-plane'])).folders).toEqual(expect.arrayContaining(['src/control-plane', 'src/relay', 'src/sql']));
   }, 30_000);
 });
 
 describe('the foundation knows no storage (docs/architecture.md, "Layers")', () => {
   it('lets the RBAC sample app and what its main.ts wires (embedded edge, config, logger) load neither pg nor better-sqlite3', async () => {
-    expect(await driversLoadedBy(['./dist/src/apps/rbac', './dist/src/apps/app-dependencies', './dist/src/config', './dist/src/http', './dist/src/observability'])).toEqual([]);
+    expect(await driversLoadedBy([...RBAC_APP, ...EMBEDDED_EDGE])).toEqual([]);
   }, 30_000);
 
   it('sees a driver when one is loaded: src/sql (compiled) loads both', async () => {

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AuthorizerUnavailableError, createEdgeAuthorizer, toIsRequest, type AuthorizationRequest } from '../../src/authorizer';
 import { InvalidPropertyError } from '../../src/decision';
-import type { Edge } from '../../src/edge';
+import type { Edge } from '../../src/sidecar';
 import { baseUrl, close, listen } from '../../src/http';
 import { makeSyncedEdge, removeDir, tempDir } from '../edge/edge-kit';
 import { startFakeControlPlane, userId, type FakeControlPlane } from '../edge/fake-control-plane';

@@ -6,7 +6,7 @@
  * edge, synced from the fake control plane serving a policy that reads such a value.
  */
 import request from 'supertest';
-import type { Edge } from '../../src/edge';
+import type { Edge } from '../../src/sidecar';
 import { createPolicyImage } from '../../src/policy';
 import { makeEdge, removeDir, tempDir } from './edge-kit';
 import { startFakeControlPlane, userId, type FakeControlPlane } from './fake-control-plane';

@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import request from 'supertest';
-import type { Edge } from '../../src/edge';
+import type { Edge } from '../../src/sidecar';
 import { createTestIssuer, type TestIssuer } from '../helpers/tokens';
 import { makeEdge, removeDir, tempDir } from './edge-kit';
 import { startFakeControlPlane, userId, type FakeControlPlane } from './fake-control-plane';

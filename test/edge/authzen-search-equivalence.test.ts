@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import type { DirectoryData } from '../../src/directory';
-import type { Edge } from '../../src/edge';
+import type { Edge } from '../../src/sidecar';
 import { baseUrl, close, listen } from '../../src/http';
 import { readPolicyFolder } from '../../src/policy';
 import { makeSyncedEdge, removeDir, tempDir } from './edge-kit';

@@ -5,7 +5,7 @@
  * real HTTP server on port 0 holding its answers until the test lets them go; the edge's
  * timers and clock are the test's, so each try times out when the test fires it.
  */
-import type { Edge } from '../../src/edge';
+import type { Edge } from '../../src/sidecar';
 import { makeEdge, removeDir, tempDir } from './edge-kit';
 import { rbacImage, startFakeControlPlane, type FakeControlPlane } from './fake-control-plane';
 import type { ManualTimers } from './manual-timers';

@@ -1,7 +1,8 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import { pino } from 'pino';
-import { createDecisionRoutes, type DecisionRoute, type Edge, type EdgeRuntime } from '../../src/edge';
-import { createDecisionListener } from '../../src/edge/decision-server';
+import { createDecisionRoutes, type Edge } from '../../src/sidecar';
+import { type DecisionRoute, type EdgeRuntime } from '../../src/edge';
+import { createDecisionListener } from '../../src/sidecar/decision-server';
 import { baseUrl, close, HttpError } from '../../src/http';
 import type { Logger } from '../../src/observability';
 import { makeSyncedEdge, removeDir, tempDir } from './edge-kit';

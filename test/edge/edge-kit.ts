@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createEdge, type Edge, type EdgeDeps } from '../../src/edge';
+import { createEdge, type Edge, type EdgeDeps } from '../../src/sidecar';
 import { silentLogger } from '../../src/observability';
 import { CREDENTIALS } from './fake-control-plane';
 import { manualTimers, type ManualTimers } from './manual-timers';

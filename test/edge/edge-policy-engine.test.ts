@@ -1,5 +1,5 @@
 import request from 'supertest';
-import type { Edge } from '../../src/edge';
+import type { Edge } from '../../src/sidecar';
 import { createPolicyImage, preparsedCount } from '../../src/policy';
 import { markEngineUnhealthy, resetEngine } from '../../packages/cedar-authorizer/src/cedar-engine';
 import { makeSyncedEdge, removeDir, tempDir } from './edge-kit';

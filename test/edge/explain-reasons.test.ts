@@ -5,14 +5,16 @@
  * determining policies either way, and every AuthZEN decision becomes a decision record.
  */
 import request from 'supertest';
-import type { Edge } from '../../src/edge';
+import type { Edge } from '../../src/sidecar';
 import { capturingLogger, type LogLine } from '../helpers/capturing-logger';
+import { decisionRecords } from '../../src/decision-records';
 import { makeSyncedEdge, removeDir, tempDir } from './edge-kit';
 import { startFakeControlPlane, userId, type FakeControlPlane } from './fake-control-plane';
 
 let cp: FakeControlPlane;
 let dir: string;
 let edge: Edge;
+const records = decisionRecords({ app: 'sidecar' });
 let lines: LogLine[];
 let rick: string;
 let jerry: string;
@@ -27,7 +29,7 @@ beforeAll(async () => {
   dir = tempDir();
   const captured = capturingLogger();
   lines = captured.lines;
-  ({ edge } = await makeSyncedEdge(cp.url, dir, { logger: captured.logger }));
+  ({ edge } = await makeSyncedEdge(cp.url, dir, { logger: captured.logger, plugins: [records] }));
   rick = userId(cp.directory, 'rick');
   jerry = userId(cp.directory, 'jerry');
 });
@@ -70,13 +72,13 @@ describe('AuthZEN evaluation', () => {
 
   it('logs the determining policies and queues a decision record, with or without the header', async () => {
     lines.length = 0;
-    edge.decisionLog.take(10_000);
+    records.log.take(10_000);
     await request(edge.app).post('/access/v1/evaluation').set('X-Request-Id', 'why-rick').send(ask(rick, 'DELETE')).expect(200);
     const line = lines.find((l) => l.msg === 'decision')!;
     expect(line.decisions).toEqual([expect.objectContaining({ decision: true, reasons: [ADMINS.policy] })]);
-    const records = edge.decisionLog.take(10);
-    expect(records).toHaveLength(1);
-    expect(records[0]).toMatchObject({ decision: 'allow', action: 'DELETE', reasons: [ADMINS], resource: seed });
+    const taken = records.log.take(10);
+    expect(taken).toHaveLength(1);
+    expect(taken[0]).toMatchObject({ decision: 'allow', action: 'DELETE', reasons: [ADMINS], resource: seed });
   });
 });
 

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import type { Edge } from '../../src/edge';
+import type { Edge } from '../../src/sidecar';
 import { makeEdge, removeDir, tempDir } from './edge-kit';
 import { startFakeControlPlane, userId, rbacImage, type FakeControlPlane } from './fake-control-plane';
 import { createPolicyImage } from '../../src/policy';

@@ -1,6 +1,6 @@
 import { Agent, request as httpRequest, type Server } from 'node:http';
 import type { Socket } from 'node:net';
-import type { Edge } from '../../src/edge';
+import type { Edge } from '../../src/sidecar';
 import { close, listen } from '../../src/http';
 import { makeSyncedEdge, removeDir, tempDir } from './edge-kit';
 import { startFakeControlPlane, userId, type FakeControlPlane } from './fake-control-plane';

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
-import type { Edge } from '../../src/edge';
+import type { Edge } from '../../src/sidecar';
 import { engineVersion, policyVerdicts, VERDICT_FILE } from '../../src/edge/policy-verdict';
 import { createPolicyImage, type PolicyImage } from '../../src/policy';
 import { VIEWERS_WRITE_REFUSAL } from '../helpers/policy-tests';

@@ -8,7 +8,7 @@ import type { Server } from 'node:http';
 import { join } from 'node:path';
 import request from 'supertest';
 import { createControlPlaneApp, createControlPlaneRelay, openControlPlaneStore, seedControlPlane, type ControlPlaneStore } from '../../src/control-plane';
-import type { Edge } from '../../src/edge';
+import type { Edge } from '../../src/sidecar';
 import { baseUrl, close, listen } from '../../src/http';
 import { silentLogger } from '../../src/observability';
 import { createPolicyImage } from '../../src/policy';

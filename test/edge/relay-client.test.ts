@@ -1,7 +1,8 @@
 import { once } from 'node:events';
 import { isDeepStrictEqual } from 'node:util';
 import type { WebSocket } from 'ws';
-import { backoffDelay, type Edge } from '../../src/edge';
+import { backoffDelay } from '../../src/edge';
+import { type Edge } from '../../src/sidecar';
 import { createPolicyImage } from '../../src/policy';
 import { USERS } from '../apps/app-fixture';
 import { waitFor } from '../integration/stack-client';

@@ -1,10 +1,10 @@
-// Search pages take turns on the event loop (src/edge/take-turns.ts): many searches asked at once
+// Search pages take turns on the event loop (src/authzen/take-turns.ts): many searches asked at once
 // no longer run back to back ahead of everything else, so an evaluation asked meanwhile waits for
 // at most one page. Counted, not timed: how many pages finished before a callback queued with them ran.
 import { join } from 'node:path';
-import type { Edge } from '../../src/edge';
-import { searchEdge } from '../../src/edge/search-edge';
-import { createTurns } from '../../src/edge/take-turns';
+import type { Edge } from '../../src/sidecar';
+import { searchEdge } from '../../src/authzen/search-edge';
+import { createTurns } from '../../src/authzen/take-turns';
 import { readPolicyFolder } from '../../src/policy';
 import { makeSyncedEdge, removeDir, tempDir } from './edge-kit';
 import { root, startFakeControlPlane, type FakeControlPlane } from './fake-control-plane';

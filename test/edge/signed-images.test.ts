@@ -6,7 +6,7 @@
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Edge } from '../../src/edge';
+import type { Edge } from '../../src/sidecar';
 import { loadPinnedSigningKeys } from '../../src/edge/pinned-signing-keys';
 import { CompactSign, importJWK } from 'jose';
 import { createPolicyImage, signPolicyImage, type PolicyImage, type PrivateSigningKey, type PublicSigningKey } from '../../src/policy';

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import request from 'supertest';
 import { loadConfig, writeDemoTenantFile } from '../../src/config';
-import { startEdgeFromConfig } from '../../src/edge';
+import { startEdgeFromConfig } from '../../src/sidecar';
 import { baseUrl } from '../../src/http';
 import { silentLogger } from '../../src/observability';
 import { EXEC_PATH } from '../../src/relay';

@@ -11,8 +11,9 @@ import { join } from 'node:path';
 import type { Server } from 'node:http';
 import { accessTokenMiddleware } from '../../src/apps/app-dependencies';
 import { createRbacApp } from '../../src/apps/rbac';
-import { openEmbeddedAuthorizer, type EmbeddedAuthorizer } from '../../src/authorizer';
+import { openEmbeddedAuthorizer, type EmbeddedAuthorizer } from '../../src/embedded-edge';
 import { createTenant } from '../../src/control-plane';
+import { decisionRecords } from '../../src/decision-records';
 import { CONTROL_PLANE_ROUTES } from '../../src/control-plane/control-plane-openapi';
 import { loadDirectorySeed } from '../../src/directory';
 import { baseUrl, close, listen } from '../../src/http';
@@ -48,7 +49,7 @@ describe.each(SQL_ENGINES)('decision records on $name', (engine) => {
       directorySyncIntervalMs: 3_600_000,
       fullSyncIntervalMs: 3_600_000,
       logger: silentLogger(),
-      app: 'rbac',
+      plugins: [decisionRecords({ app: 'rbac' })],
     });
     const app = createRbacApp({ authenticate: accessTokenMiddleware(stack.config), authorizer: embedded, policyName: 'rbac', logger: silentLogger() });
     embeddedApp = await listen(app, 0, '127.0.0.1');
@@ -185,6 +186,7 @@ describe.each(SQL_ENGINES)('decision records on $name', (engine) => {
 
   it('with the control plane down the edge keeps deciding, and loses at most its bounded queue', async () => {
     const connection = await stack.store.tenants.addConnection(stack.demo.tenantId, 'rbac');
+    const smallRecords = decisionRecords({ app: 'small', capacity: 50 });
     const small = await openEmbeddedAuthorizer({
       relayUrl: stack.relayUrl,
       ...connection,
@@ -193,8 +195,7 @@ describe.each(SQL_ENGINES)('decision records on $name', (engine) => {
       directorySyncIntervalMs: 3_600_000,
       fullSyncIntervalMs: 3_600_000,
       logger: silentLogger(),
-      app: 'small',
-      decisionQueueCapacity: 50,
+      plugins: [smallRecords],
     });
     let down = false;
     try {
@@ -222,7 +223,7 @@ describe.each(SQL_ENGINES)('decision records on $name', (engine) => {
       );
       // The newest 50 arrived, each once; the 150 before them were dropped at the edge.
       expect(shipped.map((r) => r.request_id).sort()).toEqual(Array.from({ length: 50 }, (_, i) => `outage-${150 + i}`).sort());
-      expect(small.edge.decisionLog.size).toBe(0);
+      expect(smallRecords.log.size).toBe(0);
     } finally {
       await small.close();
       if (down) await stack.startControlPlane();

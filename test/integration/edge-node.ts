@@ -6,7 +6,8 @@
 import { EventEmitter } from 'node:events';
 import type { Server } from 'node:http';
 import { pino } from 'pino';
-import { createEdge, type Edge } from '../../src/edge';
+import { decisionRecords } from '../../src/decision-records';
+import { createEdge, type Edge } from '../../src/sidecar';
 import { baseUrl, close, listen } from '../../src/http';
 import type { Logger } from '../../src/observability';
 import type { PublicSigningKey } from '../../src/policy';
@@ -68,6 +69,8 @@ export async function startEdgeNode(options: StartEdgeOptions): Promise<EdgeHand
     directorySyncIntervalMs: HOUR,
     fullSyncIntervalMs: 24 * HOUR,
     jwt: options.jwt,
+    // As the stack's sidecar (src/sidecar/start-edge.ts): its decisions are recorded.
+    plugins: [decisionRecords({ app: 'sidecar' })],
     logger,
     version: '1.2.3-test',
     hostname: options.hostname,

@@ -15,7 +15,7 @@ import { openLocalAuthorizer, type Authorizer } from '../../src/authorizer';
 import { loadConfig } from '../../src/config';
 import { createConsoleRouter, createControlPlaneApp, createControlPlaneRelay, openControlPlaneStore, type ControlPlaneStore } from '../../src/control-plane';
 import { loadDirectorySeed } from '../../src/directory';
-import { createEdge, type Edge } from '../../src/edge';
+import { createEdge, type Edge } from '../../src/sidecar';
 import { baseUrl, close, listen } from '../../src/http';
 import { openIdp } from '../../src/idp';
 import type { Relay } from '../../src/relay';

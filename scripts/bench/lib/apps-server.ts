@@ -13,7 +13,9 @@ import { requireAccessToken } from '@outpost/express-authz';
 import { accessTokenMiddleware } from '../../../src/apps/app-dependencies';
 import { createRbacApp } from '../../../src/apps/rbac';
 import helmet from 'helmet';
-import { createEdgeAuthorizer, openEmbeddedAuthorizer, openLocalAuthorizer, type Authorizer, type EmbeddedAuthorizer } from '../../../src/authorizer';
+import { createEdgeAuthorizer, openLocalAuthorizer, type Authorizer } from '../../../src/authorizer';
+import { openEmbeddedAuthorizer, type EmbeddedAuthorizer } from '../../../src/embedded-edge';
+import { decisionRecords } from '../../../src/decision-records';
 import { loadConfig, type Config } from '../../../src/config';
 import { loadDirectorySeed } from '../../../src/directory';
 import { baseUrl, close, createApp, listen } from '../../../src/http';
@@ -152,6 +154,7 @@ async function start(args: AppsStartArgs): Promise<AppsInfo> {
     fullSyncIntervalMs: 24 * HOUR,
     logger: createLogger('rbac-app', 'info'),
     hostname: 'bench-rbac-app',
+    plugins: [decisionRecords({ app: 'rbac' })], // as the app's own (src/apps/app-dependencies.ts)
     version: 'bench',
   });
   if (!embedded.edge.state.policy || !embedded.edge.state.directory) throw new Error('the embedded edge did not sync');

@@ -7,7 +7,7 @@ import type { RequestListener, Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import express from 'express';
-import { createDecisionRoutes, createEdge, type Edge } from '../../../src/edge';
+import { createDecisionRoutes, createEdge, type Edge } from '../../../src/sidecar';
 import { baseUrl, close, createApp, finishApp, listen } from '../../../src/http';
 import type { Logger } from '../../../src/observability';
 import { createLogger } from '../../../src/observability';

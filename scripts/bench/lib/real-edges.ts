@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createEdge, type Edge } from '../../../src/edge';
+import { createEdge, type Edge } from '../../../src/sidecar';
 import { createLogger } from '../../../src/observability';
 import { serveParent } from './child-endpoint';
 

@@ -4,8 +4,8 @@
 // round. The edge's shipper runs meanwhile in both (it is a timer, never on the decision's path).
 import type { AuthorizationRequest } from '../../../src/decision';
 import type { EdgeRuntime } from '../../../src/edge';
-import { createDecisionLog } from '../../../src/edge/decision-log';
-import { createDecisionShipper } from '../../../src/edge/ship-decisions';
+import { createDecisionLog, type DecisionLog } from '../../../src/decision-records/decision-log';
+import { createDecisionShipper } from '../../../src/decision-records/ship-decisions';
 import { spreadOf } from './compare-rounds';
 import { printTable } from './table';
 
@@ -53,7 +53,7 @@ export function measureRecordCost(edge: EdgeRuntime, request: AuthorizationReque
  * Measures and prints the record's cost on `edge` (a table of the three per-round spreads and
  * what the shipper did meanwhile); returns the added ns per decision, median of rounds.
  */
-export function reportRecordCost(edge: EdgeRuntime, request: AuthorizationRequest, rounds: number, iterations: number): number {
+export function reportRecordCost(edge: EdgeRuntime, log: DecisionLog, request: AuthorizationRequest, rounds: number, iterations: number): number {
   const cost = measureRecordCost(edge, request, rounds, iterations);
   const [without, withRecord, added] = [spreadOf(cost.withoutNs), spreadOf(cost.withNs), spreadOf(cost.addedNs)];
   console.log(`\nDecision records on the hot path: ${iterations} cached decisions each way, ${rounds} rounds (ns per decision; the shipper runs in both):`);
@@ -65,7 +65,7 @@ export function reportRecordCost(edge: EdgeRuntime, request: AuthorizationReques
       ['added by the record, per round', added.min, added.median, added.max],
     ],
   );
-  console.log(`Shipped meanwhile: ${edge.decisionLog.dropped} dropped at the edge, ${edge.decisionLog.size} still queued.`);
+  console.log(`Shipped meanwhile: ${log.dropped} dropped at the edge, ${log.size} still queued.`);
   return added.median;
 }
 

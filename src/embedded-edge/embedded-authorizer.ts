@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { AuthorizerUnavailableError, type AuthorizationRequest, type Authorizer, type LocalDecision } from '../decision';
+import { AuthorizerUnavailableError, type AuthorizationRequest, type Authorizer } from '@outpost/express-authz';
+import type { LocalDecision } from '@outpost/cedar-authorizer';
 import type { DirectoryData } from '../directory';
-import { splitPolicyPath, type SearchKind, type SearchRequest } from '../decision-protocol';
-import { createEdgeRuntime, reasonsOf, searchEdge, type EdgeRuntime, type EdgeRuntimeDeps, type EdgeSearchOptions, type EdgeSearchOutcome } from '../edge';
+import { splitPolicyPath } from '../decision-protocol';
+import { createEdgeRuntime, reasonsOf, type EdgeRuntime, type EdgeRuntimeDeps } from '../edge';
 
 /** How long `open` waits for the first sync before the app starts serving anyway (it then answers 503 until synced). */
 export const FIRST_SYNC_WAIT_MS = 5_000;
@@ -16,12 +17,6 @@ export interface EmbeddedAuthorizer extends Authorizer {
   readonly edge: EdgeRuntime;
   /** The directory replica decisions are made from (undefined before the first sync). */
   directory(): DirectoryData | undefined;
-  /**
-   * An AuthZEN search (§8) in-process — "which todos may Morty delete?": the same answer
-   * as the sidecar's `/access/v1/search/<kind>`, each candidate decided as an evaluation
-   * would. An app passes the resources it holds itself as `options.candidates`.
-   */
-  search(kind: SearchKind, request: SearchRequest, options?: EdgeSearchOptions): Promise<EdgeSearchOutcome>;
 }
 
 /**
@@ -72,7 +67,6 @@ export async function openEmbeddedAuthorizer(deps: EdgeRuntimeDeps): Promise<Emb
       const decision = edge.authorizer.decideNow(request);
       return { allowed: decision.allowed, policyPath: decision.policyPath, reasons: reasonsOf(decision, edge.state.policy) };
     },
-    search: (kind, request, options) => searchEdge(edge, kind, request, options),
     close: () => edge.close(),
   };
 }

@@ -2,11 +2,9 @@ import { BadRequestError, parseBody } from '../http';
 import { explainDecision } from '../policy';
 import { unredactedLogger, type Logger } from '../observability';
 import { isFlatValue, isRequestSchema, quickIsRequest, splitPolicyPath, withProtoFieldNames, type IsRequest } from '../decision-protocol';
-import type { DirectoryData } from '../directory';
-import type { EdgeRuntime } from './create-edge-runtime';
-import { readDemand, requireReady, resolveUserId, stateUsedHeaders, type DecisionRoute } from './decision-support';
+import { resolveUserId, type DirectoryData } from '../directory';
+import { type EdgeRuntime, readDemand, requireReady, stateUsedHeaders, type DecisionRoute, reasonsOf, wantsReasons } from '../edge';
 import type { VerifyJwtIdentity } from './verify-identity';
-import { reasonsOf, wantsReasons } from './explain-reasons';
 
 /** The decision Outpost's policies answer; the only one `decisions` may ask for. */
 const ALLOWED = 'allowed';

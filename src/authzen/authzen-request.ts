@@ -1,6 +1,5 @@
 import type { AuthorizationRequest } from '../decision';
-import type { DirectoryData } from '../directory';
-import { resolveUserId } from './decision-support';
+import { resolveUserId, type DirectoryData } from '../directory';
 
 /** An AuthZEN question with every part present (an evaluation, a batch item, a search candidate). */
 export interface AuthzenQuestion {

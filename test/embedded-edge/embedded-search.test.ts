@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { openEmbeddedAuthorizer, type EmbeddedAuthorizer } from '../../src/authorizer';
+import { searchEdge } from '../../src/authzen';
+import { openEmbeddedAuthorizer, type EmbeddedAuthorizer } from '../../src/embedded-edge';
 import { silentLogger } from '../../src/observability';
 import { readPolicyFolder } from '../../src/policy';
 import { removeDir, tempDir } from '../edge/edge-kit';
@@ -42,8 +43,9 @@ const todos = () => [
   { id: 't2', properties: { ownerID: ids.rick! } },
   { id: 't3', properties: { ownerID: 'morty@the-citadel.com' } },
 ];
+// A frozen clock: the page's time budget (SEARCH_LIMITS.timeBudgetMs) never cuts it short on a busy machine.
 const deletable = (who: string) =>
-  authorizer.search('resource', { subject: { type: 'user', id: who }, action: { name: 'can_delete_todo' }, resource: { type: 'todo' } }, { candidates: todos() });
+  searchEdge(authorizer.edge, 'resource', { subject: { type: 'user', id: who }, action: { name: 'can_delete_todo' }, resource: { type: 'todo' } }, { candidates: todos(), now: () => 0 });
 
 describe('EmbeddedAuthorizer.search', () => {
   it('answers which of the app’s todos a user may delete, each decided as an evaluation would', async () => {
@@ -70,14 +72,14 @@ describe('EmbeddedAuthorizer.search', () => {
   });
 
   it('answers the actions a user may take on one todo, and says which state it used', async () => {
-    const outcome = await authorizer.search('action', { subject: { type: 'user', id: ids.morty! }, resource: { type: 'todo', id: 't2', properties: { ownerID: ids.rick! } } });
+    const outcome = await searchEdge(authorizer.edge, 'action', { subject: { type: 'user', id: ids.morty! }, resource: { type: 'todo', id: 't2', properties: { ownerID: ids.rick! } } });
     expect(outcome.response.results.map((r) => (r as { name: string }).name).sort()).toEqual(['can_create_todo', 'can_read_todos']);
     expect(outcome.policyDigest).toBe(authorizer.edge.status().policy_digest);
     expect(outcome.directoryRevision).toBe(cp.directory.revision);
   });
 
   it('refuses a search without its input entity as a 400', async () => {
-    await expect(authorizer.search('resource', { subject: { type: 'user' }, action: { name: 'can_delete_todo' }, resource: { type: 'todo' } })).rejects.toMatchObject({
+    await expect(searchEdge(authorizer.edge, 'resource', { subject: { type: 'user' }, action: { name: 'can_delete_todo' }, resource: { type: 'todo' } })).rejects.toMatchObject({
       status: 400,
       message: 'a resource search needs subject.id',
     });

@@ -2,7 +2,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { AuthorizerUnavailableError } from '../decision';
 import { HttpError, requestIdFor } from '../http';
 import { createRateLimitedLog, thrownName, type Logger, type RateLimitedLog } from '../observability';
-import type { DecisionRoute } from './decision-support';
+import type { DecisionRoute } from '../edge';
 
 const JSON_TYPE = /^application\/json\s*(;\s*charset=utf-8\s*)?$/i;
 

@@ -1,6 +1,6 @@
 import type { RequestListener } from 'node:http';
 import { createEdgeApp } from './edge-app';
-import { createEdgeRuntime, type EdgeRuntime, type EdgeRuntimeDeps } from './create-edge-runtime';
+import { createEdgeRuntime, type EdgeRuntime, type EdgeRuntimeDeps } from '../edge';
 import { createJwtIdentityVerifier } from './verify-identity';
 
 /** Everything the sidecar edge needs: the runtime's inputs and how to verify `IDENTITY_TYPE_JWT`. */

@@ -2,10 +2,8 @@ import express, { type Router } from 'express';
 import { AUTHZEN_PATHS, AUTHZEN_SEARCH_PATHS, evaluationRequestSchema, evaluationsRequestSchema, expandEvaluations, quickEvaluationRequest, quickEvaluationsRequest } from '../decision-protocol';
 import { BadRequestError, parseBody } from '../http';
 import { unredactedLogger, type Logger } from '../observability';
-import type { EdgeRuntime } from './create-edge-runtime';
+import { type EdgeRuntime, readDemand, stateUsedHeaders, type DecisionInput, type DecisionRoute, authzenReasonContext, reasonsOf, wantsReasons } from '../edge';
 import { decideEvaluation, decideEvaluations, type DecidedFrom, type ItemOutcome } from './decide-evaluations';
-import { readDemand, stateUsedHeaders, type DecisionInput, type DecisionRoute } from './decision-support';
-import { authzenReasonContext, reasonsOf, wantsReasons } from './explain-reasons';
 
 /** Body limit of both AuthZEN endpoints (a batch of 64 evaluations fits easily). */
 const AUTHZEN_LIMIT_BYTES = 64 * 1024;

@@ -1,6 +1,6 @@
-import { DECISION_RECORD_LIMITS, MAX_FRAME_BYTES, type DecisionRecord, type EdgeMessage } from '../relay-protocol';
+import { DECISION_RECORD_LIMITS, MAX_FRAME_BYTES, type DecisionRecord } from '../relay-protocol';
+import { systemTimers, type RelayLink, type Timers } from '../edge';
 import type { DecisionLog } from './decision-log';
-import { systemTimers, type Timers } from './timers';
 
 /** How often an edge sends what its decision log holds (docs/reference/api.md, "Decision records"). */
 export const DECISION_SHIP_INTERVAL_MS = 200;
@@ -8,12 +8,6 @@ export const DECISION_SHIP_INTERVAL_MS = 200;
 export const DECISION_FRAMES_PER_TICK = 5;
 /** Room left in a frame for `{"type":"decisions","records":[…]}` around the records. */
 const FRAME_OVERHEAD_BYTES = 64;
-
-/** The shipper's view of the relay connection: send a frame when connected, else say no. */
-export interface FrameSender {
-  readonly connected: boolean;
-  send(message: EdgeMessage): void;
-}
 
 /** Ships the decision log to the relay on a timer, off every decision's path. */
 export interface DecisionShipper {
@@ -31,7 +25,7 @@ export interface DecisionShipper {
  * twice; while the relay is away they wait in the log, whose bound drops the oldest. The relay
  * does not acknowledge: a frame lost with its socket is lost (at most once, never twice).
  */
-export function createDecisionShipper(log: DecisionLog, relay: () => FrameSender | undefined, timers: Timers = systemTimers): DecisionShipper {
+export function createDecisionShipper(log: DecisionLog, relay: () => RelayLink | undefined, timers: Timers = systemTimers): DecisionShipper {
   let handle: unknown;
   let running = false;
   let shipped = 0;

@@ -2,9 +2,7 @@ import { search, type SearchCandidate, type SearchOutcome } from '../decision';
 import { searchInputProblem, type SearchKind, type SearchRequest } from '../decision-protocol';
 import { BadRequestError } from '../http';
 import { toAuthorizationRequest } from './authzen-request';
-import type { EdgeRuntime } from './create-edge-runtime';
-import { requireReady } from './decision-support';
-import type { FreshnessDemand } from './freshness';
+import { type EdgeRuntime, requireReady, type FreshnessDemand } from '../edge';
 import { createTurns } from './take-turns';
 
 /**

@@ -1,9 +1,9 @@
-import type { AuthorizationRequest, LocalDecision } from '../decision';
-import type { DirectoryData } from '../directory';
+import type { AuthorizationRequest } from '@outpost/express-authz';
+import type { LocalDecision } from '@outpost/cedar-authorizer';
+import { resolveUserId, type DirectoryData } from '../directory';
 import { explainDecision } from '../policy';
 import { DECISION_RECORD_LIMITS, fitsDecisionRecord, type DecisionRecord } from '../relay-protocol';
-import { resolveUserId } from './decision-support';
-import type { ActivePolicy } from './edge-state';
+import type { ActivePolicy } from '../edge';
 
 /** Records an edge holds for shipping by default; past it the oldest is dropped and counted. */
 export const DECISION_QUEUE_CAPACITY = 10_000;

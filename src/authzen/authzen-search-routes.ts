@@ -1,8 +1,7 @@
 import { AUTHZEN_SEARCH_PATHS, searchRequestSchema, type SearchKind } from '../decision-protocol';
 import { parseBody } from '../http';
 import type { Logger } from '../observability';
-import type { EdgeRuntime } from './create-edge-runtime';
-import { readDemand, stateUsedHeaders, type DecisionRoute } from './decision-support';
+import { type EdgeRuntime, readDemand, stateUsedHeaders, type DecisionRoute } from '../edge';
 import { searchEdge } from './search-edge';
 
 /** Body limit of the search endpoints (a search names at most three entities and a context). */

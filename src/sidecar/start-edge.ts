@@ -4,11 +4,12 @@ import { sidecarConnection, type Config } from '../config';
 import { close, listen } from '../http';
 import type { Logger } from '../observability';
 import { createEdge, type Edge } from './create-edge';
-import { loadPinnedSigningKeys } from './pinned-signing-keys';
+import { decisionRecords } from '../decision-records';
+import { loadPinnedSigningKeys } from '../edge';
 
 /**
  * Builds an edge from the configuration (data in `<dataDir>/edge`, pinned signing keys from
- * `EDGE_POLICY_SIGNING_KEYS` when set), listens on `EDGE_PORT`
+ * `EDGE_POLICY_SIGNING_KEYS` when set, decision records plugged in), listens on `EDGE_PORT`
  * and only then starts it. The order matters: a second edge started on the same data
  * directory has the same instance id, and once it dialled the relay it would replace the
  * live edge's session; binding the port first makes it fail (EADDRINUSE) before that.
@@ -38,6 +39,8 @@ export async function startEdgeFromConfig(
       clockToleranceSec: config.apps.clockTolerance,
     },
     publicUrl: config.edge.url,
+    // The sidecar's decisions become decision records in the console, as the apps' do.
+    plugins: [decisionRecords({ app: 'sidecar' })],
     ...(keysFile === undefined ? {} : { policySigningKeys: loadPinnedSigningKeys(keysFile) }),
     logger,
     ...(options.version ? { version: options.version } : {}),

@@ -3,8 +3,7 @@ import type { AuthorizationRequest, LocalDecision } from '../decision';
 import type { DirectoryData } from '../directory';
 import { BadRequestError, HttpError } from '../http';
 import { toAuthorizationRequest } from './authzen-request';
-import type { EdgeRuntime } from './create-edge-runtime';
-import { requireReady } from './decision-support';
+import { type EdgeRuntime, requireReady } from '../edge';
 
 /**
  * The AuthZEN subject types Outpost's directory answers for: `user` names a user by its id,

@@ -1,0 +1,3 @@
+export { createAuthzenMetadataRouter, createAuthzenRoutes } from './authzen-routes';
+export { createAuthzenSearchRoutes } from './authzen-search-routes';
+export { searchEdge } from './search-edge';

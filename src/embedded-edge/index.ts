@@ -1,0 +1,2 @@
+export { openEmbeddedAuthorizer } from './embedded-authorizer';
+export type { EmbeddedAuthorizer } from './embedded-authorizer';
