@@ -1,8 +1,9 @@
-export { openControlPlaneStore, SERVER_BUSY_TIMEOUT_MS } from './control-plane-store';
+export { SERVER_BUSY_TIMEOUT_MS } from './control-plane-store';
+export { openControlPlaneStore } from './open-control-plane-store';
 export type { ControlPlaneLocation, ControlPlaneStore, ControlPlaneStoreOptions, PostgresLocation } from './control-plane-store';
 export { controlPlaneLocation, describeControlPlaneLocation } from './control-plane-location';
-export { UnknownTenantError } from './tenant-repository';
-export type { TenantKeyKind } from './tenant-repository';
+export { UnknownTenantError } from './unknown-tenant-error';
+export type { TenantKeyKind } from './tenant-keys';
 export { createTenant } from './create-tenant';
 export { recordCliAudit } from './audit-repository';
 export { connectionLabelSchema } from './connection-label';

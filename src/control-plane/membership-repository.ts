@@ -1,7 +1,8 @@
 import type { SqlExecutor } from '../sql';
 import { inTransaction, type SqlHandle } from './in-transaction';
 import type { AccountKind, MemberRole } from './account';
-import { LOCK_TENANT, UnknownTenantError } from './tenant-repository';
+import { LOCK_TENANT } from './tenant-repository';
+import { UnknownTenantError } from './unknown-tenant-error';
 
 /** Members of one tenant at most; more are refused (docs/reference/limits.md). */
 export const MAX_MEMBERS_PER_TENANT = 1000;

@@ -1,6 +1,6 @@
 import { readDemoTenantFile, writeDemoTenantFile, type DemoTenant } from '../config';
 import { demoTenantDatabase, type DemoTenantDatabase } from './demo-tenant-database';
-import type { TenantKeyKind } from './tenant-repository';
+import type { TenantKeyKind } from './tenant-keys';
 
 /** The demo tenant file a control plane keeps in step: its data folder and its own database. */
 export interface DemoTenantFileLocation {

@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import { basicCredential, decodeBasicPair, HttpError } from '../http';
 import type { ControlPlaneStore } from './control-plane-store';
-import type { EdgeConnection } from './tenant-repository';
+import type { EdgeConnection } from './connection-repository';
 
 function connectionUnauthorized(): HttpError {
   return new HttpError(401, 'unauthorized', 'missing or invalid connection credentials', {

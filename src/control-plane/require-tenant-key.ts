@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { RequestHandler } from 'express';
 import { basicCredential, decodeBasicPair, HttpError } from '../http';
 import type { ControlPlaneStore } from './control-plane-store';
-import type { TenantKeyKind } from './tenant-repository';
+import type { TenantKeyKind } from './tenant-keys';
 
 /** Header naming the tenant (docs/service-interface.md §4.2, §5). */
 export const TENANT_HEADER = 'service-tenant-id';

@@ -1,4 +1,4 @@
-import { keyMatches, type TenantKeyKind } from './tenant-repository';
+import { keyMatches, type TenantKeyKind } from './tenant-keys';
 
 /** Tenant keys whose stored hashes are kept between checks; past it the cache starts over. */
 export const TENANT_KEY_CACHE_MAX = 10_000;

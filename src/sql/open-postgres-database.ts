@@ -1,7 +1,7 @@
-import { DatabaseError, Pool, types, type PoolClient, type QueryResult } from 'pg';
+import { Pool, types, type QueryResult } from 'pg';
 import { toNumberedPlaceholders } from './numbered-placeholders';
+import { giveBack, lease, queryOnLease } from './postgres-lease';
 import { redactDatabaseUrl } from './redact-database-url';
-import { SqlConnectionError } from './sql-connection-error';
 import type { SqlDatabase, SqlExecutor, SqlRunResult, SqlValue } from './sql-database';
 
 /** Connections one process keeps to PostgreSQL at most (docs/reference/limits.md). */
@@ -49,48 +49,6 @@ const POOL_TYPES = {
   },
 } as unknown as NonNullable<ConstructorParameters<typeof Pool>[0]>['types'];
 
-/**
- * node-postgres reports a connection that dropped or could not be had in time as a bare
- * Error; give it a code. Server errors (SQLSTATE), socket errors (errno codes) and our own
- * errors (a parser's RangeError) keep theirs.
- */
-function classify(err: unknown, connectionBroke: boolean): unknown {
-  if (err instanceof DatabaseError) return err;
-  if (typeof (err as { code?: unknown } | null)?.code === 'string') return err;
-  if (!connectionBroke) return err;
-  return new SqlConnectionError('the connection to PostgreSQL failed', { cause: err });
-}
-
-/** One checked-out connection, watched for breaking while we hold it. */
-interface Lease {
-  readonly client: PoolClient;
-  /** Set when the connection emitted `error`: it must go back to the pool with it. */
-  broken: Error | undefined;
-}
-
-async function lease(pool: Pool): Promise<Lease> {
-  let client: PoolClient;
-  try {
-    client = await pool.connect();
-  } catch (err) {
-    // Whatever kept the pool from handing out a connection is about the connection.
-    throw classify(err, true);
-  }
-  const held: Lease = { client, broken: undefined };
-  // Without a listener, an `error` on a checked-out client would crash the process.
-  client.on('error', (err: Error) => {
-    held.broken = err;
-  });
-  return held;
-}
-
-function giveBack(held: Lease, err?: Error): void {
-  held.client.removeAllListeners('error');
-  const reason = held.broken ?? err;
-  // A client released with an error is closed by the pool instead of being reused.
-  held.client.release(reason);
-}
-
 function executor(query: (sql: string, params: readonly SqlValue[] | undefined) => Promise<QueryResult>): SqlExecutor {
   return {
     async all<Row>(sql: string, params?: readonly SqlValue[]): Promise<Row[]> {
@@ -107,14 +65,6 @@ function executor(query: (sql: string, params: readonly SqlValue[] | undefined) 
       await query(script, undefined);
     },
   };
-}
-
-async function onLease(held: Lease, sql: string, params: readonly SqlValue[] | undefined): Promise<QueryResult> {
-  try {
-    return params === undefined ? await held.client.query(sql) : await held.client.query(sql, params as SqlValue[]);
-  } catch (err) {
-    throw classify(err, held.broken !== undefined);
-  }
 }
 
 /**
@@ -168,7 +118,7 @@ export function openPostgresDatabase(url: string, options: PostgresDatabaseOptio
     // connection healthy, and pool.query would close it anyway.
     const held = await lease(pool);
     try {
-      return await onLease(held, sql, params);
+      return await queryOnLease(held, sql, params);
     } finally {
       giveBack(held);
     }
@@ -177,19 +127,19 @@ export function openPostgresDatabase(url: string, options: PostgresDatabaseOptio
   let closing: Promise<void> | undefined;
   async function transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     const held = await lease(pool);
-    const tx = executor((sql, params) => onLease(held, sql, params));
+    const tx = executor((sql, params) => queryOnLease(held, sql, params));
     let result: T;
     try {
-      await onLease(held, 'BEGIN', undefined);
+      await queryOnLease(held, 'BEGIN', undefined);
       result = await work(tx);
-      await onLease(held, 'COMMIT', undefined);
+      await queryOnLease(held, 'COMMIT', undefined);
     } catch (err) {
       if (held.broken !== undefined) {
         giveBack(held);
         throw err;
       }
       try {
-        await onLease(held, 'ROLLBACK', undefined);
+        await queryOnLease(held, 'ROLLBACK', undefined);
         giveBack(held);
       } catch (rollbackErr) {
         giveBack(held, rollbackErr as Error);

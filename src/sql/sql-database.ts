@@ -1,8 +1,8 @@
 /**
  * One asynchronous interface over the two SQL engines the control plane runs on: SQLite
  * (the embedded default, one process) and PostgreSQL (`DATABASE_URL`, several nodes).
- * Repositories are written once against it, in SQL both engines accept; only the numbered
- * migrations are per engine (docs/architecture.md, "Scale beyond one machine").
+ * Repositories are written once against it, in SQL both engines accept; the migrations are
+ * declared once and rendered per engine (docs/architecture.md, "Persistence").
  */
 
 /** A bound parameter. Integers that must survive beyond 2^53 are not used anywhere. */
