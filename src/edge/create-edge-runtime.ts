@@ -1,98 +1,28 @@
 import { hostname as osHostname } from 'node:os';
-import { createLocalAuthorizer, type LocalAuthorizer, type LocalDecision } from '@outpost/cedar-authorizer';
+import { createLocalAuthorizer } from '@outpost/cedar-authorizer';
 import { acquireDirectoryLock, DirectoryLockedError, type HeldLock } from '../files';
-import type { Logger } from '../observability';
-import type { AuthorizationRequest } from '@outpost/express-authz';
-import { DEFAULT_COMMAND_TIMEOUT_MS, type CommandName, type EdgeStatus } from '../relay-protocol';
+import { DEFAULT_COMMAND_TIMEOUT_MS, type CommandName } from '../relay-protocol';
 import { createCoalescingJob } from './coalescing-job';
 import { createControlPlaneClient } from './control-plane-client';
 import { describeFailure } from './describe-failure';
-import { createDecisionSample, type DecisionSample } from './decision-sample';
-import type { EdgePlugin } from './edge-plugin';
-import { createEdgeMetrics, type EdgeMetrics, type SyncJob } from './edge-metrics';
+import { createDecisionSample } from './decision-sample';
+import { createEdgeMetrics, type SyncJob } from './edge-metrics';
+import type { EdgeRuntime, EdgeRuntimeDeps } from './edge-runtime';
 import { edgeStatus, type EdgeState } from './edge-state';
-import { createFreshness, type Freshness } from './freshness';
+import { createFreshness } from './freshness';
 import { loadOrCreateInstanceId } from './instance-id';
 import { createPeriodicJob } from './periodic-job';
 import { createRelayClient } from './relay-client';
 import { createTryDecision } from './try-decision';
 import type { CommandOutcome } from './relay-client-contract';
 import { createDirectorySync, loadPersistedDirectory } from './sync-directory';
-import { loadPersistedPolicy, syncPolicy, type PinnedKeys, type PinnedVerification, type SyncOutcome } from './sync-policy';
-import { systemTimers, withinMs, type Timers } from './timers';
+import { loadPersistedPolicy, syncPolicy, type PinnedVerification, type SyncOutcome } from './sync-policy';
+import { systemTimers, withinMs } from './timers';
 import { loadPolicyVersionFloor } from './verify-policy-version';
 import { policyVerdicts } from './policy-verdict';
 
 /** The share of a command's time the edge spends on it; the rest is for its result to reach the relay. */
 export const COMMAND_RESULT_SHARE = 0.9;
-
-/** Everything an edge's runtime needs; the optional trailing fields exist for tests and embedding. */
-export interface EdgeRuntimeDeps {
-  readonly relayUrl: string;
-  readonly connectionId: string;
-  readonly connectionSecret: string;
-  readonly dataDir: string;
-  readonly discoveryIntervalMs: number;
-  readonly directorySyncIntervalMs: number;
-  readonly fullSyncIntervalMs: number;
-  readonly logger: Logger;
-  /**
-   * Pinned image-signing keys (`EDGE_POLICY_SIGNING_KEYS`): when set, only images signed by
-   * one of them are activated, and never one signed as an older version than an image
-   * activated before (remembered in `<dataDir>/policy-versions.json`).
-   */
-  readonly policySigningKeys?: PinnedKeys;
-  /** Longest a decision waits for a sync it asked for with `min_*` (default 2,000 ms). */
-  readonly freshnessWaitMs?: number;
-  /** Decision cache entries (default 10,000; 0 disables it). */
-  readonly cacheSize?: number;
-  /** Platform areas plugged into this edge (decision records are one: `src/decision-records`). */
-  readonly plugins?: readonly EdgePlugin[];
-  readonly version?: string;
-  readonly hostname?: string;
-  readonly timers?: Timers;
-  readonly random?: () => number;
-  readonly now?: () => number;
-  readonly relay?: { readonly silenceTimeoutMs?: number; readonly stableAfterMs?: number; readonly backoff?: { baseMs: number; capMs: number } };
-}
-
-/**
- * An edge authorizer without its HTTP API: the state it decides from, the two sync jobs,
- * the relay client and Cedar. The sidecar (`createEdge`) puts an HTTP API in front of it;
- * a Node app embeds it directly and asks `authorizer` in-process.
- */
-export interface EdgeRuntime {
-  readonly instanceId: string;
-  readonly state: EdgeState;
-  readonly authorizer: LocalAuthorizer;
-  readonly metrics: EdgeMetrics;
-  /** Recent distinct decisions of this edge (sidecar and embedded alike), sent to the relay for a dry run. */
-  readonly decisionSample: DecisionSample;
-  /**
-   * Hands a decision just made (`requestId`: the HTTP request it answered; `latencyMs`: time
-   * spent deciding) to the plug-ins' `onDecision`, with the state it was made from. Call it in
-   * the same tick as the decision.
-   */
-  recordDecision(request: AuthorizationRequest, decision: LocalDecision, requestId: string, latencyMs: number): void;
-  readonly freshness: Freshness;
-  /**
-   * Locks the data directory (one edge per directory; a lock the kernel frees when the edge
-   * dies, `acquireDirectoryLock`), loads persisted state, starts both timers and dials the
-   * relay. Never fails for a missing control plane.
-   */
-  start(): Promise<void>;
-  close(): Promise<void>;
-  /**
-   * Waits (at most `timeoutMs`) until the syncs in progress have ended; true when a policy
-   * and a directory are loaded. A host calls it after `start` so it serves decisions, not
-   * 503s, from its first request.
-   */
-  settle(timeoutMs: number): Promise<boolean>;
-  /** What a relay command does: run the job now (coalescing) within `timeoutMs` (default 10 s) and report. */
-  runCommand(command: CommandName, timeoutMs?: number): Promise<CommandOutcome>;
-  status(): EdgeStatus;
-  readonly relayConnected: boolean;
-}
 
 /** Wires an edge runtime. Starts nothing. */
 export function createEdgeRuntime(deps: EdgeRuntimeDeps): EdgeRuntime {

@@ -1,5 +1,5 @@
 export { createEdgeRuntime } from './create-edge-runtime';
-export type { EdgeRuntime, EdgeRuntimeDeps } from './create-edge-runtime';
+export type { EdgeRuntime, EdgeRuntimeDeps } from './edge-runtime';
 export type { EdgePlugin, RelayLink } from './edge-plugin';
 export type { ActivePolicy } from './edge-state';
 export type { FreshnessDemand } from './freshness';
