@@ -8,8 +8,9 @@ import * as ts from 'typescript';
  * higher layer. docs/reference/code-layout.md says the same in prose.
  */
 export const LAYERS: readonly (readonly string[])[] = [
-  // foundation: logging, HTTP plumbing, generic data structures and files
-  ['observability', 'http', 'cache', 'files', 'sql'],
+  // foundation: logging, HTTP plumbing, generic data structures and files, and the platform's
+  // opt-in fast paths over that HTTP (fast-path, off by default)
+  ['observability', 'http', 'cache', 'files', 'sql', 'fast-path'],
   // protocol: wire formats and standards, no business rules
   ['relay-protocol', 'decision-protocol'],
   // core: configuration, policy images and Cedar, the directory, decisions
