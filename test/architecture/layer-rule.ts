@@ -111,10 +111,12 @@ function layerOf(folder: string): number {
 /**
  * Imports the layers alone would allow but the design does not: `src/http` knows no storage
  * (storage errors are translated where storage lives, by `src/sql`'s translator), so an app
- * without a database loads no database driver.
+ * without a database loads no database driver; and the sample apps never take the platform's
+ * opt-in fast path (`src/fast-path`): they read as one Express route per request.
  */
 export const NEVER_IMPORTS: readonly { readonly from: string; readonly to: string; readonly why: string }[] = [
   { from: 'http', to: 'sql', why: 'src/http knows no storage' },
+  { from: 'apps', to: 'fast-path', why: 'the sample reads as one Express route per request' },
 ];
 
 /** Folder pairs that import each other, directly or through others of the same set. */
