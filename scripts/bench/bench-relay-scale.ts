@@ -8,7 +8,8 @@
 // 1. Real edges: 100 edge runtimes; a changed policy image is pushed, then one broadcast of
 //    `discovery` makes every one download, check and swap it in; timed to the answer.
 // 2. Exec against the bare path: sequential execs to one fake edge alternated, round by round,
-//    with the same request through the bare server; the ratio of p50s per round.
+//    by the default path, by the opt-in bare exec (RELAY_BARE_EXEC=on, the same relay behind a
+//    second listener) and through the bare server; the ratios of p50s per round.
 // 3. The fleet: exec latency to random edges of a small fleet, then as many edges as the relay
 //    process can hold (its open-file limit, at most 50,000), the RSS per edge, and the same
 //    exec latency again.
@@ -160,7 +161,11 @@ async function realEdgeBroadcasts(controlPlane: BenchChild, cp: ControlPlaneInfo
   for (const child of realChildren) await stop(child);
 }
 
-/** Part 2: sequential execs to one fake edge against the same request through the bare server, round by round; the fleet's first fake edges, for part 3. */
+/**
+ * Part 2: sequential execs to one fake edge by the default path (one Express route), by the
+ * opt-in bare exec (RELAY_BARE_EXEC=on: the same relay behind a second listener) and through
+ * the bare server, round by round; the fleet's first fake edges, for part 3.
+ */
 async function execAgainstBare(controlPlane: BenchChild, cp: ControlPlaneInfo, fork: Fork, summary: (string | number)[][]): Promise<{ small: FakeEdgesInfo; beforeFleet: Memory; fleetChildren: BenchChild[] }> {
   const bare = await fork('bare-relay.js');
   const bareUrl = (await bare.call<{ url: string }>('start')).url;
@@ -171,34 +176,51 @@ async function execAgainstBare(controlPlane: BenchChild, cp: ControlPlaneInfo, f
   const small = await fleetChildren[0]!.call<FakeEdgesInfo>('start', {
     relayUrl: cp.url, connectionId: cp.connectionId, connectionSecret: cp.connectionSecret, count: SMALL_FLEET, prefix: 'small-', localAddress: '127.0.0.2',
   });
-  const execOne = execTarget(cp, cp.url, small.instanceIds[0]!, 'exec (relay)');
+  const execOne = execTarget(cp, cp.url, small.instanceIds[0]!, 'exec (Express, the default)');
+  const bareExecOne = execTarget(cp, cp.bareExecUrl, small.instanceIds[0]!, 'exec (RELAY_BARE_EXEC=on)');
   const bareOne = execTarget(cp, bareUrl, 'bare-0000', 'bare HTTP → ws → HTTP');
   console.log(
-    `\nExec against the bare path: ${RATIO_WARMUP} unmeasured requests on each path, then ${RATIO_ROUNDS} rounds, each ${RATIO_REQUESTS} sequential execs to one fake edge, then as many through the bare server (both after 500 unmeasured):`,
+    `\nExec against the bare path: ${RATIO_WARMUP} unmeasured requests on each path, then ${RATIO_ROUNDS} rounds, each ${RATIO_REQUESTS} sequential execs to one fake edge ` +
+      `by the default path, then as many by the opt-in bare exec (the same relay), then through the bare server (each after 500 unmeasured):`,
   );
-  await sequentialLatency(execOne, RATIO_WARMUP);
-  await sequentialLatency(bareOne, RATIO_WARMUP);
+  for (const target of [execOne, bareExecOne, bareOne]) await sequentialLatency(target, RATIO_WARMUP);
   const ratioRows: (string | number)[][] = [];
-  const ratios: number[] = [];
-  const cpuRatios: number[] = [];
+  const ratios = { exec: [] as number[], bareExec: [] as number[], execOfBareExec: [] as number[] };
+  const cpuRatios = { exec: [] as number[], bareExec: [] as number[], execOfBareExec: [] as number[] };
   // Server side of each path: the relay (or the bare server) and the process of the edge it reaches.
   const relaySide = [controlPlane, fleetChildren[0]!];
   const bareSide = [bare, bareEdge];
+  const measure = async (target: LoadTarget, side: readonly BenchChild[]) => {
+    const cpu = await cpuOf(side);
+    const latency = await sequentialLatency(target, RATIO_REQUESTS);
+    return { p50: latency.p50, p99: latency.p99, cpu: ((await cpuOf(side)) - cpu) / (RATIO_REQUESTS + 500) };
+  };
   for (let r = 0; r < RATIO_ROUNDS; r += 1) {
-    let cpu = await cpuOf(relaySide);
-    const relayRound = await sequentialLatency(execOne, RATIO_REQUESTS);
-    const relayCpu = ((await cpuOf(relaySide)) - cpu) / (RATIO_REQUESTS + 500);
-    cpu = await cpuOf(bareSide);
-    const bareRound = await sequentialLatency(bareOne, RATIO_REQUESTS);
-    const bareCpu = ((await cpuOf(bareSide)) - cpu) / (RATIO_REQUESTS + 500);
-    ratios.push(relayRound.p50 / bareRound.p50);
-    cpuRatios.push(relayCpu / bareCpu);
-    ratioRows.push([String(r + 1), relayRound.p50, relayRound.p99, bareRound.p50, bareRound.p99, relayRound.p50 / bareRound.p50, relayCpu, bareCpu, relayCpu / bareCpu]);
+    const exec = await measure(execOne, relaySide);
+    const bareExec = await measure(bareExecOne, relaySide);
+    const floor = await measure(bareOne, bareSide);
+    ratios.exec.push(exec.p50 / floor.p50);
+    ratios.bareExec.push(bareExec.p50 / floor.p50);
+    ratios.execOfBareExec.push(exec.p50 / bareExec.p50);
+    cpuRatios.exec.push(exec.cpu / floor.cpu);
+    cpuRatios.bareExec.push(bareExec.cpu / floor.cpu);
+    cpuRatios.execOfBareExec.push(exec.cpu / bareExec.cpu);
+    ratioRows.push([String(r + 1), exec.p50, exec.p99, exec.cpu, bareExec.p50, bareExec.p99, bareExec.cpu, floor.p50, floor.p99, floor.cpu, exec.p50 / floor.p50, exec.p50 / bareExec.p50, exec.cpu / bareExec.cpu]);
   }
-  printTable(['round', 'exec p50 ms', 'exec p99 ms', 'bare p50 ms', 'bare p99 ms', 'exec ÷ bare p50', 'exec CPU µs', 'bare CPU µs', 'exec ÷ bare CPU'], ratioRows, 3);
-  console.log(`exec ÷ bare at p50, per round, median (min–max): ${spread(ratios)}; server CPU per request (server and edge processes, warm-up included): ${spread(cpuRatios)}`);
-  summary.push(['exec p50 ÷ bare HTTP → ws → HTTP p50 (per round)', spread(ratios), `≤ ${GOALS.execOfBare}`, verdict(median(ratios) <= GOALS.execOfBare)]);
-  summary.push(['  server CPU per request, exec ÷ bare (per round)', spread(cpuRatios), '—', '—']);
+  printTable(
+    ['round', 'exec p50 ms', 'exec p99 ms', 'exec CPU µs', 'bare exec p50 ms', 'bare exec p99 ms', 'bare exec CPU µs', 'bare p50 ms', 'bare p99 ms', 'bare CPU µs', 'exec ÷ bare p50', 'exec ÷ bare exec p50', 'exec ÷ bare exec CPU'],
+    ratioRows,
+    3,
+  );
+  console.log(
+    `exec ÷ bare at p50, per round, median (min–max): ${spread(ratios.exec)} (the opt-in bare exec: ${spread(ratios.bareExec)}); ` +
+      `server CPU per request (server and edge processes, warm-up included): ${spread(cpuRatios.exec)} (bare exec: ${spread(cpuRatios.bareExec)})`,
+  );
+  console.log(`The default path's cost over the opt-in bare exec, per round, median (min–max): p50 ${spread(ratios.execOfBareExec)}, server CPU ${spread(cpuRatios.execOfBareExec)}`);
+  summary.push(['exec p50 ÷ bare HTTP → ws → HTTP p50 (per round)', spread(ratios.exec), `≤ ${GOALS.execOfBare}`, verdict(median(ratios.exec) <= GOALS.execOfBare)]);
+  summary.push(['  server CPU per request, exec ÷ bare (per round)', spread(cpuRatios.exec), '—', '—']);
+  summary.push(['  the same with RELAY_BARE_EXEC=on: p50; server CPU', `${spread(ratios.bareExec)}; ${spread(cpuRatios.bareExec)}`, '—', '—']);
+  summary.push(['  exec ÷ the opt-in bare exec: p50; server CPU', `${spread(ratios.execOfBareExec)}; ${spread(cpuRatios.execOfBareExec)}`, '—', '—']);
   return { small, beforeFleet, fleetChildren };
 }
 

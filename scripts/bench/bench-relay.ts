@@ -4,7 +4,8 @@
 // --expose-gc so its memory can be measured after a full GC), a real edge plus the same
 // decision routes behind Express and bare JSON endpoints (lib/edge-server), and for the
 // fan-out part 1,000 fake edges (lib/fake-edges): execs one by one, then one broadcast to
-// all (docs/reference/api.md, "Broadcast"). This process makes the operators' HTTP calls and
+// all (docs/reference/api.md, "Broadcast"), and the same execs by the default path alternated
+// with the opt-in bare exec (RELAY_BARE_EXEC=on). This process makes the operators' HTTP calls and
 // runs autocannon.
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config';
@@ -13,7 +14,7 @@ import { forkBenchChild, type BenchChild } from './lib/child-harness';
 import { startBenchStack } from './lib/bench-stack';
 import { closeCalls, isRequestBody } from './lib/control-plane-calls';
 import { evaluationBody, evaluationsBody } from './lib/authzen-bodies';
-import { compareRounds, goalRow, printComparisons } from './lib/compare-rounds';
+import { compareRounds, formatSpread, goalRow, printComparisons, spreadOf } from './lib/compare-rounds';
 import { measureHandlerCosts } from './lib/handler-costs';
 import type { EdgeInfo } from './lib/edge-server';
 import type { FakeEdgesInfo } from './lib/fake-edges';
@@ -32,6 +33,8 @@ const CLIENTS = 50;
 const SEQUENTIAL_REQUESTS = 2_000;
 const OPEN_LOOP_RATE = 1_000;
 const BATCH = 25;
+/** Rounds of the default path's fan-outs alternated with the opt-in bare exec's. */
+const PATH_ROUNDS = 3;
 const BROADCAST_ROUNDS = 5;
 const BROADCASTS_PER_ROUND = 10;
 const GOALS = { changedDiscoveryP99Ms: 50, commandsPerSecond: 500, bytesPerEdge: 50 * 1024, ofBareNode: 0.85, openLoopP99Ms: 5, broadcastP99Ms: 200 };
@@ -78,6 +81,28 @@ async function main(): Promise<void> {
       summary.push([`commands/s, ${mode}`, fmt(r.perSecond, 0), `≥ ${GOALS.commandsPerSecond}`, verdict(r.perSecond >= GOALS.commandsPerSecond)]);
     }
 
+    // The same fan-outs by the opt-in bare exec (RELAY_BARE_EXEC=on: the same relay behind a
+    // second listener), alternated round by round with the default path's.
+    console.log(`\nThe same fan-outs, the default path (one Express route) alternated with the opt-in bare exec (RELAY_BARE_EXEC=on), ${PATH_ROUNDS} rounds:`);
+    const bareCp = { ...cp, url: cp.bareExecUrl };
+    const pathRows: (string | number)[][] = [];
+    const pathRatios: Record<string, number[]> = {};
+    for (let round = 1; round <= PATH_ROUNDS; round += 1) {
+      for (const inFlight of [1, IN_FLIGHT]) {
+        const viaExpress = await measureFanOut(cp, fleet.instanceIds, inFlight);
+        const viaBare = await measureFanOut(bareCp, fleet.instanceIds, inFlight);
+        const ratio = viaBare.perSecond / viaExpress.perSecond;
+        (pathRatios[inFlight] ??= []).push(ratio);
+        pathRows.push([String(round), inFlight === 1 ? 'sequential' : `${IN_FLIGHT} in flight`, viaExpress.perSecond, viaExpress.latency.p50, viaBare.perSecond, viaBare.latency.p50, ratio]);
+      }
+    }
+    printTable(['round', 'mode', 'default commands/s', 'default p50 ms', 'bare exec commands/s', 'bare exec p50 ms', 'bare exec ÷ default, commands/s'], pathRows, 2);
+    for (const inFlight of [1, IN_FLIGHT]) {
+      const spread = formatSpread(spreadOf(pathRatios[inFlight]!));
+      console.log(`bare exec ÷ default commands/s, ${inFlight === 1 ? 'sequential' : `${IN_FLIGHT} in flight`}, per round, median (min–max): ${spread}`);
+      summary.push([`  commands/s, RELAY_BARE_EXEC=on ÷ the default, ${inFlight === 1 ? 'sequential' : `${IN_FLIGHT} in flight`} (per round)`, spread, '—', '—']);
+    }
+
     console.log(
       `\nOne broadcast (discovery) to all ${FAKE_EDGES} fake edges, against the same ${FAKE_EDGES} commands as execs (${IN_FLIGHT} in flight); ` +
         `${BROADCAST_ROUNDS} rounds, each an exec fan-out then ${BROADCASTS_PER_ROUND} broadcasts:`,
@@ -93,7 +118,7 @@ async function main(): Promise<void> {
     summary.push([`  its time ÷ ${FAKE_EDGES} execs ${IN_FLIGHT} in flight (per round)`, spread, '—', '—']);
 
     const answered = await fakes.call<number>('answered');
-    const expected = 2 * FAKE_EDGES + WARMUP_EXECS + BROADCAST_ROUNDS * (1 + BROADCASTS_PER_ROUND) * FAKE_EDGES;
+    const expected = 2 * FAKE_EDGES + 4 * PATH_ROUNDS * FAKE_EDGES + WARMUP_EXECS + BROADCAST_ROUNDS * (1 + BROADCASTS_PER_ROUND) * FAKE_EDGES;
     if (answered !== expected) throw new Error(`the fake edges answered ${answered} commands, expected ${expected}`);
     await fakes.stop();
     children.pop();

@@ -1,5 +1,5 @@
 import express, { type Router } from 'express';
-import { AUTHZEN_PATHS, AUTHZEN_SEARCH_PATHS, evaluationRequestSchema, evaluationsRequestSchema, expandEvaluations, quickEvaluationRequest, quickEvaluationsRequest } from '../decision-protocol';
+import { AUTHZEN_PATHS, AUTHZEN_SEARCH_PATHS, evaluationRequestSchema, evaluationsRequestSchema, expandEvaluations } from '../decision-protocol';
 import { BadRequestError, parseBody } from '../http';
 import { unredactedLogger, type Logger } from '../observability';
 import { type EdgeRuntime, readDemand, stateUsedHeaders, type DecisionInput, type DecisionRoute, authzenReasonContext, reasonsOf, wantsReasons } from '../edge';
@@ -66,8 +66,7 @@ export function createAuthzenRoutes(deps: { runtime: EdgeRuntime; logger: Logger
       limitBytes: AUTHZEN_LIMIT_BYTES,
       wrongMediaTypeStatus: WRONG_MEDIA_TYPE,
       async handle(input) {
-        // The hand check for the plain body; zod for the rest and for every error message.
-        const body = quickEvaluationRequest(input.body) ?? parseBody(evaluationRequestSchema, input.body, { what: 'evaluation request' });
+        const body = parseBody(evaluationRequestSchema, input.body, { what: 'evaluation request' });
         const explain = wantsReasons(input);
         await runtime.freshness.ensure(readDemand(input, body));
         return single(input, body, explain);
@@ -78,7 +77,7 @@ export function createAuthzenRoutes(deps: { runtime: EdgeRuntime; logger: Logger
       limitBytes: AUTHZEN_LIMIT_BYTES,
       wrongMediaTypeStatus: WRONG_MEDIA_TYPE,
       async handle(input) {
-        const body = quickEvaluationsRequest(input.body) ?? parseBody(evaluationsRequestSchema, input.body, { what: 'evaluations request' });
+        const body = parseBody(evaluationsRequestSchema, input.body, { what: 'evaluations request' });
         const { single: one, items } = expandEvaluations(body);
         const only = items[0]!;
         if (one && 'problem' in only) throw new BadRequestError(only.problem);

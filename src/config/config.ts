@@ -151,6 +151,8 @@ function toConfig(e: Env, projectRoot: string, dataDirSet: boolean, appList: rea
       execTimeout: e.RELAY_EXEC_TIMEOUT_MS / 1000,
       /** Ping period; an edge silent for a whole period is dropped (s). */
       heartbeat: e.RELAY_HEARTBEAT_MS / 1000,
+      /** RELAY_BARE_EXEC=on: exec and broadcast on bare node:http ahead of Express (src/fast-path). */
+      bareExec: e.RELAY_BARE_EXEC === 'on',
       /** Bearer token for `/metrics` per tenant; a secret: never log it. Unset: totals only. */
       metricsToken: e.METRICS_TOKEN,
       /** PostgreSQL instead of SQLite when set (several nodes share it). Holds a password: never log it. */

@@ -81,6 +81,10 @@ export const ENV_GROUPS = {
     RELAY_URL: v(url.optional(), '{relay_url}, the control plane as callers and edges reach it', 'http://localhost:<CONTROL_PLANE_PORT>'),
     RELAY_EXEC_TIMEOUT_MS: v(milliseconds.default(10_000), 'exec waits this long for the edge, then 504 (ms)'),
     RELAY_HEARTBEAT_MS: v(milliseconds.default(30_000), 'ping period; an edge silent for a whole period is dropped (ms)'),
+    RELAY_BARE_EXEC: v(
+      z.enum(['on', 'off']).default('off'),
+      'on: exec and broadcast served on bare node:http ahead of Express, with the same answers (a measured opt-in: docs/reference/configuration.md, "Bare exec")',
+    ),
     METRICS_TOKEN: v(
       z.string().regex(/^[A-Za-z0-9\-._~+/]{32,512}=*$/, 'must be 32 to 512 characters of A-Z a-z 0-9 - . _ ~ + / (e.g. openssl rand -base64 32)').optional(),
       "bearer token (32+ characters) that shows the control plane's `/metrics` per tenant; without it `/metrics` gives totals and names no tenant",

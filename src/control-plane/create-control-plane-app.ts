@@ -1,12 +1,12 @@
 import type { RequestListener } from 'node:http';
 import type { Router } from 'express';
-import { createApp, createErrorResponder, finishAppWith, OPENAPI_PATH, refuseWriteQuery, serveBareJsonRoutes, serveOpenApi, jsonBody } from '../http';
+import { serveBareJsonRoutes, tenantJsonRoutes } from '../fast-path';
+import { createApp, createErrorResponder, finishAppWith, OPENAPI_PATH, refuseWriteQuery, serveOpenApi, jsonBody } from '../http';
 import { CONTROL_PLANE_OPENAPI } from './control-plane-openapi';
 import type { Logger } from '../observability';
 import { POLICY_IMAGE_LIMITS } from '../policy';
-import type { RelayCommands } from '../relay';
+import { commandRoutes, type RelayCommands } from '../relay';
 import { storageErrorTranslator } from '../sql';
-import { bareCommandRoutes } from './bare-command-routes';
 import { adminDirectoryRoutes } from './admin-directory-routes';
 import { adminDecisionRoutes } from './decision-routes';
 import { adminPolicyRoutes, type DecisionSampler } from './admin-policy-routes';
@@ -15,7 +15,7 @@ import { adminSigningKeyRoutes } from './admin-signing-key-routes';
 import type { ControlPlaneStore } from './control-plane-store';
 import { edgeRoutes } from './edge-routes';
 import { requireConnection } from './require-connection';
-import { requireTenantKey } from './require-tenant-key';
+import { authenticateTenant, requireTenantKey } from './require-tenant-key';
 
 /**
  * Body limits: a policy image's text is capped by `POLICY_IMAGE_LIMITS` (checked after
@@ -30,11 +30,12 @@ export interface ControlPlaneAppDeps {
   /** Extra routers (the relay's management API), mounted before the final 404. */
   readonly routers?: readonly Router[];
   /**
-   * The relay's exec and broadcast: their plain requests are served on bare `node:http` ahead
-   * of the app, with the answers of their Express twins in the management router (which
-   * answers the others). Without it those routes are the router's alone.
+   * Opt-in (RELAY_BARE_EXEC=on): the relay's exec and broadcast, whose plain requests are then
+   * served on bare `node:http` ahead of the app (src/fast-path), with the answers of their
+   * Express routes in the management router, which answers the others. Without it (the
+   * default) those routes are the router's alone: one Express route per request.
    */
-  readonly commands?: RelayCommands;
+  readonly bareExec?: RelayCommands;
   /** The relay's decision samples; with it the admin API serves the dry run of a candidate image. */
   readonly sampleDecisions?: DecisionSampler;
 }
@@ -42,7 +43,7 @@ export interface ControlPlaneAppDeps {
 /**
  * The control plane's HTTP app: `GET /healthz`, the admin API (policy registry, image
  * signing keys, central directory and the tenant's settings, admin key), the edge download API (connection credentials), then
- * any extra routers, with the relay's commands in front when given. Starts nothing; the
+ * any extra routers, with the opt-in bare exec in front when asked for. Starts nothing; the
  * relay attaches its WebSocket to the server the caller creates.
  */
 export function createControlPlaneApp(deps: ControlPlaneAppDeps): RequestListener {
@@ -72,7 +73,9 @@ export function createControlPlaneApp(deps: ControlPlaneAppDeps): RequestListene
   // Its store and the relay's are SQL: a busy or unreachable database is a 503, a full one a 507.
   const answerError = createErrorResponder(deps.logger, 'api', { translators: [storageErrorTranslator] });
   finishAppWith(app, 'api', answerError);
-  if (!deps.commands) return app;
-  // exec's own cost was a sliver of what Express put around it (docs/benchmarks-history.md, "Relay at scale").
-  return serveBareJsonRoutes(bareCommandRoutes(deps.store, deps.commands), app, answerError, deps.logger);
+  if (!deps.bareExec) return app;
+  // The Discovery API key is checked against the store as of each call (a rotated key is refused
+  // on every node at once), before any byte of the body. What this saves: BENCHMARKS.md, "One path per request".
+  const routes = tenantJsonRoutes(commandRoutes(deps.bareExec), (headers) => authenticateTenant(deps.store, 'discovery', headers));
+  return serveBareJsonRoutes(routes, app, answerError, deps.logger);
 }

@@ -86,7 +86,14 @@ async function main(): Promise<void> {
     page: { publicDir: consolePublicDir(config.projectRoot), authUrl: config.idp.url },
     demoTenantFile: { dataDir: config.dataDir, database },
   });
-  const app = createControlPlaneApp({ store, logger, routers: [relay.managementRouter, consoleRouter], commands: relay, sampleDecisions: relay.sampleDecisions });
+  const app = createControlPlaneApp({
+    store,
+    logger,
+    routers: [relay.managementRouter, consoleRouter],
+    sampleDecisions: relay.sampleDecisions,
+    // RELAY_BARE_EXEC=on: the platform's opt-in bare exec (docs/reference/configuration.md, "Bare exec").
+    ...(config.controlPlane.bareExec ? { bareExec: relay } : {}),
+  });
   const server = await listen(app, config.controlPlane.port, config.host);
   relay.attach(server);
   logger.info({ url: baseUrl(server) }, 'control plane and relay listening');

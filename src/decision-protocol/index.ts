@@ -4,7 +4,6 @@
  * rule that every component checks names against.
  */
 export { isFlatValue, isRequestSchema, splitPolicyPath, withProtoFieldNames } from './is-request';
-export { quickEvaluationRequest, quickEvaluationsRequest, quickIsRequest } from './quick-check';
 export type { IsRequest } from './is-request';
 export { POLICY_NAME_PATTERN, POLICY_NAME_RULE } from '@outpost/cedar-authorizer';
 export { FRESHNESS_HEADERS } from './freshness-fields';

@@ -44,7 +44,7 @@ export function finishApp(app: Express, logger: Logger, shape: ErrorShape, trans
 
 /**
  * {@link finishApp} with an error responder the caller made, for an app that shares it with
- * routes served in front of it (src/http/bare-json-routes.ts): one responder, so one
+ * routes served in front of it (src/fast-path/bare-json-routes.ts, the opt-in bare path): one responder, so one
  * once-a-minute log per kind of failure, whichever path failed.
  */
 export function finishAppWith(app: Express, shape: ErrorShape, answerError: ErrorResponder): Express {

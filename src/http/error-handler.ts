@@ -124,7 +124,7 @@ export type ErrorResponder = (err: unknown, requestId: string) => ErrorAnswer;
  * at error level) or the error itself. `now` is that log's clock, for tests.
  *
  * Express apps use it through {@link errorMiddleware} (finishApp); a route served on bare `node:http`
- * (src/http/bare-json-routes.ts) calls it directly, so both answer and log a failure alike.
+ * (src/fast-path/bare-json-routes.ts, the opt-in bare path) calls it directly, so both answer and log a failure alike.
  */
 export function createErrorResponder(logger: Logger, shape: ErrorShape, options: ErrorHandlerOptions = {}): ErrorResponder {
   const translators = [...(options.translators ?? [])];

@@ -20,5 +20,5 @@ export { jsonBody, formBody, noBody } from './read-body';
 export { refuseWriteQuery } from './refuse-write-query';
 export { buildOpenApiDocument, serveOpenApi, findApiRoute, apiErrors, apiErrorSchema, oauthErrorSchema, OPENAPI_PATH } from './openapi';
 export type { ApiRoute, ApiResponse } from './openapi';
-export { serveBareJsonRoutes } from './bare-json-routes';
-export type { BareJsonRoute } from './bare-json-routes';
+export { requestLog } from './request-context';
+export { securityHeaderRecords } from './security-headers';

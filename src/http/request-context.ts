@@ -31,7 +31,7 @@ export type RequestLog = (id: string, method: string, path: string, status: numb
 
 /**
  * The request line {@link requestContext} writes, for a route served on bare `node:http`
- * (src/http/bare-json-routes.ts): the same five fields, through the same unredacted child.
+ * (src/fast-path/bare-json-routes.ts, the opt-in bare path): the same five fields, through the same unredacted child.
  */
 export function requestLog(logger: Logger): RequestLog {
   const log = unredactedLogger(logger);

@@ -83,7 +83,7 @@ export function securityHeaders(options: Readonly<HelmetOptions> = {}): SetSecur
 
 /**
  * The same headers as {@link securityHeaders} sets, as one record per kind of request, for a
- * response written with a single `writeHead` (src/http/bare-json-routes.ts): nothing is set
+ * response written with a single `writeHead` (src/fast-path/bare-json-routes.ts, the opt-in bare path): nothing is set
  * before it, so there is nothing to remove.
  */
 export function securityHeaderRecords(options: Readonly<HelmetOptions> = {}): { readonly overHttp: Readonly<Record<string, string>>; readonly overHttps: Readonly<Record<string, string>> } {

@@ -84,7 +84,7 @@ export async function startInteropPdp(options: InteropPdpOptions): Promise<Inter
     let controlPlane: Server | undefined;
     undo.push(() => controlPlane && close(controlPlane));
     undo.push(() => relay.close());
-    controlPlane = await listen(createControlPlaneApp({ store, logger, routers: [relay.managementRouter], commands: relay }), 0, '127.0.0.1');
+    controlPlane = await listen(createControlPlaneApp({ store, logger, routers: [relay.managementRouter] }), 0, '127.0.0.1');
     relay.attach(controlPlane);
     const relayUrl = baseUrl(controlPlane);
 

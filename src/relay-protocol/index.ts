@@ -12,7 +12,6 @@ export {
   EDGE_FAILURE_CODES,
 } from './messages';
 export type { CommandName, EdgeMessage, RelayMessage, EdgeStatus, SampledDecision } from './messages';
-export { quickCommandResult } from './quick-command-result';
 export { DECISION_RECORD_LIMITS, decisionRecordSchema, fitsDecisionRecord } from './decision-record';
 export type { DecisionRecord, DecisionRecordReason } from './decision-record';
 export { tryDecisionRequestSchema, tryResultFrameSchema } from './try-decision';

@@ -168,11 +168,8 @@ export type EdgeMessage = z.infer<typeof edgeMessageSchema>;
 export type RelayMessage = z.infer<typeof relayMessageSchema>;
 export type SampledDecision = z.infer<typeof sampledDecisionSchema>;
 
-/**
- * Parses one received frame; `undefined` when it is not JSON or not a known message. `quick`,
- * a hand check that accepts only what `schema` parses to the same value, answers first.
- */
-export function parseFrame<T>(schema: z.ZodType<T>, data: unknown, quick?: (json: unknown) => T | undefined): T | undefined {
+/** Parses one received frame; `undefined` when it is not JSON or not a known message. */
+export function parseFrame<T>(schema: z.ZodType<T>, data: unknown): T | undefined {
   let text: string;
   if (typeof data === 'string') text = data;
   else if (Buffer.isBuffer(data)) text = data.toString('utf8');
@@ -183,8 +180,6 @@ export function parseFrame<T>(schema: z.ZodType<T>, data: unknown, quick?: (json
   } catch {
     return undefined;
   }
-  const checked = quick?.(json);
-  if (checked !== undefined) return checked;
   const parsed = schema.safeParse(json);
   return parsed.success ? parsed.data : undefined;
 }

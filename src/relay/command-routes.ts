@@ -18,9 +18,9 @@ export interface RelayCommands {
 
 /**
  * Exec or broadcast once its caller is known: the route's path and body limit, and what it
- * does with the tenant the Discovery API key named and the parsed body. One definition for
- * both servers of these routes: the management router (Express) and the control plane's bare
- * `node:http` path in front of it (src/control-plane/bare-command-routes.ts).
+ * does with the tenant the Discovery API key named and the parsed body. Served by the
+ * management router (Express); the same definition serves the platform's opt-in bare
+ * `node:http` path (src/fast-path, RELAY_BARE_EXEC=on), so the two cannot drift apart.
  */
 export interface CommandRoute {
   readonly path: string;

@@ -168,10 +168,9 @@ export function createManagementRouter(deps: ManagementRouterDeps): Router {
     res.status(204).end();
   });
 
-  // Exec and broadcast: key first, then content type and size, then the command. The control
-  // plane serves their plain requests on bare node:http before this router sees them
-  // (src/control-plane/bare-command-routes.ts); the rest (another JSON content type, a
-  // compressed, chunked or oversized body) are answered here.
+  // Exec and broadcast: key first, then content type and size, then the command. With the
+  // opt-in RELAY_BARE_EXEC=on the control plane serves their plain requests on bare node:http
+  // before this router sees them (src/fast-path); the rest are still answered here.
   for (const route of commandRoutes(deps)) {
     router.post(route.path, discoveryKey, requireJson, jsonBody(route.limitBytes), async function runCommand(req, res) {
       const reply = await route.run(res.locals.tenantId as string, req.body);

@@ -1,7 +1,7 @@
 import { BadRequestError, parseBody } from '../http';
 import { explainDecision } from '../policy';
 import { unredactedLogger, type Logger } from '../observability';
-import { isFlatValue, isRequestSchema, quickIsRequest, splitPolicyPath, withProtoFieldNames, type IsRequest } from '../decision-protocol';
+import { isFlatValue, isRequestSchema, splitPolicyPath, withProtoFieldNames, type IsRequest } from '../decision-protocol';
 import { resolveUserId, type DirectoryData } from '../directory';
 import { type EdgeRuntime, readDemand, requireReady, stateUsedHeaders, type DecisionRoute, reasonsOf, wantsReasons } from '../edge';
 import type { VerifyJwtIdentity } from './verify-identity';
@@ -63,11 +63,10 @@ export function createIsRoute(deps: { runtime: EdgeRuntime; verifyJwt: VerifyJwt
     path: '/api/v2/authz/is',
     limitBytes: 16 * 1024,
     async handle(input) {
-      // Field names as protojson takes them (snake_case or lowerCamelCase), then the hand
-      // check for the plain body; zod for the rest and for every error message.
+      // Field names as protojson takes them (snake_case or lowerCamelCase), then the schema.
       const named = withProtoFieldNames(input.body);
       if ('duplicate' in named) throw new BadRequestError(`${named.duplicate[0]} and ${named.duplicate[1]} name the same field; send one`);
-      const body = quickIsRequest(named.body) ?? parseBody(isRequestSchema, named.body, { what: 'decision request' });
+      const body = parseBody(isRequestSchema, named.body, { what: 'decision request' });
       const explain = wantsReasons(input);
       await runtime.freshness.ensure(readDemand(input, body));
       const { policy, directory } = requireReady(runtime.state);

@@ -8,8 +8,9 @@ import * as ts from 'typescript';
  * higher layer. docs/reference/code-layout.md says the same in prose.
  */
 export const LAYERS: readonly (readonly string[])[] = [
-  // foundation: logging, HTTP plumbing, generic data structures and files
-  ['observability', 'http', 'cache', 'files', 'sql'],
+  // foundation: logging, HTTP plumbing, generic data structures and files, and the platform's
+  // opt-in fast paths over that HTTP (fast-path, off by default)
+  ['observability', 'http', 'cache', 'files', 'sql', 'fast-path'],
   // protocol: wire formats and standards, no business rules
   ['relay-protocol', 'decision-protocol'],
   // core: configuration, policy images and Cedar, the directory, decisions
@@ -113,10 +114,12 @@ function layerOf(folder: string): number {
 /**
  * Imports the layers alone would allow but the design does not: `src/http` knows no storage
  * (storage errors are translated where storage lives, by `src/sql`'s translator), so an app
- * without a database loads no database driver.
+ * without a database loads no database driver; and the sample apps never take the platform's
+ * opt-in fast path (`src/fast-path`): they read as one Express route per request.
  */
 export const NEVER_IMPORTS: readonly { readonly from: string; readonly to: string; readonly why: string }[] = [
   { from: 'http', to: 'sql', why: 'src/http knows no storage' },
+  { from: 'apps', to: 'fast-path', why: 'the sample reads as one Express route per request' },
 ];
 
 /** Folder pairs that import each other, directly or through others of the same set. */

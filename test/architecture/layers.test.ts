@@ -62,6 +62,11 @@ describe('the layer rule', () => {
     expect(findLayerViolations([imp('sql', 'http')])).toEqual([]);
   });
 
+  it('reports the sample apps importing src/fast-path: the sample reads as one Express route per request', () => {
+    expect(findLayerViolations([imp('apps', 'fast-path')])).toEqual(['apps/x.ts: apps imports fast-path, which it never may (the sample reads as one Express route per request)']);
+    expect(findLayerViolations([imp('control-plane', 'fast-path')])).toEqual([]);
+  });
+
   it('accepts a downward import through index.ts, and a folder that imports its sub-folder one way', () => {
     expect(findLayerViolations([imp('apps', 'authorizer'), imp('edge', 'policy'), imp('policy', 'cache'), imp('relay', 'relay/cluster', './cluster')])).toEqual([]);
   });

@@ -75,7 +75,7 @@ export async function startConsoleStack(): Promise<ConsoleStack> {
       auth: { issuer: idp.issuer, jwksUri: idp.jwksUri },
       page: { publicDir: consolePublicDir(config.projectRoot), authUrl: idp.url },
     });
-    handler = createControlPlaneApp({ store, logger: silentLogger(), routers: [relay.managementRouter, consoleRouter], commands: relay });
+    handler = createControlPlaneApp({ store, logger: silentLogger(), routers: [relay.managementRouter, consoleRouter] });
     relay.attach(server);
     const demo = tenantFromDemo(seeded);
     const edge = await startEdgeNode({

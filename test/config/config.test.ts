@@ -128,6 +128,18 @@ describe('durations', () => {
   });
 });
 
+describe('RELAY_BARE_EXEC', () => {
+  it('is off by default: exec and broadcast are Express routes alone (one path per request)', () => {
+    expect(loadConfig({}).controlPlane.bareExec).toBe(false);
+    expect(loadConfig({ RELAY_BARE_EXEC: 'off' }).controlPlane.bareExec).toBe(false);
+  });
+
+  it('turns the opt-in bare exec on with on, and refuses anything else', () => {
+    expect(loadConfig({ RELAY_BARE_EXEC: 'on' }).controlPlane.bareExec).toBe(true);
+    expect(() => loadConfig({ RELAY_BARE_EXEC: 'yes' })).toThrow(/RELAY_BARE_EXEC/);
+  });
+});
+
 describe('METRICS_TOKEN', () => {
   it('is unset by default: no caller sees tenant ids in /metrics', () => {
     expect(loadConfig({}).controlPlane.metricsToken).toBeUndefined();

@@ -34,7 +34,7 @@ beforeAll(async () => {
   }))!;
   tenantId = demo.tenant_id;
   relay = await createControlPlaneRelay({ store, logger: silentLogger(), execTimeoutMs: 10_000, heartbeatMs: 60_000 });
-  server = await listen(createControlPlaneApp({ store, logger: silentLogger(), routers: [relay.managementRouter], commands: relay }), 0, '127.0.0.1');
+  server = await listen(createControlPlaneApp({ store, logger: silentLogger(), routers: [relay.managementRouter] }), 0, '127.0.0.1');
   relay.attach(server);
   const events = new EventEmitter();
   const registered = once(events, 'registered');

@@ -63,7 +63,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'outpost-broadcast-one-node-'));
   store = await openControlPlaneStore(join(dir, 'control-plane.sqlite'));
   relay = await createControlPlaneRelay({ store, logger: silentLogger(), execTimeoutMs: EXEC_TIMEOUT_MS, heartbeatMs: 60_000 });
-  server = await listen(createControlPlaneApp({ store, logger: silentLogger(), routers: [relay.managementRouter], commands: relay }), 0, '127.0.0.1');
+  server = await listen(createControlPlaneApp({ store, logger: silentLogger(), routers: [relay.managementRouter] }), 0, '127.0.0.1');
   relay.attach(server);
   url = baseUrl(server);
   const config = loadConfig({ LOG_LEVEL: 'silent' });

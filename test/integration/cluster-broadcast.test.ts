@@ -70,7 +70,7 @@ async function startNode(id: string, databaseUrl: string): Promise<Node> {
     cluster: { redisUrl: redis.server.url, nodeId: id },
   });
   const push = startPushOnChange({ store, relay, logger: silentLogger() });
-  const app = createControlPlaneApp({ store, logger: silentLogger(), routers: [relay.managementRouter], commands: relay });
+  const app = createControlPlaneApp({ store, logger: silentLogger(), routers: [relay.managementRouter] });
   const server = await listen(app, 0, '127.0.0.1');
   relay.attach(server);
   const node = { id, store, relay, push, server, url: baseUrl(server) };

@@ -38,7 +38,7 @@ async function startNode(id: string, databaseUrl: string): Promise<Node> {
     heartbeatMs: 60_000,
     cluster: { redisUrl: redis.server.url, nodeId: id },
   });
-  const server = await listen(createControlPlaneApp({ store, logger: silentLogger(), routers: [relay.managementRouter], commands: relay }), 0, '127.0.0.1');
+  const server = await listen(createControlPlaneApp({ store, logger: silentLogger(), routers: [relay.managementRouter] }), 0, '127.0.0.1');
   relay.attach(server);
   const node = { store, relay, server, url: baseUrl(server) };
   nodes.push(node);

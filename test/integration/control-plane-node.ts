@@ -91,7 +91,7 @@ export function createControlPlaneNode(location: ControlPlaneLocation, consoleAu
       try {
         const relay = await createControlPlaneRelay({ store, logger: silentLogger(), execTimeoutMs: EXEC_TIMEOUT_MS, heartbeatMs: HEARTBEAT_MS, metricsToken: METRICS_TOKEN });
         const consoleRouters = consoleAuth ? [createConsoleRouter({ store, relay, auth: consoleAuth, ...(demoTenantFile ? { demoTenantFile } : {}) })] : [];
-        const app = createControlPlaneApp({ store, logger: silentLogger(), routers: [relay.managementRouter, ...consoleRouters], commands: relay, sampleDecisions: relay.sampleDecisions });
+        const app = createControlPlaneApp({ store, logger: silentLogger(), routers: [relay.managementRouter, ...consoleRouters], sampleDecisions: relay.sampleDecisions });
         const server = await listen(withHook(app), port, '127.0.0.1');
         const upgrades = new Set<Duplex>();
         server.on('upgrade', (_req: IncomingMessage, socket: Duplex) => {

@@ -56,7 +56,7 @@ beforeAll(async () => {
   await serve('control plane', async (logger) => {
     relay = await createControlPlaneRelay({ store, logger, execTimeoutMs: 1_000, heartbeatMs: 60_000 });
     const consoleRouter = createConsoleRouter({ store, relay, auth: { issuer: fixture.idp.issuer, jwksUri: fixture.idp.jwksUri } });
-    return createControlPlaneApp({ store, logger, routers: [relay.managementRouter, consoleRouter], commands: relay });
+    return createControlPlaneApp({ store, logger, routers: [relay.managementRouter, consoleRouter] });
   });
   cleanup.unshift(() => relay?.close());
 

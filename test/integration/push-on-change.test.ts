@@ -49,7 +49,7 @@ beforeAll(async () => {
   store = await openControlPlaneStore(join(dir, 'control-plane.sqlite'));
   relay = await createControlPlaneRelay({ store, logger: silentLogger(), execTimeoutMs: 10_000, heartbeatMs: 3_600_000 });
   push = startPushOnChange({ store, relay, logger: silentLogger() });
-  const app = createControlPlaneApp({ store, logger: silentLogger(), routers: [relay.managementRouter], commands: relay });
+  const app = createControlPlaneApp({ store, logger: silentLogger(), routers: [relay.managementRouter] });
   const recording: RequestListener = (req: IncomingMessage, res: ServerResponse) => {
     served.push(`${req.method} ${req.url}`);
     app(req, res);

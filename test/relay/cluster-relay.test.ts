@@ -46,7 +46,7 @@ async function startNode(id: string, options: { maxPendingPerEdge?: number; hear
     ...(options.maxPendingPerEdge ? { maxPendingPerEdge: options.maxPendingPerEdge } : {}),
     cluster: { redisUrl: local.server.url, nodeId: id },
   });
-  const app = createControlPlaneApp({ store, logger: silentLogger(), routers: [relay.managementRouter], commands: relay });
+  const app = createControlPlaneApp({ store, logger: silentLogger(), routers: [relay.managementRouter] });
   const server = await listen(app, 0, '127.0.0.1');
   relay.attach(server);
   let stopped = false;

@@ -81,7 +81,7 @@ export async function startRelayKit(options: KitOptions = {}): Promise<RelayKit>
       ...(options.maxBroadcastEdges ? { maxBroadcastEdges: options.maxBroadcastEdges } : {}),
     });
   let relay = await build();
-  // The real control-plane app; the relay's router and commands are looked up per request so restartRelay() can swap it.
+  // The real control-plane app; the relay's router is looked up per request so restartRelay() can swap it.
   const routers = express.Router().use((req, res, next) => relay.managementRouter(req, res, next));
   // The console API as main.ts mounts it; no IdP here, so only its refusals of tokenless calls are reachable.
   const consoleRouter = createConsoleRouter({
@@ -94,10 +94,6 @@ export async function startRelayKit(options: KitOptions = {}): Promise<RelayKit>
     store,
     logger,
     routers: [routers, consoleRouter],
-    commands: {
-      exec: (tenantId, instanceId, command) => relay.exec(tenantId, instanceId, command),
-      broadcast: (tenantId, command, filter) => relay.broadcast(tenantId, command, filter),
-    },
     sampleDecisions: (tenantId, instanceId) => relay.sampleDecisions(tenantId, instanceId),
   });
   const server = await listen(app, 0, '127.0.0.1');

@@ -16,6 +16,11 @@ import { measureMemory, serveParent, stallWatch } from './child-endpoint';
 /** What `start` returns: where the relay listens and the demo tenant's credentials. */
 export interface ControlPlaneInfo {
   readonly url: string;
+  /**
+   * The same control plane and relay behind a second listener with the opt-in bare exec
+   * (RELAY_BARE_EXEC=on, src/fast-path), so a bench compares both paths in one run.
+   */
+  readonly bareExecUrl: string;
   readonly tenantId: string;
   readonly discoveryApiKey: string;
   readonly adminApiKey: string;
@@ -28,7 +33,7 @@ export interface ControlPlaneInfo {
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), 'outpost-bench-cp-'));
-let running: { store: ControlPlaneStore; relay: Relay; server: Server } | undefined;
+let running: { store: ControlPlaneStore; relay: Relay; server: Server; bareExecServer: Server } | undefined;
 
 /** Options of `start`: the per-credential socket cap (the fake fleets share one credential). */
 export interface ControlPlaneStartArgs {
@@ -58,11 +63,13 @@ async function start(args: ControlPlaneStartArgs | null = null): Promise<Control
   if (!demo) throw new Error('the fresh store was not seeded');
   // 1,000 fake edges share one connection credential here; real deployments keep the default cap.
   const relay = await createControlPlaneRelay({ store, logger, execTimeoutMs: 10_000, heartbeatMs: args?.heartbeatMs ?? 30_000, maxSocketsPerConnection: args?.maxSocketsPerConnection ?? 5000 });
-  const server = await listen(createControlPlaneApp({ store, logger, routers: [relay.managementRouter], commands: relay }), 0, '127.0.0.1');
+  const server = await listen(createControlPlaneApp({ store, logger, routers: [relay.managementRouter] }), 0, '127.0.0.1');
   relay.attach(server);
-  running = { store, relay, server };
+  const bareExecServer = await listen(createControlPlaneApp({ store, logger, routers: [relay.managementRouter], bareExec: relay }), 0, '127.0.0.1');
+  running = { store, relay, server, bareExecServer };
   return {
     url: baseUrl(server),
+    bareExecUrl: baseUrl(bareExecServer),
     tenantId: demo.tenant_id,
     discoveryApiKey: demo.discovery_api_key,
     adminApiKey: demo.admin_api_key,
@@ -101,6 +108,7 @@ serveParent({ start, memory: measureMemory, stalls, addTenant, decisionCount }, 
   if (running) {
     await running.relay.close();
     await close(running.server);
+    await close(running.bareExecServer);
     await running.store.close();
   }
   rmSync(dataDir, { recursive: true, force: true });

@@ -1,12 +1,8 @@
 import type { IncomingHttpHeaders, IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Express } from 'express';
 import type { TLSSocket } from 'node:tls';
+import { BadRequestError, requestIdFor, requestLog, securityHeaderRecords, type ErrorResponder } from '../http';
 import type { Logger } from '../observability';
-import type { ErrorResponder } from './error-handler';
-import { BadRequestError } from './http-error';
-import { requestLog } from './request-context';
-import { requestIdFor } from './request-id';
-import { securityHeaderRecords } from './security-headers';
 
 /** What a bare route is handed: the request's headers, and its JSON body when it asks for it. */
 export interface BareJsonRequest {
@@ -96,9 +92,9 @@ function readText(req: IncomingMessage): Promise<string> {
  * responder `app`'s error middleware uses ({@link finishAppWith}). Only an exact `POST` to a
  * route's path with a plain JSON body ({@link isPlainJsonPost}) is taken here; every other
  * request, those paths' unusual ones included, goes to `app`, where each route keeps its
- * Express twin for them. `npm run bench:relay-scale` measured why (docs/benchmarks-history.md, "Relay at
- * scale"): Express, its router and body-parser were the largest share of exec after the
- * socket writes.
+ * Express twin for them. An opt-in of the platform (RELAY_BARE_EXEC, docs/reference/configuration.md):
+ * `npm run bench:relay-scale -- --only exec` measures both paths in one run (BENCHMARKS.md,
+ * "One path per request").
  *
  * @throws TypeError at creation when `app` derives ETags from bodies: no bare answer carries one.
  */
@@ -144,4 +140,26 @@ export function serveBareJsonRoutes(routes: readonly BareJsonRoute[], app: Expre
     // writing the answer itself (an invalid header value); nothing more can be said.
     serve(route, req, res, id).catch(() => res.destroy());
   };
+}
+
+/** A route once its caller is known: the shape of the relay's command routes (src/relay/command-routes.ts). */
+export interface TenantJsonRoute {
+  readonly path: string;
+  readonly limitBytes: number;
+  run(tenantId: string, body: unknown): Promise<BareJsonReply>;
+}
+
+/**
+ * `routes` as bare routes, in their Express twins' order: `authenticate` first (the tenant's
+ * key, before any byte of the body), then the body, then the route for that tenant alone.
+ */
+export function tenantJsonRoutes(routes: readonly TenantJsonRoute[], authenticate: (headers: IncomingHttpHeaders) => Promise<string>): BareJsonRoute[] {
+  return routes.map((route) => ({
+    path: route.path,
+    limitBytes: route.limitBytes,
+    async handle(request) {
+      const tenantId = await authenticate(request.headers);
+      return route.run(tenantId, await request.readJson());
+    },
+  }));
 }

@@ -7,7 +7,8 @@
  */
 import http from 'node:http';
 import type { Server } from 'node:http';
-import { HttpError, baseUrl, close, createApp, createErrorResponder, finishAppWith, jsonBody, listen, serveBareJsonRoutes, type BareJsonRoute, type ErrorResponder, type ErrorTranslator } from '../../src/http';
+import { serveBareJsonRoutes, type BareJsonRoute } from '../../src/fast-path';
+import { HttpError, baseUrl, close, createApp, createErrorResponder, finishAppWith, jsonBody, listen, type ErrorResponder, type ErrorTranslator } from '../../src/http';
 import { capturingLogger, type LogLine } from '../helpers/capturing-logger';
 
 const PATH = '/things';
