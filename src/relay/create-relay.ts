@@ -12,7 +12,7 @@ import { MAX_SOCKETS_PER_CONNECTION, type Relay, type RelayDeps } from './relay'
 import { openRelayDatabase } from './relay-database';
 import { createRelayExec, whyNotHeld } from './relay-exec';
 import { connectedRegistrations, createLinks } from './relay-registrations';
-import { createEdgeUpgrade } from './relay-sessions';
+import { createEdgeUpgrade } from './relay-upgrade';
 import { RelayState } from './relay-state';
 
 /**

@@ -147,7 +147,7 @@ class SocketSession implements EdgeSession, EdgeFrameContext, RegisteringSession
     clearTimeout(this.registerTimer);
     this.moveTo({ name: 'registering' });
     const { registrations, now, onRegistered } = this.deps;
-    registerEdge(this, message, { registrations, now, goLive: () => onRegistered(this) })
+    void registerEdge(this, message, { registrations, now, goLive: () => onRegistered(this) })
       .catch((err: unknown) => {
         this.log.error({ err_name: (err as Error).name, instance_id: message.instance_id }, 'edge registration failed');
         this.close(CLOSE_CODES.internalError, 'internal error');

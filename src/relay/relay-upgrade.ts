@@ -16,7 +16,7 @@ import type { RelayStore } from './relay-store';
 import { startEdgeSession } from './start-edge-session';
 
 /** What {@link createEdgeUpgrade} wires together. */
-export interface RelaySessionsDeps {
+export interface RelayUpgradeDeps {
   readonly state: RelayState;
   readonly wss: WebSocketServer;
   readonly heartbeat: Heartbeat;
@@ -39,7 +39,7 @@ export interface RelaySessionsDeps {
  * live session, replacing an older socket; a closed one is forgotten and its disconnect stored
  * (unless the relay is closing: the close stores them all).
  */
-export function createEdgeUpgrade(deps: RelaySessionsDeps): (req: IncomingMessage, socket: Duplex, head: Buffer) => void {
+export function createEdgeUpgrade(deps: RelayUpgradeDeps): (req: IncomingMessage, socket: Duplex, head: Buffer) => void {
   const { state, cluster, registrations, now } = deps;
   const sessionDeps: EdgeSessionDeps = {
     registrations,
