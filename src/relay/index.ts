@@ -1,5 +1,5 @@
 export { createRelay } from './create-relay';
-export type { Relay, RelayDeps } from './create-relay';
+export type { Relay, RelayDeps } from './relay';
 export { INSTANCE_REGISTRATIONS_PATH, REGISTRATIONS_PAGE } from './management-router';
 export { EXEC_PATH, BROADCAST_PATH, commandRoutes } from './command-routes';
 export type { RelayCommands } from './command-routes';

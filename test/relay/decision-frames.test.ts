@@ -5,7 +5,7 @@
  * `bad_frame` and stores nothing; a tried decision is one `try_decision` answered by `try_result`,
  * bounded per edge.
  */
-import { MAX_PENDING_TRIES } from '../../src/relay/edge-session';
+import { MAX_PENDING_TRIES } from '../../src/relay/edge-requests';
 import { decisionRecord as record } from '../helpers/decision-record';
 import { waitFor } from '../integration/stack-client';
 import { startRelayKit, type RelayKit } from './relay-kit';
