@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { COMMANDS, tryDecisionRequestSchema } from '../relay-protocol';
+import { COMMANDS, tryDecisionRequestSchema, type CommandName, type TryDecisionRequest } from '../relay-protocol';
 import { MAX_KEY_PART_LENGTH, NODE_ID_PATTERN } from './redis-keys';
 
 /** The largest bus request a node publishes or reads; a larger one is dropped and logged. */
@@ -91,4 +91,20 @@ export function parseBusMessage(frame: Buffer): BusMessage | 'too_large' | undef
   const parsed = busMessageSchema.safeParse(json);
   if (!parsed.success) return undefined;
   return frame.length > maxBusBytes(parsed.data.type) ? 'too_large' : parsed.data;
+}
+
+/** What a node asks of the node holding an edge's socket. */
+export interface BusAsk {
+  readonly kind: BusRequestKind;
+  readonly tenant: string;
+  /** Every kind but `broadcast`. */
+  readonly instance?: string;
+  /** `broadcast` only: at most `MAX_BUS_BROADCAST_IDS`. */
+  readonly instances?: readonly string[];
+  /** `broadcast` only: how long the owning node may wait for its edges. */
+  readonly timeoutMs?: number;
+  /** Required for `exec` and `broadcast`, absent otherwise. */
+  readonly command?: CommandName;
+  /** Required for `try`, absent otherwise: the decision to try. */
+  readonly request?: TryDecisionRequest;
 }

@@ -15,7 +15,8 @@ import {
   type SendOutcome,
 } from '../relay';
 import { MAX_BUS_BROADCAST_IDS, type BusRequest } from './bus-messages';
-import type { BusAsk, NodeBus } from './node-bus';
+import type { BusAsk } from './bus-messages';
+import type { NodeBus } from './node-bus';
 import type { HeldEdge, Presence } from './presence';
 
 /** How much sooner than the asker a node answering a routed broadcast stops waiting (at most a quarter of the time). */

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../observability';
-import type { CommandName, TryDecisionRequest } from '../relay-protocol';
 import { edgeError, edgeTimeout, instanceNotConnected, relayClosing } from '../relay';
-import { maxBusBytes, parseBusMessage, type BusReply, type BusRequest, type BusRequestKind } from './bus-messages';
+import { maxBusBytes, parseBusMessage, type BusAsk, type BusReply, type BusRequest } from './bus-messages';
 import { callRedis, disconnectRedis, redisReady, watchRedis } from './connect-redis';
 import { checkNodeId, redisKeys } from './redis-keys';
 import { tooManyInFlight } from './routing-errors';
@@ -11,22 +10,6 @@ import { fromWireError, toWireError } from './wire-errors';
 
 /** Routed requests one node may wait on at once, and handle at once for others; more get 429. */
 export const MAX_BUS_IN_FLIGHT = 1024;
-
-/** What a node asks of the node holding an edge's socket. */
-export interface BusAsk {
-  readonly kind: BusRequestKind;
-  readonly tenant: string;
-  /** Every kind but `broadcast`. */
-  readonly instance?: string;
-  /** `broadcast` only: at most `MAX_BUS_BROADCAST_IDS`. */
-  readonly instances?: readonly string[];
-  /** `broadcast` only: how long the owning node may wait for its edges. */
-  readonly timeoutMs?: number;
-  /** Required for `exec` and `broadcast`, absent otherwise. */
-  readonly command?: CommandName;
-  /** Required for `try`, absent otherwise: the decision to try. */
-  readonly request?: TryDecisionRequest;
-}
 
 /** Answers another node's request; resolves with a JSON-able result or throws an HttpError. */
 export type BusRequestHandler = (request: BusRequest) => Promise<unknown>;

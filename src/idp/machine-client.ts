@@ -1,7 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { FileContentError, readJsonFile, writeFileAtomic } from '../files';
-import type { MachineClient } from './provider';
+
+/** The demo machine client of the client-credentials grant (this file keeps its secret). */
+export interface MachineClient {
+  readonly clientId: string;
+  readonly clientSecret: string;
+}
 
 /** The demo machine client's id: what `npm run token -- --machine` authenticates as. */
 export const MACHINE_CLIENT_ID = 'outpost-machine';

@@ -8,9 +8,8 @@ import { systemClock, type Clock } from './clock';
 import { createIdpApp } from './create-idp-app';
 import { openKeyStore, type KeyStore } from './key-store';
 import { createHashingLimiter, type HashingLimiter } from './limit-hashing';
-import { openMachineClient } from './machine-client';
+import { openMachineClient, type MachineClient } from './machine-client';
 import { openOidcStorage } from './oidc-storage';
-import type { MachineClient } from './provider';
 import { openUserStore, type UserStore } from './user-store';
 
 /** Where the IdP keeps its state, all under `<dataDir>/idp/`. */

@@ -1,7 +1,8 @@
-import Provider, { errors, type Adapter, type ClientMetadata, type Configuration, type JWK, type KoaContextWithOIDC } from 'oidc-provider';
+import Provider, { errors, type Adapter, type ClientMetadata, type Configuration, type JWK } from 'oidc-provider';
 import type { Config } from '../config';
-import { escapeHtml, renderPage } from './login-page-html';
+import { logoutSource, postLogoutSuccessSource, renderError } from './provider-pages';
 import { TOKEN_PATH } from './token-endpoint';
+import type { MachineClient } from './machine-client';
 import type { UserStore } from './user-store';
 
 /** Where the protocol endpoints live under `{auth_url}`; discovery lists them. */
@@ -43,12 +44,6 @@ export type ProviderOptions = Pick<
   Config['idp'],
   'issuer' | 'url' | 'apiAudience' | 'clientId' | 'accessTokenTtl' | 'idTokenTtl' | 'corsOrigins' | 'clients'
 >;
-
-/** The demo machine client of the client-credentials grant (machine-client.ts keeps its secret). */
-export interface MachineClient {
-  readonly clientId: string;
-  readonly clientSecret: string;
-}
 
 export interface ProviderDeps {
   readonly options: ProviderOptions;
@@ -199,29 +194,4 @@ export function createProvider(deps: ProviderDeps): Provider {
     renderError,
   };
   return new Provider(options.issuer, configuration);
-}
-
-/** Errors at /authorize that cannot go back to the client (unknown client or redirect URI) are shown as a page. */
-async function renderError(ctx: KoaContextWithOIDC, out: { error: string; error_description?: string }): Promise<void> {
-  ctx.type = 'html';
-  ctx.body = renderPage(
-    'Sign-in failed',
-    `<p role="alert">${escapeHtml(out.error_description ?? out.error)}</p><p>Go back to the application and start again.</p>`,
-  );
-}
-
-/** RP-initiated logout asks before it signs out, so a link alone cannot sign anyone out. */
-async function logoutSource(ctx: KoaContextWithOIDC, form: string): Promise<void> {
-  // The form's post ends in a redirect to the client (already checked against its registered
-  // post-logout URIs); browsers apply form-action to that redirect too.
-  const back = ctx.oidc.params?.post_logout_redirect_uri;
-  const formAction = typeof back === 'string' ? `'self' ${new URL(back).origin}` : "'self'";
-  ctx.set('Content-Security-Policy', `default-src 'none'; style-src 'unsafe-inline'; form-action ${formAction}; frame-ancestors 'none'`);
-  ctx.type = 'html';
-  ctx.body = renderPage('Sign out', `${form}<p>Sign out of the Outpost IdP?</p><button type="submit" form="op.logoutForm" name="logout" value="yes">Sign out</button>`);
-}
-
-async function postLogoutSuccessSource(ctx: KoaContextWithOIDC): Promise<void> {
-  ctx.type = 'html';
-  ctx.body = renderPage('Signed out', '<p>You are signed out of the Outpost IdP.</p>');
 }
