@@ -5,7 +5,12 @@ export {
   NotFoundError,
   ConflictError,
   ServiceUnavailableError,
+  httpError,
+  oauthError,
+  statusOf,
 } from './http-error';
+export { ERROR_CODES, isCodeAt, statusesOf } from './error-codes';
+export type { CodeAt, ErrorCode, StatusOf } from './error-codes';
 export { createErrorHandler, createErrorResponder, errorInShape, notFound } from './error-handler';
 export type { ErrorResponder, ErrorShape, ErrorTranslator } from './error-handler';
 export { createApp, finishApp, finishAppWith } from './create-app';
