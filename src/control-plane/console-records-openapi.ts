@@ -71,6 +71,7 @@ export const CONSOLE_RECORD_ROUTES: readonly ApiRoute[] = [
         'unknown_query_parameter',
         ...MEMBER,
         { code: 'not_found', when: 'trying decisions is not served here' },
+        'instance_not_found',
         { code: 'instance_not_connected', when: 'the instance is not connected (or, in cluster mode, connected to another node)' },
         'instance_disconnected',
         'too_many_pending',

@@ -10,6 +10,7 @@ export {
   statusOf,
 } from './http-error';
 export { ERROR_CODES, isCodeAt, statusesOf } from './error-codes';
+export { ERROR_CODES_MARKERS, renderErrorCodesTable } from './error-codes-doc';
 export type { CodeAt, ErrorCode, StatusOf } from './error-codes';
 export { createErrorHandler, createErrorResponder, errorInShape, notFound } from './error-handler';
 export type { ErrorResponder, ErrorShape, ErrorTranslator } from './error-handler';
