@@ -20,7 +20,8 @@ export interface ErrorOptions<C extends ErrorCode> {
 /** The status, message and headers of `code`: the table's, unless the site gives its own. */
 function answerOf<C extends ErrorCode>(code: C, message: string | undefined, options: ErrorOptions<C>): [number, C, string, Record<string, string>, string | undefined] {
   const entry: ErrorCodeEntry = ERROR_CODES[code];
-  const retry: Record<string, string> = entry.retryAfter !== undefined ? { 'Retry-After': String(entry.retryAfter) } : {};
+  const ownRetry = Object.keys(options.headers ?? {}).some((name) => name.toLowerCase() === 'retry-after');
+  const retry: Record<string, string> = entry.retryAfter !== undefined && !ownRetry ? { 'Retry-After': String(entry.retryAfter) } : {};
   return [options.status ?? entry.status, code, message ?? entry.message, { ...retry, ...options.headers }, options.detail];
 }
 

@@ -11,7 +11,7 @@ export {
 } from './http-error';
 export { ERROR_CODES, isCodeAt, statusesOf } from './error-codes';
 export { ERROR_CODES_MARKERS, renderErrorCodesTable } from './error-codes-doc';
-export type { CodeAt, ErrorCode, StatusOf } from './error-codes';
+export type { ErrorCode, StatusOf } from './error-codes';
 export { createErrorHandler, createErrorResponder, errorInShape, notFound } from './error-handler';
 export type { ErrorResponder, ErrorShape, ErrorTranslator } from './error-handler';
 export { createApp, finishApp, finishAppWith } from './create-app';
@@ -25,6 +25,6 @@ export { serveFile } from './serve-file';
 export { jsonBody, formBody, noBody } from './read-body';
 export { refuseWriteQuery } from './refuse-write-query';
 export { buildOpenApiDocument, serveOpenApi, findApiRoute, apiErrors, OPENAPI_PATH } from './openapi';
-export type { ApiRoute, ApiResponse, RouteError } from './openapi';
+export type { ApiRoute, RouteError } from './openapi';
 export { serveBareJsonRoutes } from './bare-json-routes';
 export type { BareJsonRoute } from './bare-json-routes';
