@@ -24,6 +24,7 @@ const OUTPOST_ERROR_CODES = {
   storage_unavailable: { status: 503, message: 'storage is busy or unavailable; retry shortly', retryAfter: 1 },
   insufficient_storage: { status: 507, message: 'storage is full' },
   // IdP (OAuth shape; the last three are the OIDC provider's own)
+  invalid_request: { ...AUTHZ_ERROR_CODES.invalid_request, also: [405, 415] }, // the token endpoint's wrong method and media type
   invalid_grant: { status: 401, also: [400], message: 'wrong username or password' },
   unsupported_grant_type: { status: 400, message: 'only the password grant is supported' },
   too_many_requests: { status: 429, message: 'too many failed sign-in attempts' },

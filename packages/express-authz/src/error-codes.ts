@@ -18,7 +18,7 @@ export interface ErrorCodeEntry {
 
 export const AUTHZ_ERROR_CODES = {
   unauthorized: { status: 401, message: 'an access token is required: send Authorization: Bearer <access_token>' },
-  invalid_request: { status: 400, also: [405, 415], message: 'the request is malformed (RFC 6750 §3.1, RFC 6749 §5.2)' },
+  invalid_request: { status: 400, message: 'the request is malformed (RFC 6750 §3.1, RFC 6749 §5.2)' },
   invalid_token: { status: 401, message: 'the access token is expired, malformed, badly signed or meant for someone else' },
   insufficient_scope: { status: 403, message: 'the access token lacks the scope the route needs' },
   temporarily_unavailable: { status: 503, message: 'the signing keys of the identity provider are unavailable; try again later' },
