@@ -1,16 +1,25 @@
 import { z } from 'zod';
-import { apiErrorSchema, oauthErrorSchema, type ApiResponse } from '../http';
+import type { RouteError } from '../http';
+
+/** The bearer layer's refusals (RFC 6750, in the OAuth shape), before any policy is asked. */
+export const APP_BEARER: readonly RouteError[] = [
+  { code: 'invalid_request', shape: 'oauth', when: 'a malformed Authorization header, or a token sent more than one way' },
+  { code: 'unauthorized', shape: 'oauth', when: 'no access token (WWW-Authenticate names the realm)' },
+  { code: 'invalid_token', shape: 'oauth', when: 'not a valid access token for this API (WWW-Authenticate says why)' },
+  { code: 'temporarily_unavailable', shape: 'oauth', when: "the IdP's keys cannot be fetched" },
+];
 
 /**
- * What an app answers a request it refuses: RFC 6750 bearer errors in the OAuth shape
- * (400/401), the policy's 403 and the authorizer's 503 as `{code, message}`.
+ * What an app answers a request it refuses: the bearer errors, then the policy's 403 and the
+ * authorizer's 400/503 as `{code, message}`.
  */
-export const APP_REFUSALS: Readonly<Record<number, ApiResponse>> = {
-  400: { description: 'malformed request or Authorization header', schema: z.union([oauthErrorSchema, apiErrorSchema]) },
-  401: { description: 'no access token, or not a valid one for this API (WWW-Authenticate says why)', schema: oauthErrorSchema },
-  403: { description: 'the policy denies it: Forbidden by policy <path>', schema: apiErrorSchema },
-  503: { description: 'the authorizer or the IdP keys are unavailable (fail closed)', schema: z.union([apiErrorSchema, oauthErrorSchema]) },
-};
+export const APP_REFUSALS: readonly RouteError[] = [
+  ...APP_BEARER,
+  'bad_request',
+  'invalid_property',
+  { code: 'forbidden', when: 'the policy denies it: Forbidden by policy <path>' },
+  { code: 'authorizer_unavailable', when: 'the authorizer cannot answer (fail closed)' },
+];
 
 const readiness = z.object({ status: z.enum(['ready', 'not_ready']), authorizer: z.enum(['embedded', 'edge', 'local']) });
 

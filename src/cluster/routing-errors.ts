@@ -1,7 +1,7 @@
-import { HttpError } from '../http';
+import { HttpError, httpError } from '../http';
 
 /** The code of {@link routingUnavailable}, for callers that tell it from other 503s. */
-export const ROUTING_UNAVAILABLE = 'routing_unavailable';
+export const ROUTING_UNAVAILABLE = 'routing_unavailable' as const;
 
 /**
  * 503: the nodes cannot reach each other through Redis right now (it is down, restarting or
@@ -9,7 +9,7 @@ export const ROUTING_UNAVAILABLE = 'routing_unavailable';
  * client's own message) is for the log only (docs/conventions.md §3).
  */
 export function routingUnavailable(detail?: string): HttpError {
-  return new HttpError(503, ROUTING_UNAVAILABLE, 'routing between control-plane nodes is unavailable', { 'Retry-After': '1' }, detail);
+  return httpError(ROUTING_UNAVAILABLE, undefined, { detail });
 }
 
 /** True for the error {@link routingUnavailable} builds. */
@@ -19,5 +19,5 @@ export function isRoutingUnavailable(err: unknown): boolean {
 
 /** 429: this node already waits on as many routed requests as it may (`MAX_BUS_IN_FLIGHT`). */
 export function tooManyInFlight(): HttpError {
-  return new HttpError(429, 'too_many_pending', 'too many commands are waiting on other control-plane nodes', { 'Retry-After': '1' });
+  return httpError('too_many_pending', 'too many commands are waiting on other control-plane nodes');
 }

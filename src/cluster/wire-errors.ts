@@ -1,4 +1,4 @@
-import { HttpError } from '../http';
+import { HttpError, httpError } from '../http';
 import { edgeError, instanceDisconnected, instanceNotConnected, instanceNotFound, relayClosing } from '../relay';
 import { routingUnavailable } from './routing-errors';
 
@@ -18,11 +18,11 @@ const REBUILD: Readonly<Record<string, (wire: WireError) => HttpError>> = {
   instance_not_found: () => instanceNotFound(),
   instance_not_connected: () => instanceNotConnected(),
   instance_disconnected: () => instanceDisconnected(),
-  // Both 429s (one edge's pending cap, a node's in-flight cap) carry Retry-After: 1.
-  too_many_pending: (wire) => new HttpError(429, 'too_many_pending', wire.message, { 'Retry-After': '1' }),
+  // Both 429s (one edge's pending cap, a node's in-flight cap) carry the table's Retry-After.
+  too_many_pending: (wire) => httpError('too_many_pending', wire.message),
   relay_closing: () => relayClosing(),
   routing_unavailable: () => routingUnavailable('the owning node could not reach redis'),
-  edge_timeout: (wire) => new HttpError(504, 'edge_timeout', wire.message),
+  edge_timeout: (wire) => httpError('edge_timeout', wire.message),
 };
 
 /** What a request handler's failure becomes on the wire; anything not an HttpError is a plain 500. */
@@ -40,5 +40,5 @@ export function fromWireError(wire: WireError): HttpError {
   const rebuild = Object.hasOwn(REBUILD, wire.code) ? REBUILD[wire.code] : undefined;
   if (rebuild) return rebuild(wire);
   if (wire.status === 502) return edgeError(wire.message, wire.code);
-  return new HttpError(500, 'server_error', 'internal error', {}, `another node answered ${wire.status} ${wire.code}`);
+  return httpError('server_error', undefined, { detail: `another node answered ${wire.status} ${wire.code}` });
 }

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { ConflictError, HttpError, NotFoundError, parseBody, parseParam } from '../http';
+import { ConflictError, HttpError, httpError, NotFoundError, parseBody, parseParam, statusOf } from '../http';
 import { POLICY_NAME_PATTERN } from '../decision-protocol';
 import type { DecisionSampleReply } from '../relay';
 import { recordAdminKeyAudit } from './audit-repository';
@@ -46,7 +46,7 @@ class StaleSignatureError extends HttpError {
     readonly highestVersion: number,
   ) {
     super(
-      409,
+      statusOf('stale_signature'),
       'stale_signature',
       `the signature is for version ${version} of policy ${name}, and version ${highestVersion} was pushed already: ` +
         'a signed push must carry a higher version, so an older image cannot return with its old signature. ' +
@@ -130,7 +130,7 @@ export function adminPolicyRoutes(store: ControlPlaneStore, sampler?: DecisionSa
     });
     if ('highestVersion' in pushed) throw new StaleSignatureError(name, version!, pushed.highestVersion);
     if (pushed.quotaExceeded) {
-      throw new HttpError(409, 'quota_exceeded', `this tenant already stores ${MAX_IMAGES_PER_TENANT} tagged policy images`);
+      throw httpError('quota_exceeded', `this tenant already stores ${MAX_IMAGES_PER_TENANT} tagged policy images`);
     }
     res.status(pushed.created ? 201 : 200).json({ name, digest: pushed.digest, tag: LATEST_TAG });
   });

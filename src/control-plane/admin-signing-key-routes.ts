@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { HttpError, NotFoundError, parseBody, parseParam } from '../http';
+import { httpError, NotFoundError, parseBody, parseParam } from '../http';
 import { publicPart, publicSigningKeySchema, signingKeyId, SIGNING_KEY_LIMITS } from '../policy';
 import { recordAdminKeyAudit } from './audit-repository';
 import type { ControlPlaneStore } from './control-plane-store';
@@ -40,7 +40,7 @@ export function adminSigningKeyRoutes(store: ControlPlaneStore): Router {
       return result;
     });
     if (added.quotaExceeded) {
-      throw new HttpError(409, 'quota_exceeded', `this tenant already has ${SIGNING_KEY_LIMITS.maxKeys} signing keys`);
+      throw httpError('quota_exceeded', `this tenant already has ${SIGNING_KEY_LIMITS.maxKeys} signing keys`);
     }
     res.status(added.created ? 201 : 200).json({ kid });
   });

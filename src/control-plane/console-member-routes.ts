@@ -1,6 +1,6 @@
 import express, { type Router } from 'express';
 import { z } from 'zod';
-import { HttpError, NotFoundError, parseBody, parseParam } from '../http';
+import { httpError, NotFoundError, parseBody, parseParam } from '../http';
 import { MEMBER_ROLES, USER_ID_PATTERN, type MemberRole } from './account';
 import { recordAudit } from './audit-repository';
 import type { ControlPlaneRepositories, ControlPlaneStore } from './control-plane-store';
@@ -12,7 +12,7 @@ export const consoleMemberSchema = z.strictObject({ role: z.enum(MEMBER_ROLES) }
 
 /** A membership refusal is the caller's conflict with the account's invariants: 409 naming it. */
 function asConflict(err: unknown): unknown {
-  return err instanceof MembershipError ? new HttpError(409, err.problem, err.message) : err;
+  return err instanceof MembershipError ? httpError(err.problem, err.message) : err;
 }
 
 /**
@@ -25,7 +25,7 @@ async function checkOwnerRole(tx: ControlPlaneRepositories, caller: MemberContex
   await tx.tenants.lock(caller.tenantId);
   if (caller.role === 'owner') return;
   if (newRole === 'owner' || (await tx.members.role(caller.tenantId, userId)) === 'owner') {
-    throw new HttpError(403, 'forbidden', 'only owners grant, change or remove the owner role');
+    throw httpError('forbidden', 'only owners grant, change or remove the owner role');
   }
 }
 

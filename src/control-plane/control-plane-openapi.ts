@@ -1,58 +1,25 @@
 import { z } from 'zod';
 import { directoryChangeSchema, directoryDataSchema } from '../directory';
-import { apiErrors, buildOpenApiDocument, type ApiRoute } from '../http';
+import { apiErrors, buildOpenApiDocument, type ApiRoute, type RouteError } from '../http';
 import { RELAY_ROUTES } from '../relay';
-import { sampledDecisionSchema } from '../relay-protocol';
 import { tenantSettingsSchema } from './admin-settings-routes';
 import { addSigningKeyBodySchema, signingKeyShape } from './admin-signing-key-routes';
-import { CONSOLE_ROUTES, policyVersionsSchema } from './console-openapi';
+import { CONSOLE_ROUTES } from './console-openapi';
+import { policyVersionsSchema } from './console-records-openapi';
 import { decisionsPageSchema } from './decision-routes';
-import { dryRunBodySchema } from './dry-run';
+import { dryRunAnswerSchema, dryRunBodySchema } from './dry-run';
 import { pushBodySchema } from './validate-pushed-image';
 
 const ADMIN = '/api/v2/admin';
-const ADMIN_ERRORS = { 401: 'missing or wrong tenant id or admin key' };
-const EDGE_ERRORS = { 401: 'missing or wrong edge connection credentials' };
+const ADMIN_AUTH: RouteError = { code: 'unauthorized', when: 'missing or wrong tenant id or admin key' };
+/** An admin write: the admin key, and no query string. */
+const ADMIN_WRITE: readonly RouteError[] = [ADMIN_AUTH, 'unknown_query_parameter'];
+const EDGE_AUTH: RouteError = { code: 'unauthorized', when: 'missing or wrong edge connection credentials' };
+const bad = (when: string): RouteError => ({ code: 'bad_request', when });
+const tooLarge: RouteError = { code: 'payload_too_large', when: 'image over 32 files, 64 KiB a file or 128 KiB in all, or over 100 test cases' };
 
 const revision = z.strictObject({ revision: z.number().int() });
 const directoryWithRevision = directoryDataSchema.extend({ revision: z.number().int().min(0) });
-const outcome = z.enum(['allow', 'deny']);
-
-/** A flip's principal by name and e-mail, from the tenant's directory now; null when it has none for the id. */
-const principalNames = { principal_name: z.string().nullable(), principal_email: z.string().nullable() };
-const dryRunAnswer = z.strictObject({
-  name: z.string(),
-  instance_id: z.string(),
-  candidate_digest: z.string(),
-  edge_policy_digest: z.string().nullable(),
-  directory_revision: z.number().int().describe('the central directory revision the candidate decided with'),
-  sampled: z.number().int(),
-  unchanged: z.number().int(),
-  failed: z.number().int(),
-  flips: z.strictObject({ allow_to_deny: z.number().int(), deny_to_allow: z.number().int() }),
-  changes: z.array(
-    z.strictObject({
-      principal: z.string(),
-      ...principalNames,
-      action: z.string(),
-      resource: sampledDecisionSchema.shape.resource,
-      recorded: outcome,
-      candidate: outcome,
-      policy_digest: z.string(),
-      directory_revision: z.number().int(),
-    }),
-  ),
-  policy_only: z
-    .strictObject({
-      failed: z.number().int(),
-      flips: z.strictObject({ allow_to_deny: z.number().int(), deny_to_allow: z.number().int() }),
-      changes: z.array(
-        z.strictObject({ principal: z.string(), ...principalNames, action: z.string(), resource: sampledDecisionSchema.shape.resource, current: outcome, candidate: outcome }),
-      ),
-    })
-    .nullable()
-    .describe("the candidate against the edge's current image on the same directory: the flips the policy change alone causes; null when the registry does not hold that image"),
-});
 const policyImage = z.object({ name: z.string(), digest: z.string(), files: z.record(z.string(), z.string()), signature: z.string().optional() });
 
 /** One directory change route: `{revision}` on success, the documented 4xx otherwise. */
@@ -61,7 +28,10 @@ function directoryChange(method: 'put' | 'delete', path: string, summary: string
     method,
     path: `${ADMIN}/directory${path}`,
     summary,
-    responses: { 200: { description: 'applied; the new directory revision', schema: revision }, ...apiErrors({ 400: 'invalid id, role or relation', ...ADMIN_ERRORS, 404: 'no such user' }) },
+    responses: {
+      200: { description: 'applied; the new directory revision', schema: revision },
+      ...apiErrors([bad('invalid id, role or relation'), 'duplicate_email', 'duplicate_identity', 'unknown_role', ...ADMIN_WRITE, 'unknown_user']),
+    },
   };
 }
 
@@ -76,12 +46,17 @@ export const CONTROL_PLANE_ROUTES: readonly ApiRoute[] = [
     responses: {
       201: { description: 'stored and tagged', schema: z.strictObject({ name: z.string(), digest: z.string(), tag: z.string() }) },
       200: { description: 'already stored; tagged latest again', schema: z.strictObject({ name: z.string(), digest: z.string(), tag: z.string() }) },
-      ...apiErrors({
-        400: "malformed body, invalid name, invalid policy, the image's own tests fail (problems listed), or a missing or invalid signature",
-        ...ADMIN_ERRORS,
-        409: 'image quota exceeded (`quota_exceeded`), or a signed push whose version is not above the highest accepted for this policy (`stale_signature`, with `highest_version`)',
-        413: 'image too large',
-      }),
+      ...apiErrors([
+        bad('malformed body or invalid name'),
+        'invalid_policy',
+        'policy_tests_failed',
+        'signature_required',
+        'invalid_signature',
+        ...ADMIN_WRITE,
+        { code: 'quota_exceeded', when: 'the tenant stores 50 images, all tagged' },
+        { code: 'stale_signature', when: 'a signed push whose version is not above the highest accepted for this policy (the body adds `highest_version`)' },
+        tooLarge,
+      ]),
     },
   },
   {
@@ -90,18 +65,24 @@ export const CONTROL_PLANE_ROUTES: readonly ApiRoute[] = [
     summary: "Validate a candidate like a push (nothing stored) and replay one edge's recorded decisions against it: which would flip",
     requestBody: { content: { 'application/json': dryRunBodySchema } },
     responses: {
-      200: { description: 'the flips, counted and listed', schema: dryRunAnswer },
-      ...apiErrors({
-        400: "malformed body, invalid name, invalid policy, or the candidate's own tests fail",
-        ...ADMIN_ERRORS,
-        404: 'no such instance for this tenant',
-        409: 'the instance is not connected, serves another policy, or the tenant has no directory',
-        413: 'image too large',
-        429: 'too many samples waiting on the instance',
-        502: 'the edge failed to send its sample, or sent more than the bounds',
-        503: 'the relay is shutting down',
-        504: 'no sample within the exec timeout',
-      }),
+      200: { description: 'the flips, counted and listed', schema: dryRunAnswerSchema },
+      ...apiErrors([
+        bad('malformed body, invalid name or instance id'),
+        'invalid_policy',
+        'policy_tests_failed',
+        ...ADMIN_WRITE,
+        'instance_not_found',
+        'instance_not_connected',
+        'instance_disconnected',
+        'policy_mismatch',
+        { code: 'no_directory', status: 409, when: 'the tenant has no central directory' },
+        tooLarge,
+        { code: 'too_many_pending', when: 'too many samples waiting on the instance' },
+        { code: 'edge_error', when: 'the edge sent more than 1,000 entries or 64 frames' },
+        { code: 'sample_failed', status: 502 },
+        'relay_closing',
+        { code: 'edge_timeout', when: 'no sample within the exec timeout' },
+      ]),
     },
   },
   {
@@ -113,7 +94,7 @@ export const CONTROL_PLANE_ROUTES: readonly ApiRoute[] = [
         description: 'the images, newest first',
         schema: policyVersionsSchema,
       },
-      ...apiErrors({ 400: 'invalid policy name', ...ADMIN_ERRORS, 404: 'no such policy' }),
+      ...apiErrors([bad('invalid policy name'), ADMIN_AUTH, 'unknown_policy']),
     },
   },
   {
@@ -124,46 +105,46 @@ export const CONTROL_PLANE_ROUTES: readonly ApiRoute[] = [
     responses: {
       201: { description: 'registered', schema: z.strictObject({ kid: z.string() }) },
       200: { description: 'already registered', schema: z.strictObject({ kid: z.string() }) },
-      ...apiErrors({ 400: 'not a public Ed25519 or P-256 JWK, or a weak (small-order) Ed25519 key', ...ADMIN_ERRORS, 409: 'key quota exceeded' }),
+      ...apiErrors([bad('not a public Ed25519 or P-256 JWK, or a weak (small-order) Ed25519 key'), ...ADMIN_WRITE, { code: 'quota_exceeded', when: 'the tenant has 10 signing keys' }]),
     },
   },
   {
     method: 'get',
     path: `${ADMIN}/signing-keys`,
     summary: "The tenant's registered signing keys",
-    responses: { 200: { description: 'the keys', schema: z.strictObject({ keys: z.array(signingKeyShape) }) }, ...apiErrors(ADMIN_ERRORS) },
+    responses: { 200: { description: 'the keys', schema: z.strictObject({ keys: z.array(signingKeyShape) }) }, ...apiErrors([ADMIN_AUTH]) },
   },
   {
     method: 'delete',
     path: `${ADMIN}/signing-keys/{kid}`,
     summary: 'Remove a signing key',
-    responses: { 204: { description: 'removed' }, ...apiErrors({ 400: 'invalid key id', ...ADMIN_ERRORS, 404: 'no such key' }) },
+    responses: { 204: { description: 'removed' }, ...apiErrors([bad('invalid key id'), ...ADMIN_WRITE, 'unknown_key']) },
   },
   {
     method: 'get',
     path: `${ADMIN}/settings`,
     summary: "The tenant's settings: push_on_change",
-    responses: { 200: { description: 'the settings', schema: tenantSettingsSchema }, ...apiErrors(ADMIN_ERRORS) },
+    responses: { 200: { description: 'the settings', schema: tenantSettingsSchema }, ...apiErrors([ADMIN_AUTH]) },
   },
   {
     method: 'put',
     path: `${ADMIN}/settings`,
     summary: 'Turn push on change on or off: each directory change or policy push broadcast to the edges by itself',
     requestBody: { content: { 'application/json': tenantSettingsSchema } },
-    responses: { 200: { description: 'the settings now', schema: tenantSettingsSchema }, ...apiErrors({ 400: 'not {"push_on_change": true|false}', ...ADMIN_ERRORS }) },
+    responses: { 200: { description: 'the settings now', schema: tenantSettingsSchema }, ...apiErrors([bad('not {"push_on_change": true|false}'), ...ADMIN_WRITE]) },
   },
   {
     method: 'get',
     path: `${ADMIN}/directory`,
     summary: "The tenant's central directory",
-    responses: { 200: { description: 'roles, users, resources and revision', schema: directoryWithRevision }, ...apiErrors(ADMIN_ERRORS) },
+    responses: { 200: { description: 'roles, users, resources and revision', schema: directoryWithRevision }, ...apiErrors([ADMIN_AUTH]) },
   },
   {
     method: 'get',
     path: `${ADMIN}/decisions`,
     summary:
       "The tenant's decision records, newest first (query: principal, action, resource, decision, instance, request_id, since; before or after <id>; limit ≤ 500)",
-    responses: { 200: { description: 'one page and the cursor of the next', schema: decisionsPageSchema }, ...apiErrors({ 400: 'a bad or unknown query parameter', ...ADMIN_ERRORS }) },
+    responses: { 200: { description: 'one page and the cursor of the next', schema: decisionsPageSchema }, ...apiErrors([bad('a bad or unknown query parameter'), ADMIN_AUTH]) },
   },
   directoryChange('put', '/users/{id}', 'Create or update a user'),
   directoryChange('delete', '/users/{id}', 'Delete a user'),
@@ -175,13 +156,13 @@ export const CONTROL_PLANE_ROUTES: readonly ApiRoute[] = [
     method: 'get',
     path: '/api/v2/edge/policy-image',
     summary: "The connection's policy image (conditional: If-None-Match with its digest)",
-    responses: { 200: { description: 'the image', schema: policyImage }, 304: { description: 'unchanged' }, ...apiErrors({ ...EDGE_ERRORS, 404: 'no image yet' }) },
+    responses: { 200: { description: 'the image', schema: policyImage }, 304: { description: 'unchanged' }, ...apiErrors([EDGE_AUTH, 'no_image']) },
   },
   {
     method: 'get',
     path: '/api/v2/edge/directory',
     summary: 'The full directory snapshot',
-    responses: { 200: { description: 'the snapshot', schema: directoryWithRevision }, 304: { description: 'unchanged' }, ...apiErrors(EDGE_ERRORS) },
+    responses: { 200: { description: 'the snapshot', schema: directoryWithRevision }, 304: { description: 'unchanged' }, ...apiErrors([EDGE_AUTH, 'no_directory']) },
   },
   {
     method: 'get',
@@ -189,7 +170,7 @@ export const CONTROL_PLANE_ROUTES: readonly ApiRoute[] = [
     summary: 'Directory changes since a revision (query since=<rev>)',
     responses: {
       200: { description: 'the changes', schema: z.strictObject({ revision: z.number().int(), changes: z.array(directoryChangeSchema) }) },
-      ...apiErrors({ 400: 'bad since', ...EDGE_ERRORS, 410: 'too far behind: fetch the snapshot' }),
+      ...apiErrors([bad('bad since'), EDGE_AUTH, 'no_directory', 'resync_required']),
     },
   },
   ...RELAY_ROUTES,

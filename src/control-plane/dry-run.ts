@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AuthorizerUnavailableError, createLocalAuthorizer } from '../decision';
 import type { DirectoryData } from '../directory';
 import { compilePolicyImage, type PolicyImage } from '../policy';
-import { INSTANCE_ID_PATTERN, type SampledDecision } from '../relay-protocol';
+import { INSTANCE_ID_PATTERN, sampledDecisionSchema, type SampledDecision } from '../relay-protocol';
 
 /** A dry-run body: the candidate folder's files, and the instance whose recorded decisions to replay. */
 export const dryRunBodySchema = z
@@ -11,6 +11,45 @@ export const dryRunBodySchema = z
     instance_id: z.string().regex(INSTANCE_ID_PATTERN, 'instance_id must be 1-64 of A-Z a-z 0-9 . _ : -'),
   })
   .strict();
+
+const outcome = z.enum(['allow', 'deny']);
+
+/** A flip's principal by name and e-mail, from the tenant's directory now; null when it has none for the id. */
+const principalNames = { principal_name: z.string().nullable(), principal_email: z.string().nullable() };
+/** A dry run's answer: the recorded decisions that would flip under the candidate, counted and listed. */
+export const dryRunAnswerSchema = z.strictObject({
+  name: z.string(),
+  instance_id: z.string(),
+  candidate_digest: z.string(),
+  edge_policy_digest: z.string().nullable(),
+  directory_revision: z.number().int().describe('the central directory revision the candidate decided with'),
+  sampled: z.number().int(),
+  unchanged: z.number().int(),
+  failed: z.number().int(),
+  flips: z.strictObject({ allow_to_deny: z.number().int(), deny_to_allow: z.number().int() }),
+  changes: z.array(
+    z.strictObject({
+      principal: z.string(),
+      ...principalNames,
+      action: z.string(),
+      resource: sampledDecisionSchema.shape.resource,
+      recorded: outcome,
+      candidate: outcome,
+      policy_digest: z.string(),
+      directory_revision: z.number().int(),
+    }),
+  ),
+  policy_only: z
+    .strictObject({
+      failed: z.number().int(),
+      flips: z.strictObject({ allow_to_deny: z.number().int(), deny_to_allow: z.number().int() }),
+      changes: z.array(
+        z.strictObject({ principal: z.string(), ...principalNames, action: z.string(), resource: sampledDecisionSchema.shape.resource, current: outcome, candidate: outcome }),
+      ),
+    })
+    .nullable()
+    .describe("the candidate against the edge's current image on the same directory: the flips the policy change alone causes; null when the registry does not hold that image"),
+});
 
 type Outcome = SampledDecision['decision'];
 

@@ -1,5 +1,5 @@
 import { Router, type Request } from 'express';
-import { BadRequestError, HttpError, NotFoundError } from '../http';
+import { BadRequestError, httpError, NotFoundError } from '../http';
 import type { ControlPlaneStore } from './control-plane-store';
 import { authenticatedConnection } from './require-connection';
 
@@ -59,7 +59,7 @@ export function edgeRoutes(store: ControlPlaneStore): Router {
     }
     const result = await store.directory.changesSince(authenticatedConnection(res.locals).tenantId, Number(since));
     if (result.kind === 'resync') {
-      throw new HttpError(410, 'resync_required', `the change log does not reach back to revision ${since}; fetch the full directory`);
+      throw httpError('resync_required', `the change log does not reach back to revision ${since}; fetch the full directory`);
     }
     res.set('Cache-Control', 'no-store').json({ revision: result.revision, changes: result.changes });
   });

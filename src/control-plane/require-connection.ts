@@ -1,12 +1,10 @@
 import type { RequestHandler } from 'express';
-import { basicCredential, decodeBasicPair, HttpError } from '../http';
+import { basicCredential, decodeBasicPair, httpError, type HttpError } from '../http';
 import type { ControlPlaneStore } from './control-plane-store';
 import type { EdgeConnection } from './connection-repository';
 
 function connectionUnauthorized(): HttpError {
-  return new HttpError(401, 'unauthorized', 'missing or invalid connection credentials', {
-    'WWW-Authenticate': 'Basic realm="outpost-edge"',
-  });
+  return httpError('unauthorized', 'missing or invalid connection credentials', { headers: { 'WWW-Authenticate': 'Basic realm="outpost-edge"' } });
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { HttpError, NotFoundError } from '../http';
+import { httpError, NotFoundError } from '../http';
 import type { MemberRole } from './account';
 import type { ControlPlaneStore } from './control-plane-store';
 import { consoleUser } from './require-console-user';
@@ -26,7 +26,7 @@ export function requireMember(store: ControlPlaneStore, least: MemberRole): Requ
     const tenantId = String(req.params.tenantId);
     const role = await store.members.role(tenantId, userId);
     if (role === undefined) throw new NotFoundError('no such tenant among your accounts', 'tenant_not_found');
-    if (RANK[role] < RANK[least]) throw new HttpError(403, 'forbidden', `this needs the ${least} role; yours is ${role}`);
+    if (RANK[role] < RANK[least]) throw httpError('forbidden', `this needs the ${least} role; yours is ${role}`);
     res.locals.member = { tenantId, userId, role } satisfies MemberContext;
     next();
   };

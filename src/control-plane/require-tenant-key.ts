@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { RequestHandler } from 'express';
-import { basicCredential, decodeBasicPair, HttpError } from '../http';
+import { basicCredential, decodeBasicPair, httpError, type HttpError } from '../http';
 import type { ControlPlaneStore } from './control-plane-store';
 import type { TenantKeyKind } from './tenant-keys';
 
@@ -9,9 +9,7 @@ export const TENANT_HEADER = 'service-tenant-id';
 
 /** The one 401 for every tenant-credential failure: it never says which part was wrong. */
 export function tenantUnauthorized(): HttpError {
-  return new HttpError(401, 'unauthorized', 'missing or invalid tenant credentials', {
-    'WWW-Authenticate': 'Basic realm="outpost"',
-  });
+  return httpError('unauthorized', 'missing or invalid tenant credentials', { headers: { 'WWW-Authenticate': 'Basic realm="outpost"' } });
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { Request, Response } from 'express';
-import { HttpError } from '../http';
+import { httpError, type HttpError } from '../http';
 import type { DecisionRepository } from './decision-repository';
 import { parseDecisionQuery } from './parse-decision-query';
 
@@ -27,7 +27,7 @@ export interface StreamSlots {
 }
 
 function tooMany(scope: string): HttpError {
-  return new HttpError(429, 'too_many_streams', `too many decision streams are open ${scope}; try again shortly`, { 'retry-after': '5' });
+  return httpError('too_many_streams', `too many decision streams are open ${scope}; try again shortly`);
 }
 
 /** Counts open streams against `limits`: yours first, then your tenant's, then the node's. */

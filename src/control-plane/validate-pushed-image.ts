@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { checkPolicyImage, PolicyTestsFailedError } from '../decision';
-import { HttpError } from '../http';
+import { HttpError, httpError, statusOf } from '../http';
 import {
   PolicyImageError,
   PolicyImageTooLargeError,
@@ -24,10 +24,10 @@ export const MAX_LISTED_PROBLEMS = 20;
 export class InvalidPolicyError extends HttpError {
   readonly problems: readonly string[];
 
-  constructor(message: string, problems: readonly string[], code = 'invalid_policy') {
+  constructor(message: string, problems: readonly string[], code: 'invalid_policy' | 'policy_tests_failed' = 'invalid_policy') {
     const listed = problems.slice(0, MAX_LISTED_PROBLEMS);
     const more = problems.length - listed.length;
-    super(400, code, more > 0 ? `${message.split('\n')[0]} (${problems.length} problems, first ${listed.length} listed)` : message);
+    super(statusOf(code), code, more > 0 ? `${message.split('\n')[0]} (${problems.length} problems, first ${listed.length} listed)` : message);
     this.problems = listed;
   }
 
@@ -66,12 +66,12 @@ export interface AcceptedImage {
 async function checkSignature(image: PolicyImage, signature: string | undefined, keys: readonly PublicSigningKey[]): Promise<number | undefined> {
   if (keys.length === 0) return undefined;
   if (signature === undefined) {
-    throw new HttpError(400, 'signature_required', 'this tenant has registered signing keys: push the image signed (npm run policy -- push --sign <private key file>)');
+    throw httpError('signature_required', 'this tenant has registered signing keys: push the image signed (npm run policy -- push --sign <private key file>)');
   }
   try {
     return (await verifyImageSignature(image, signature, keys)).version;
   } catch (err) {
-    if (err instanceof PolicySignatureError) throw new HttpError(400, 'invalid_signature', err.message);
+    if (err instanceof PolicySignatureError) throw httpError('invalid_signature', err.message);
     throw err;
   }
 }
@@ -103,7 +103,7 @@ export async function validatePushedImage(
     version = await checkSignature(image, body.signature, keys);
     checkPolicyImage(image);
   } catch (err) {
-    if (err instanceof PolicyImageTooLargeError) throw new HttpError(413, 'payload_too_large', err.message);
+    if (err instanceof PolicyImageTooLargeError) throw httpError('payload_too_large', err.message);
     if (err instanceof PolicyValidationError) throw new InvalidPolicyError(err.message, err.problems);
     if (err instanceof PolicyImageError) throw new InvalidPolicyError(err.message, [err.message]);
     if (err instanceof PolicyTestsFailedError) throw new InvalidPolicyError(err.message, err.failures, 'policy_tests_failed');

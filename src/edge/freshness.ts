@@ -1,4 +1,4 @@
-import { HttpError } from '../http';
+import { HttpError, statusOf } from '../http';
 import type { EdgeState } from './edge-state';
 import { withinMs, type Timers } from './timers';
 
@@ -15,12 +15,12 @@ export interface FreshnessDemand {
 /** The state is still behind a demand after the edge tried to catch up: 409 (synced, still behind) or 503 (could not sync in time). */
 export class NotFreshError extends HttpError {
   constructor(
-    status: 409 | 503,
+    code: 'not_fresh' | 'freshness_unavailable',
     message: string,
     readonly policyDigest: string | null,
     readonly directoryRevision: number,
   ) {
-    super(status, status === 409 ? 'not_fresh' : 'freshness_unavailable', message, status === 503 ? { 'retry-after': '1' } : {});
+    super(statusOf(code), code, message, code === 'freshness_unavailable' ? { 'retry-after': '1' } : {});
   }
 
   override toBody(): Record<string, unknown> {
@@ -96,9 +96,9 @@ export function createFreshness(deps: {
       const digest = state.policy?.image.digest ?? null;
       const revision = state.directory?.revision ?? 0;
       const has = `it has policy ${digest ?? 'none'} and directory revision ${revision}`;
-      if (outcome === 'timeout') throw new NotFreshError(503, `the edge could not catch up within ${deps.waitMs} ms; ${has}`, digest, revision);
-      if (outcome.some((o) => o.status === 'rejected')) throw new NotFreshError(503, `the edge could not sync with the control plane; ${has}`, digest, revision);
-      throw new NotFreshError(409, `the control plane has nothing newer than what the edge holds; ${has}`, digest, revision);
+      if (outcome === 'timeout') throw new NotFreshError('freshness_unavailable', `the edge could not catch up within ${deps.waitMs} ms; ${has}`, digest, revision);
+      if (outcome.some((o) => o.status === 'rejected')) throw new NotFreshError('freshness_unavailable', `the edge could not sync with the control plane; ${has}`, digest, revision);
+      throw new NotFreshError('not_fresh', `the control plane has nothing newer than what the edge holds; ${has}`, digest, revision);
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { createRateLimitedLog, thrownName, type Logger } from '../observability';
-import { HttpError, OAuthError } from './http-error';
+import type { ErrorCode } from './error-codes';
+import { HttpError, httpError, oauthError, type ErrorOptions } from './http-error';
 import { isMalformedUrl, MALFORMED_URL_MESSAGE } from './malformed-url';
 import './express-request';
 
@@ -18,8 +19,8 @@ function isBodyParserError(err: unknown): err is BodyParserError {
 }
 
 /** An error in the app's body shape: {@link OAuthError} at the IdP, {@link HttpError} elsewhere. */
-export function errorInShape(shape: ErrorShape, status: number, code: string, message: string, headers: Record<string, string> = {}): HttpError {
-  return shape === 'oauth' ? new OAuthError(status, code, message, headers) : new HttpError(status, code, message, headers);
+export function errorInShape<C extends ErrorCode>(shape: ErrorShape, code: C, message?: string, options: ErrorOptions<C> = {}): HttpError {
+  return shape === 'oauth' ? oauthError(code, message, options) : httpError(code, message, options);
 }
 
 /**
@@ -41,21 +42,22 @@ function sendAnswer(res: Response, answer: ErrorAnswer): void {
 function fromBodyParser(err: unknown, shape: ErrorShape): HttpError | undefined {
   if (!isBodyParserError(err)) return undefined;
   const badRequest = shape === 'oauth' ? 'invalid_request' : 'bad_request';
+  const tooLarge = 'the request body is too large';
   switch (err.type) {
     case 'entity.parse.failed':
-      return errorInShape(shape, 400, badRequest, 'the request body is not valid JSON');
+      return errorInShape(shape, badRequest, 'the request body is not valid JSON');
     case 'entity.too.large':
       // RFC 6749 §5.2 has no size error: an oversized token request is an invalid_request (400).
       return shape === 'oauth'
-        ? errorInShape(shape, 400, 'invalid_request', 'the request body is too large')
-        : errorInShape(shape, 413, 'payload_too_large', 'the request body is too large');
+        ? errorInShape(shape, 'invalid_request', tooLarge)
+        : errorInShape(shape, 'payload_too_large', tooLarge);
     case 'encoding.unsupported':
     case 'charset.unsupported':
-      return errorInShape(shape, 415, shape === 'oauth' ? 'invalid_request' : 'unsupported_media_type', 'unsupported body encoding');
+      return shape === 'oauth' ? errorInShape(shape, 'invalid_request', 'unsupported body encoding', { status: 415 }) : errorInShape(shape, 'unsupported_media_type');
     case 'request.aborted':
     case 'request.size.invalid':
     case 'stream.encoding.set':
-      return errorInShape(shape, 400, badRequest, 'the request body could not be read');
+      return errorInShape(shape, badRequest, 'the request body could not be read');
     default:
       return undefined;
   }
@@ -132,7 +134,7 @@ export function createErrorResponder(logger: Logger, shape: ErrorShape, options:
   return function answerError(err, requestId) {
     if (isMalformedUrl(err)) {
       // A client's typo or a scanner's probe: one short line, never a stack.
-      const refusal = errorInShape(shape, 400, shape === 'oauth' ? 'invalid_request' : 'bad_request', MALFORMED_URL_MESSAGE);
+      const refusal = errorInShape(shape, shape === 'oauth' ? 'invalid_request' : 'bad_request', MALFORMED_URL_MESSAGE);
       logger.info({ req_id: requestId, code: refusal.code }, 'malformed URL refused');
       return { status: refusal.status, headers: {}, body: refusal.toBody() };
     }
@@ -153,8 +155,8 @@ export function createErrorResponder(logger: Logger, shape: ErrorShape, options:
       return { status: known.status, headers: known.headers, body: known.toBody() };
     }
     failures.write('error', `server_error ${thrownName(err)}`, { req_id: requestId, err }, 'unhandled error');
-    const body = shape === 'oauth' ? { error: 'server_error', error_description: 'internal error' } : { code: 'server_error', message: 'internal error' };
-    return { status: 500, headers: {}, body };
+    const unhandled = errorInShape(shape, 'server_error');
+    return { status: unhandled.status, headers: {}, body: unhandled.toBody() };
   };
 }
 
@@ -178,6 +180,6 @@ export function errorMiddleware(answerError: ErrorResponder): ErrorRequestHandle
 export function notFound(shape: ErrorShape): RequestHandler {
   return function notFoundHandler(req, _res, next) {
     const message = `no route for ${req.method} ${req.path}`;
-    next(shape === 'oauth' ? new OAuthError(404, 'not_found', message) : new HttpError(404, 'not_found', message));
+    next(errorInShape(shape, 'not_found', message));
   };
 }

@@ -5,7 +5,13 @@ export {
   NotFoundError,
   ConflictError,
   ServiceUnavailableError,
+  httpError,
+  oauthError,
+  statusOf,
 } from './http-error';
+export { ERROR_CODES, isCodeAt, statusesOf } from './error-codes';
+export { ERROR_CODES_MARKERS, renderErrorCodesTable } from './error-codes-doc';
+export type { ErrorCode, StatusOf } from './error-codes';
 export { createErrorHandler, createErrorResponder, errorInShape, notFound } from './error-handler';
 export type { ErrorResponder, ErrorShape, ErrorTranslator } from './error-handler';
 export { createApp, finishApp, finishAppWith } from './create-app';
@@ -18,7 +24,7 @@ export { serveBrowserModules } from './browser-modules';
 export { serveFile } from './serve-file';
 export { jsonBody, formBody, noBody } from './read-body';
 export { refuseWriteQuery } from './refuse-write-query';
-export { buildOpenApiDocument, serveOpenApi, findApiRoute, apiErrors, apiErrorSchema, oauthErrorSchema, OPENAPI_PATH } from './openapi';
-export type { ApiRoute, ApiResponse } from './openapi';
+export { buildOpenApiDocument, serveOpenApi, findApiRoute, apiErrors, OPENAPI_PATH } from './openapi';
+export type { ApiRoute, RouteError } from './openapi';
 export { requestLog } from './request-context';
 export { securityHeaderRecords } from './security-headers';

@@ -1,5 +1,7 @@
 import type { RequestHandler } from 'express';
 import { z } from 'zod';
+import type { ErrorShape } from './error-handler';
+import { ERROR_CODES, statusesOf, type ErrorCode, type StatusOf } from './error-codes';
 
 /** An HTTP method as OpenAPI names it. */
 export type ApiMethod = 'get' | 'post' | 'put' | 'delete';
@@ -34,9 +36,37 @@ export const apiErrorSchema = z.looseObject({ code: z.string(), message: z.strin
 /** The RFC 6749 §5.2 / RFC 6750 §3 error body of the IdP and the bearer middleware. */
 export const oauthErrorSchema = z.looseObject({ error: z.string(), error_description: z.string() });
 
-/** `{code, message}` errors for a list of statuses, for route tables. */
-export function apiErrors(statuses: Readonly<Record<number, string>>, schema: z.ZodType = apiErrorSchema): Record<number, ApiResponse> {
-  return Object.fromEntries(Object.entries(statuses).map(([status, description]) => [Number(status), { description, schema }]));
+/**
+ * One error a route answers: a code of {@link ERROR_CODES}, at its usual status unless `status`
+ * names another of its statuses, meaning `when` on this route (the table's message otherwise),
+ * in the component's body shape unless `shape` says otherwise.
+ */
+export type RouteError = ErrorCode | { [C in ErrorCode]: { readonly code: C; readonly status?: StatusOf<C>; readonly when?: string; readonly shape?: ErrorShape } }[ErrorCode];
+
+const bodyOf = (shape: ErrorShape, codes: readonly string[]) =>
+  shape === 'oauth' ? oauthErrorSchema.extend({ error: z.enum(codes) }) : apiErrorSchema.extend({ code: z.enum(codes) });
+
+/**
+ * A route's error responses, from the table: per status, the codes it may carry (the body
+ * schema names exactly them) and what each means. `shape` is the component's body shape.
+ */
+export function apiErrors(errors: readonly RouteError[], shape: ErrorShape = 'api'): Record<number, ApiResponse> {
+  const byStatus = new Map<number, { code: ErrorCode; when: string; shape: ErrorShape }[]>();
+  for (const error of errors) {
+    const { code, status, when, shape: own } = typeof error === 'string' ? { code: error } : error;
+    const at = status ?? statusesOf(code)[0]!;
+    if (!statusesOf(code).includes(at)) throw new Error(`error code ${code} is never answered with ${at} (src/http/error-codes.ts)`);
+    const listed = byStatus.get(at) ?? [];
+    byStatus.set(at, [...listed, { code, when: when ?? ERROR_CODES[code].message, shape: own ?? shape }]);
+  }
+  return Object.fromEntries(
+    [...byStatus].map(([status, listed]) => {
+      const description = listed.map((e) => `\`${e.code}\`: ${e.when}`).join('; ');
+      const shapes = (['api', 'oauth'] as const).filter((s) => listed.some((e) => e.shape === s));
+      const bodies = shapes.map((s) => bodyOf(s, [...new Set(listed.filter((e) => e.shape === s).map((e) => e.code))]));
+      return [status, { description, schema: bodies.length === 1 ? bodies[0]! : z.union(bodies) }];
+    }),
+  );
 }
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): unknown {

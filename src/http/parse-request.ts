@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { CodeAt } from './error-codes';
 import { BadRequestError } from './http-error';
 
 /** Issues named in one 400: enough to fix a request, bounded so a junk body cannot inflate the answer. */
@@ -7,7 +8,7 @@ const MAX_ISSUES = 5;
 /** Options of {@link parseBody}. */
 export interface ParseBodyOptions {
   /** The error `code` (default `bad_request`). */
-  readonly code?: string;
+  readonly code?: CodeAt<400>;
   /** What the body is, for the message (default `request body`). */
   readonly what?: string;
 }

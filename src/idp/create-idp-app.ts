@@ -3,7 +3,7 @@ import type { Express, Request, RequestHandler, Response } from 'express';
 import type Provider from 'oidc-provider';
 import type { Adapter } from 'oidc-provider';
 import type { Config } from '../config';
-import { createApp, finishApp, OAuthError, OPENAPI_PATH, serveOpenApi } from '../http';
+import { createApp, finishApp, oauthError, OPENAPI_PATH, serveOpenApi } from '../http';
 import type { Logger } from '../observability';
 import { answerStorageErrors } from './answer-storage-errors';
 import { allowBrowserOrigins } from './allow-browser-origins';
@@ -78,8 +78,8 @@ function assertBoundedBody(req: Request, res: Response): void {
   if (!oversized && (encoding === undefined || encoding.toLowerCase() === 'identity')) return;
   res.set({ 'Cache-Control': 'no-store', Connection: 'close' });
   res.once('finish', () => req.socket.destroySoon());
-  if (oversized) throw new OAuthError(400, 'invalid_request', `the request body is over ${PROVIDER_BODY_LIMIT} bytes`);
-  throw new OAuthError(415, 'invalid_request', 'compressed request bodies are not accepted');
+  if (oversized) throw oauthError('invalid_request', `the request body is over ${PROVIDER_BODY_LIMIT} bytes`);
+  throw oauthError('invalid_request', 'compressed request bodies are not accepted', { status: 415 });
 }
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { apiErrors, buildOpenApiDocument, oauthErrorSchema, type ApiRoute } from '../http';
+import { apiErrors, buildOpenApiDocument, type ApiRoute, type RouteError } from '../http';
 import { DISCOVERY_PATH, JWKS_PATH, LOGIN_PATH, ROUTES, USERINFO_PATH } from './provider';
 import { TOKEN_PATH } from './token-endpoint';
 
@@ -29,7 +29,7 @@ const tokenResponse = z.looseObject({
   scope: z.string().optional(),
 });
 
-const oauthErrors = (statuses: Record<number, string>) => apiErrors(statuses, oauthErrorSchema);
+const oauthErrors = (errors: readonly RouteError[]) => apiErrors(errors, 'oauth');
 const html = (description: string) => ({ description, contentType: 'text/html' });
 
 /** Every route of the demo IdP. */
@@ -42,13 +42,18 @@ export const IDP_ROUTES: readonly ApiRoute[] = [
     requestBody: { content: { 'application/json': jsonTokenRequest, 'application/x-www-form-urlencoded': formTokenRequest } },
     responses: {
       200: { description: 'access token (RFC 9068), ID token, and a refresh token for the code and refresh grants', schema: tokenResponse },
-      ...oauthErrors({
-        400: 'invalid_request, invalid_grant (form grants), invalid_scope, unsupported_grant_type',
-        401: 'invalid_grant (JSON: wrong username or password), invalid_client',
-        415: 'neither JSON nor a form',
-        429: 'too many failed sign-ins; Retry-After',
-        503: 'the password-hashing queue is full; Retry-After',
-      }),
+      ...oauthErrors([
+        { code: 'invalid_request', when: 'a missing, repeated or mistyped field, or a body over 4 kB' },
+        { code: 'invalid_grant', status: 400, when: 'form grants: wrong password, a bad, expired or reused code or refresh token, a PKCE mismatch' },
+        'invalid_scope',
+        'invalid_target',
+        'unsupported_grant_type',
+        { code: 'invalid_grant', when: 'JSON: wrong username or password' },
+        'invalid_client',
+        { code: 'invalid_request', status: 415, when: 'neither JSON nor a form, or a compressed body' },
+        { code: 'too_many_requests', when: 'too many failed sign-ins; Retry-After' },
+        { code: 'temporarily_unavailable', when: 'the password-hashing queue is full, or storage is unavailable; Retry-After' },
+      ]),
     },
   },
   {
@@ -96,14 +101,14 @@ export const IDP_ROUTES: readonly ApiRoute[] = [
     method: 'get',
     path: USERINFO_PATH,
     summary: 'Claims about the signed-in user (Bearer access token)',
-    responses: { 200: { description: 'the claims', schema: z.looseObject({ sub: z.string() }) }, ...oauthErrors({ 401: 'no or invalid access token' }) },
+    responses: { 200: { description: 'the claims', schema: z.looseObject({ sub: z.string() }) }, ...oauthErrors([{ code: 'invalid_request', when: 'a malformed Authorization header' }, { code: 'unauthorized', when: 'no access token' }, { code: 'invalid_token', when: 'not a valid access token' }]) },
   },
   {
     method: 'post',
     path: ROUTES.revocation,
     summary: 'Revoke a refresh token (RFC 7009)',
     requestBody: { content: { 'application/x-www-form-urlencoded': z.object({ token: z.string(), client_id: z.string().optional() }) } },
-    responses: { 200: { description: 'revoked, or it was never valid' }, ...oauthErrors({ 400: 'no token, or no client_id', 401: 'unknown client' }) },
+    responses: { 200: { description: 'revoked, or it was never valid' }, ...oauthErrors([{ code: 'invalid_request', when: 'no token, or no client_id' }, { code: 'invalid_client', when: 'unknown client' }]) },
   },
   {
     method: 'get',

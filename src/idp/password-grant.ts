@@ -1,12 +1,13 @@
 import type Provider from 'oidc-provider';
 import { errors, type KoaContextWithOIDC } from 'oidc-provider';
+import type { ErrorCode, StatusOf } from '../http';
 import type { Logger } from '../observability';
 import type { CheckPassword, PasswordCheck } from './check-password';
 import { GRANTED_SCOPE, type IssueTokens } from './issue-tokens';
 import { INVALID_CREDENTIALS } from './token-endpoint';
 
 /** An RFC 6749 §5.2 error the provider answers as is: `status`, `error`, our description. */
-function oauthError(status: number, error: string, description: string): errors.OIDCProviderError {
+function oauthError<C extends ErrorCode>(status: StatusOf<C>, error: C, description: string): errors.OIDCProviderError {
   const err = new errors.OIDCProviderError(status, error);
   err.error_description = description;
   err.expose = true; // shown to the client even as a 5xx

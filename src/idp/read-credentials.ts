@@ -1,4 +1,4 @@
-import { OAuthError } from '../http';
+import { oauthError, type OAuthError } from '../http';
 
 /** The token request of docs/service-interface.md §2.1. */
 export interface Credentials {
@@ -10,7 +10,7 @@ export interface Credentials {
 const MAX_LENGTH = { username: 256, password: 1024 } as const;
 
 function invalidRequest(message: string): OAuthError {
-  return new OAuthError(400, 'invalid_request', message);
+  return oauthError('invalid_request', message);
 }
 
 function readField(body: Record<string, unknown>, name: keyof Credentials): string {
@@ -35,7 +35,7 @@ export function readCredentials(body: unknown): Credentials {
   const fields = body as Record<string, unknown>;
   // The endpoint implements the password grant only (RFC 6749 §4.3); grant_type is optional here.
   if (fields.grant_type !== undefined && fields.grant_type !== 'password') {
-    throw new OAuthError(400, 'unsupported_grant_type', 'only the password grant is supported');
+    throw oauthError('unsupported_grant_type');
   }
   return { username: readField(fields, 'username'), password: readField(fields, 'password') };
 }

@@ -1,5 +1,5 @@
 import { Router, type RequestHandler } from 'express';
-import { OAuthError, jsonBody } from '../http';
+import { oauthError, jsonBody, type OAuthError } from '../http';
 import type { Logger } from '../observability';
 import type { CheckPassword } from './check-password';
 import type { IssueTokens } from './issue-tokens';
@@ -22,15 +22,13 @@ export const INVALID_CREDENTIALS = 'the username or password is incorrect';
 
 /** 503 for a sign-in shed because the hashing queue is full (RFC 6749 §5.2 shape). */
 export function overloaded(retryAfter: number): OAuthError {
-  return new OAuthError(503, 'temporarily_unavailable', 'the sign-in service is busy; try again shortly', {
-    'Retry-After': String(retryAfter),
-  });
+  return oauthError('temporarily_unavailable', 'the sign-in service is busy; try again shortly', { headers: { 'Retry-After': String(retryAfter) } });
 }
 
 /** 415 for anything but JSON; a request without a body falls through to the 400 body check. */
 const requireJson: RequestHandler = function requireJson(req, _res, next) {
   if (req.is('application/json') === false) {
-    throw new OAuthError(415, 'invalid_request', 'the request body must be application/json');
+    throw oauthError('invalid_request', 'the request body must be application/json', { status: 415 });
   }
   next();
 };
@@ -61,9 +59,8 @@ export function tokenEndpoint(deps: TokenEndpointDeps): Router {
     const check = await checkPassword(username, password, req.socket.remoteAddress);
     if (check.outcome === 'throttled') {
       logger.warn({ req_id: req.id }, 'sign-in throttled');
-      throw new OAuthError(429, 'too_many_requests', `too many failed sign-in attempts; try again in ${check.retryAfter} seconds`, {
-        'Retry-After': String(check.retryAfter),
-      });
+      const retryAfter = { 'Retry-After': String(check.retryAfter) };
+      throw oauthError('too_many_requests', `too many failed sign-in attempts; try again in ${check.retryAfter} seconds`, { headers: retryAfter });
     }
     if (check.outcome === 'overloaded') {
       logger.warn({ req_id: req.id }, 'sign-in shed');
@@ -71,7 +68,7 @@ export function tokenEndpoint(deps: TokenEndpointDeps): Router {
     }
     if (check.outcome === 'invalid') {
       logger.info({ req_id: req.id }, 'sign-in failed');
-      throw new OAuthError(401, 'invalid_grant', INVALID_CREDENTIALS);
+      throw oauthError('invalid_grant', INVALID_CREDENTIALS);
     }
     const { user } = check;
     const tokens = await issueTokens(user);
@@ -80,7 +77,7 @@ export function tokenEndpoint(deps: TokenEndpointDeps): Router {
   });
 
   router.all(TOKEN_PATH, function methodNotAllowed() {
-    throw new OAuthError(405, 'invalid_request', 'use POST for the token endpoint', { Allow: 'POST' });
+    throw oauthError('invalid_request', 'use POST for the token endpoint', { status: 405, headers: { Allow: 'POST' } });
   });
   return router;
 }

@@ -1,4 +1,4 @@
-import { HttpError } from '../http';
+import { httpError, type HttpError } from '../http';
 import type { CommandName } from '../relay-protocol';
 import { edgeDrift, memoizeDesiredState, type DesiredStateLookup } from './edge-drift';
 import type { EdgeSession } from './edge-session';
@@ -55,12 +55,12 @@ export interface BroadcasterDeps {
 
 /** 429: the tenant already runs as many broadcasts on this node as it may. */
 export function tooManyBroadcasts(): HttpError {
-  return new HttpError(429, 'too_many_broadcasts', `this tenant already runs ${BROADCAST_LIMITS.maxConcurrentPerTenant} broadcasts`, { 'Retry-After': '1' });
+  return httpError('too_many_broadcasts', `this tenant already runs ${BROADCAST_LIMITS.maxConcurrentPerTenant} broadcasts`);
 }
 
 /** 409: more connected edges match than one broadcast may reach. */
 export function tooManyEdges(max: number = BROADCAST_LIMITS.maxEdges): HttpError {
-  return new HttpError(409, 'too_many_edges', `more than ${max} connected edges match; narrow the broadcast with filter.policy_name or filter.stale_only`);
+  return httpError('too_many_edges', `more than ${max} connected edges match; narrow the broadcast with filter.policy_name or filter.stale_only`);
 }
 
 /** Whether a registration matches the filter (stale: its digest is not `latest`, or its revision is behind). */

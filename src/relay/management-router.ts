@@ -1,6 +1,6 @@
 import express from 'express';
 import type { RequestHandler, Router } from 'express';
-import { BadRequestError, ConflictError, HttpError, jsonBody } from '../http';
+import { BadRequestError, ConflictError, httpError, jsonBody } from '../http';
 import { INSTANCE_ID_PATTERN } from '../relay-protocol';
 import type { CommandName, EdgeStatus } from '../relay-protocol';
 import { renderDriftMetrics, renderDriftTotals, type ConnectedEdgeDrift } from './drift-metrics';
@@ -186,7 +186,7 @@ export function createManagementRouter(deps: ManagementRouterDeps): Router {
  */
 const requireJson: RequestHandler = function requireJson(req, _res, next) {
   if (req.is('application/json') === false) {
-    throw new HttpError(400, 'bad_request', 'content-type must be application/json');
+    throw httpError('bad_request', 'content-type must be application/json');
   }
   next();
 };

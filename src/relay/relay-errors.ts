@@ -1,4 +1,4 @@
-import { ConflictError, HttpError, NotFoundError, ServiceUnavailableError } from '../http';
+import { httpError, isCodeAt, type HttpError } from '../http';
 import { EDGE_FAILURE_CODES } from '../relay-protocol';
 
 // The exec endpoint's error answers (docs/reference/api.md, "Relay management API"), built in one
@@ -6,17 +6,17 @@ import { EDGE_FAILURE_CODES } from '../relay-protocol';
 
 /** 404: unknown to the caller's tenant — another tenant's instance gets the very same answer. */
 export function instanceNotFound(): HttpError {
-  return new NotFoundError('no instance with this id is registered for the tenant', 'instance_not_found');
+  return httpError('instance_not_found');
 }
 
 /** 409: registered, but no live connection right now. */
 export function instanceNotConnected(): HttpError {
-  return new ConflictError('the instance is registered but not connected', 'instance_not_connected');
+  return httpError('instance_not_connected');
 }
 
 /** 409: the connection closed while a command was waiting for its confirmation. */
 export function instanceDisconnected(): HttpError {
-  return new ConflictError('the instance disconnected before confirming the command', 'instance_disconnected');
+  return httpError('instance_disconnected');
 }
 
 /**
@@ -25,20 +25,20 @@ export function instanceDisconnected(): HttpError {
  * caller can tell a refused image from a failed sync without parsing the message.
  */
 export function edgeError(message: string, code?: string): HttpError {
-  return new HttpError(502, code !== undefined && EDGE_FAILURE_CODES.has(code) ? code : 'edge_error', message);
+  return httpError(code !== undefined && isCodeAt(code, 502) && EDGE_FAILURE_CODES.has(code) ? code : 'edge_error', message, { status: 502 });
 }
 
 /** 504: no confirmation within the exec timeout. */
 export function edgeTimeout(timeoutMs: number): HttpError {
-  return new HttpError(504, 'edge_timeout', `the edge did not confirm the command within ${timeoutMs} ms`);
+  return httpError('edge_timeout', `the edge did not confirm the command within ${timeoutMs} ms`);
 }
 
 /** 429: too many commands already waiting on one edge. */
 export function tooManyPending(): HttpError {
-  return new HttpError(429, 'too_many_pending', 'too many commands are waiting for this instance', { 'Retry-After': '1' });
+  return httpError('too_many_pending');
 }
 
 /** 503: the relay is shutting down. */
 export function relayClosing(): HttpError {
-  return new ServiceUnavailableError('the relay is shutting down', 'relay_closing');
+  return httpError('relay_closing');
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { apiErrors, oauthErrorSchema, type ApiRoute } from '../http';
-import { COMMANDS } from '../relay-protocol';
+import { apiErrors, isCodeAt, type ApiRoute, type RouteError } from '../http';
+import { COMMANDS, EDGE_FAILURE_CODES } from '../relay-protocol';
 import { BROADCAST_LIMITS } from './broadcast';
 import { BROADCAST_PATH, EXEC_PATH } from './command-routes';
 import { INSTANCE_REGISTRATIONS_PATH, METRICS_PATH } from './management-router';
@@ -55,17 +55,21 @@ const registration = z.object({
   }),
 });
 
-const UNAUTHORIZED = { 401: 'missing or wrong tenant id or Discovery API key' };
+const UNAUTHORIZED: RouteError = { code: 'unauthorized', when: 'missing or wrong tenant id or Discovery API key' };
+const STORAGE: readonly RouteError[] = ['storage_unavailable', { code: 'routing_unavailable', when: 'cluster mode: routing between nodes is unavailable' }];
 
 /** How an exec ends besides 200 and the caller's own mistakes: the same wherever a command is sent (§4.2, the console). */
-export const EXEC_OUTCOMES = {
-  409: 'registered but not connected, or disconnected while waiting',
-  413: 'body over 4 kB',
-  429: 'too many commands waiting on the instance',
-  502: 'the edge reported a failure',
-  503: 'the relay is shutting down, storage is unavailable, or (cluster mode) routing between nodes is unavailable',
-  504: 'no confirmation within the exec timeout',
-} as const;
+export const EXEC_OUTCOMES: readonly RouteError[] = [
+  'instance_not_connected',
+  'instance_disconnected',
+  { code: 'payload_too_large', when: 'body over 4 kB' },
+  'too_many_pending',
+  'edge_error',
+  ...[...EDGE_FAILURE_CODES].filter((code) => isCodeAt(code, 502)).map((code): RouteError => ({ code, status: 502 })),
+  'relay_closing',
+  ...STORAGE,
+  'edge_timeout',
+];
 
 /** The relay management API (docs/service-interface.md §4.2–§4.3), for the control plane's document. */
 export const RELAY_ROUTES: readonly ApiRoute[] = [
@@ -76,12 +80,7 @@ export const RELAY_ROUTES: readonly ApiRoute[] = [
     requestBody: { content: { 'application/json': execBody } },
     responses: {
       200: { description: 'the edge confirmed', schema: z.strictObject({ result: z.strictObject({}) }) },
-      ...apiErrors({
-        400: 'malformed body or unknown command',
-        ...UNAUTHORIZED,
-        404: 'no such instance for this tenant',
-        ...EXEC_OUTCOMES,
-      }),
+      ...apiErrors([{ code: 'bad_request', when: 'malformed body' }, 'unknown_command', UNAUTHORIZED, 'instance_not_found', ...EXEC_OUTCOMES]),
     },
   },
   {
@@ -91,14 +90,16 @@ export const RELAY_ROUTES: readonly ApiRoute[] = [
     requestBody: { content: { 'application/json': broadcastBody } },
     responses: {
       200: { description: 'sent, confirmed, failed (id and code) and not connected edges', schema: broadcastResultSchema },
-      ...apiErrors({
-        400: 'malformed body, unknown command or unknown filter member',
-        ...UNAUTHORIZED,
-        409: `more than ${BROADCAST_LIMITS.maxEdges} connected edges match (nothing was sent)`,
-        413: 'body over 4 kB',
-        429: `the tenant already runs ${BROADCAST_LIMITS.maxConcurrentPerTenant} broadcasts on this node`,
-        503: 'the relay is shutting down, storage is unavailable, or (cluster mode) routing between nodes is unavailable',
-      }),
+      ...apiErrors([
+        { code: 'bad_request', when: 'malformed body or unknown filter member' },
+        'unknown_command',
+        UNAUTHORIZED,
+        { code: 'too_many_edges', when: `more than ${BROADCAST_LIMITS.maxEdges} connected edges match (nothing was sent)` },
+        { code: 'payload_too_large', when: 'body over 4 kB' },
+        { code: 'too_many_broadcasts', when: `the tenant already runs ${BROADCAST_LIMITS.maxConcurrentPerTenant} broadcasts on this node` },
+        'relay_closing',
+        ...STORAGE,
+      ]),
     },
   },
   {
@@ -110,7 +111,7 @@ export const RELAY_ROUTES: readonly ApiRoute[] = [
         description: 'one page of registrations; next_page_token when more remain',
         schema: z.strictObject({ result: z.array(registration), next_page_token: z.string().optional() }),
       },
-      ...apiErrors({ 400: 'bad page_size or page_token', ...UNAUTHORIZED, 503: 'storage unavailable, or (cluster mode) routing between nodes is unavailable' }),
+      ...apiErrors([{ code: 'bad_request', when: 'bad page_size or page_token' }, UNAUTHORIZED, ...STORAGE]),
     },
   },
   {
@@ -119,7 +120,7 @@ export const RELAY_ROUTES: readonly ApiRoute[] = [
     summary: 'Prometheus gauges of connected edges and their drift: per tenant (at most 100) with Bearer METRICS_TOKEN, totals without credentials',
     responses: {
       200: { description: 'text exposition format', contentType: 'text/plain' },
-      ...apiErrors({ 400: 'malformed Authorization header', 401: 'not the metrics token' }, oauthErrorSchema),
+      ...apiErrors([{ code: 'invalid_request', when: 'malformed Authorization header' }, { code: 'invalid_token', when: 'not the metrics token' }, { code: 'unauthorized', when: 'another scheme than Bearer' }], 'oauth'),
     },
   },
   {
@@ -128,12 +129,7 @@ export const RELAY_ROUTES: readonly ApiRoute[] = [
     summary: 'Release an instance id so another edge connection of the tenant may register it',
     responses: {
       204: { description: 'released' },
-      ...apiErrors({
-        ...UNAUTHORIZED,
-        404: 'no such instance for this tenant',
-        409: 'the instance is connected',
-        503: 'storage unavailable, or (cluster mode) routing between nodes is unavailable',
-      }),
+      ...apiErrors([UNAUTHORIZED, 'instance_not_found', 'instance_connected', ...STORAGE]),
     },
   },
 ];

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HttpError } from '../http';
+import { httpError } from '../http';
 import { tryResultFrameSchema, type TryDecisionResult } from '../relay-protocol';
 import type { SendOutcome } from './send-to-edges';
 
@@ -30,6 +30,6 @@ const tryResultSchema = tryResultFrameSchema.omit({ type: true, request_id: true
  */
 export function parseRoutedTryResult(answer: unknown): TryDecisionResult {
   const parsed = tryResultSchema.safeParse(answer);
-  if (!parsed.success) throw new HttpError(500, 'server_error', 'internal error', {}, 'another node answered a try with something else than a try result');
+  if (!parsed.success) throw httpError('server_error', undefined, { detail: 'another node answered a try with something else than a try result' });
   return parsed.data;
 }

@@ -1,6 +1,6 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { AuthorizerUnavailableError } from '../decision';
-import { HttpError, requestIdFor } from '../http';
+import { HttpError, httpError, requestIdFor } from '../http';
 import { createRateLimitedLog, thrownName, type Logger, type RateLimitedLog } from '../observability';
 import type { DecisionRoute } from '../edge';
 
@@ -28,7 +28,7 @@ function send(res: ServerResponse, status: number, id: string, extra: Readonly<R
 /** The body as text, at most `limit` bytes: 413 before reading when `content-length` says more, or as soon as more arrives. */
 function readBody(req: IncomingMessage, limit: number): Promise<string> {
   return new Promise((resolve, reject) => {
-    const tooLarge = () => new HttpError(413, 'payload_too_large', 'the request body is too large', { connection: 'close' });
+    const tooLarge = () => httpError('payload_too_large', undefined, { headers: { connection: 'close' } });
     if (Number(req.headers['content-length'] ?? 0) > limit) {
       reject(tooLarge());
       return;
@@ -44,7 +44,7 @@ function readBody(req: IncomingMessage, limit: number): Promise<string> {
     };
     req.on('data', onData);
     req.on('end', () => resolve(Buffer.concat(chunks, size).toString('utf8')));
-    req.on('error', () => reject(new HttpError(400, 'bad_request', 'the request body could not be read')));
+    req.on('error', () => reject(httpError('bad_request', 'the request body could not be read')));
   });
 }
 
@@ -78,13 +78,13 @@ async function serve(route: DecisionRoute, req: IncomingMessage, res: ServerResp
     const text = await readBody(req, route.limitBytes);
     // An empty body is the route's schema's business (400 naming what is missing).
     if (text !== '' && !JSON_TYPE.test(req.headers['content-type'] ?? '')) {
-      throw new HttpError(route.wrongMediaTypeStatus ?? 415, 'unsupported_media_type', 'send the body as application/json (UTF-8)');
+      throw httpError('unsupported_media_type', 'send the body as application/json (UTF-8)', { status: route.wrongMediaTypeStatus ?? 415 });
     }
     let body: unknown;
     try {
       body = text === '' ? undefined : JSON.parse(text);
     } catch {
-      throw new HttpError(400, 'bad_request', 'the request body is not valid JSON');
+      throw httpError('bad_request', 'the request body is not valid JSON');
     }
     const reply = await route.handle({ body, header: (name) => singleHeader(req, name), id });
     // Inside the try: a reply that cannot be sent (an invalid header value) is a failure like any other.

@@ -12,12 +12,20 @@ import {
   searchResponseSchema,
   type SearchKind,
 } from '../decision-protocol';
-import { apiErrors, buildOpenApiDocument, type ApiRoute } from '../http';
+import { apiErrors, buildOpenApiDocument, type ApiRoute, type RouteError } from '../http';
 
-const freshnessErrors = {
-  409: 'the caller asked for newer state than the control plane has (`not_fresh`, with what the edge holds)',
-  503: 'not ready, the IdP keys are unavailable, or the edge could not catch up in time (`freshness_unavailable`)',
-};
+/** What every decision endpoint may answer besides its own refusals: its freshness demand and its readiness. */
+const DECIDING: readonly RouteError[] = [
+  'invalid_freshness',
+  { code: 'not_fresh', when: 'the caller asked for newer state than the control plane has (the body adds what the edge holds)' },
+  'freshness_unavailable',
+  'not_ready',
+  'authorizer_unavailable',
+];
+const bad = (when: string): RouteError => ({ code: 'bad_request', when });
+/** A body that is not JSON: 400 on the AuthZEN endpoints (the certification asks it), 415 elsewhere. */
+const NOT_JSON_400: RouteError = { code: 'unsupported_media_type', status: 400, when: 'a body that is not JSON' };
+const tooLarge = (kB: number): RouteError => ({ code: 'payload_too_large', when: `body over ${kB} kB` });
 
 /** The three AuthZEN search endpoints (§8); one body schema, each names its own required parts. */
 const searchRoute = (kind: SearchKind, needs: string): ApiRoute => ({
@@ -27,7 +35,7 @@ const searchRoute = (kind: SearchKind, needs: string): ApiRoute => ({
   requestBody: { content: { 'application/json': searchRequestSchema } },
   responses: {
     200: { description: 'the permitted entities; `page` when the request had one or the page ended early', schema: searchResponseSchema },
-    ...apiErrors({ 400: 'malformed request, a missing input entity or id, or a page token issued for another request (`invalid_page_token`), or a body that is not JSON (`unsupported_media_type`)', 413: 'body over 64 kB', ...freshnessErrors }),
+    ...apiErrors([bad('malformed request, or a missing input entity or id'), 'invalid_page_token', NOT_JSON_400, tooLarge(64), ...DECIDING]),
   },
 });
 
@@ -58,7 +66,18 @@ export const EDGE_ROUTES: readonly ApiRoute[] = [
         description: 'one answer per decision asked; with `Outpost-Explain: reasons`, each with the policies that determined it',
         schema: z.strictObject({ decisions: z.array(z.strictObject({ decision: z.string(), is: z.boolean(), reasons: z.array(decisionReason).optional() })) }),
       },
-      ...apiErrors({ 400: 'malformed request, invalid identity, a policy/decision this edge does not serve, or an `Outpost-Explain` value other than `reasons` (`invalid_explain`)', 413: 'body over 16 kB', 415: 'a body that is not JSON', ...freshnessErrors }),
+      ...apiErrors([
+        bad('malformed request, or a field named in both spellings'),
+        'invalid_identity',
+        { code: 'unknown_policy', status: 400, when: 'a policy this edge does not serve' },
+        'unknown_decision',
+        'invalid_explain',
+        'invalid_property',
+        tooLarge(16),
+        { code: 'unsupported_media_type', when: 'a body that is not JSON' },
+        'jwks_unavailable',
+        ...DECIDING,
+      ]),
     },
   },
   {
@@ -74,7 +93,7 @@ export const EDGE_ROUTES: readonly ApiRoute[] = [
     requestBody: { content: { 'application/json': evaluationRequestSchema } },
     responses: {
       200: { description: 'the decision', schema: evaluationResponseSchema },
-      ...apiErrors({ 400: 'malformed request, a subject type other than user or identity, or a body that is not JSON (`unsupported_media_type`)', 413: 'body over 64 kB', ...freshnessErrors }),
+      ...apiErrors([bad('malformed request'), 'unknown_subject_type', 'invalid_explain', 'invalid_property', NOT_JSON_400, tooLarge(64), ...DECIDING]),
     },
   },
   {
@@ -88,7 +107,7 @@ export const EDGE_ROUTES: readonly ApiRoute[] = [
           'one decision per evaluation run (fewer when a semantic stops early; an item without subject/action/resource, or refused, is `false` with `context.error`); no or empty `evaluations`: one decision, as /access/v1/evaluation answers',
         schema: z.union([z.object({ evaluations: z.array(evaluationResponseSchema) }), evaluationResponseSchema]),
       },
-      ...apiErrors({ 400: 'malformed request, a single question without subject/action/resource, over 64 evaluations, or a body that is not JSON (`unsupported_media_type`)', 413: 'body over 64 kB', ...freshnessErrors }),
+      ...apiErrors([bad('malformed request, a single question without subject/action/resource, or over 64 evaluations'), 'unknown_subject_type', 'invalid_explain', 'invalid_property', NOT_JSON_400, tooLarge(64), ...DECIDING]),
     },
   },
   searchRoute('subject', 'needs action and resource.id'),

@@ -13,10 +13,10 @@ const STORAGE_RETRY_AFTER_SECONDS = '1';
  * ({@link isStorageUnavailable}, {@link isStorageFull}).
  */
 function translateStorageError(err: unknown, shape: ErrorShape): HttpError | undefined {
-  if (isStorageFull(err)) return errorInShape(shape, 507, shape === 'oauth' ? 'server_error' : 'insufficient_storage', 'storage is full');
+  if (isStorageFull(err)) return shape === 'oauth' ? errorInShape(shape, 'server_error', 'storage is full', { status: 507 }) : errorInShape(shape, 'insufficient_storage');
   if (!isStorageUnavailable(err)) return undefined;
-  const code = shape === 'oauth' ? 'temporarily_unavailable' : 'storage_unavailable';
-  return errorInShape(shape, 503, code, 'storage is busy or unavailable; retry shortly', { 'Retry-After': STORAGE_RETRY_AFTER_SECONDS });
+  const retry = { headers: { 'Retry-After': STORAGE_RETRY_AFTER_SECONDS } };
+  return errorInShape(shape, shape === 'oauth' ? 'temporarily_unavailable' : 'storage_unavailable', 'storage is busy or unavailable; retry shortly', retry);
 }
 
 /**

@@ -2,7 +2,7 @@
 // below the next, so one user (or one tenant's users) can never take the node's every stream.
 import { DECISION_STREAM, createStreamSlots } from '../../src/control-plane/stream-decisions';
 
-const refusal = (scope: string) => ({ status: 429, code: 'too_many_streams', message: `too many decision streams are open ${scope}; try again shortly`, headers: { 'retry-after': '5' } });
+const refusal = (scope: string) => ({ status: 429, code: 'too_many_streams', message: `too many decision streams are open ${scope}; try again shortly`, headers: { 'Retry-After': '5' } });
 
 describe('decision stream slots', () => {
   it('keeps each bound below the next: user < tenant < node', () => {

@@ -13,7 +13,7 @@ describe('the error middleware: public message, log-only detail', () => {
       throw new Error(SECRET_DETAIL);
     });
     app.get('/down', () => {
-      throw new ServiceUnavailableError('the directory is unavailable', 'directory_unavailable', SECRET_DETAIL);
+      throw new ServiceUnavailableError('the directory is unavailable', 'not_ready', SECRET_DETAIL);
     });
     return { app: finishApp(app, logger, shape), lines };
   }
@@ -38,9 +38,9 @@ describe('the error middleware: public message, log-only detail', () => {
     const { app, lines } = build('api');
     const res = await request(app).get('/down');
     expect(res.status).toBe(503);
-    expect(res.body).toEqual({ code: 'directory_unavailable', message: 'the directory is unavailable' });
+    expect(res.body).toEqual({ code: 'not_ready', message: 'the directory is unavailable' });
     expect(res.text).not.toContain('ECONNREFUSED');
-    expect(lines).toContainEqual(expect.objectContaining({ req_id: res.headers['x-request-id'], code: 'directory_unavailable', detail: SECRET_DETAIL }));
+    expect(lines).toContainEqual(expect.objectContaining({ req_id: res.headers['x-request-id'], code: 'not_ready', detail: SECRET_DETAIL }));
   });
 });
 
@@ -54,7 +54,7 @@ describe('the error middleware: translators of library errors', () => {
   const busy: ErrorTranslator = {
     label: 'library',
     translate: (err, shape) =>
-      (err as { code?: unknown }).code === 'LIB_BUSY' ? errorInShape(shape, 503, shape === 'oauth' ? 'temporarily_unavailable' : 'library_busy', 'the library is busy') : undefined,
+      (err as { code?: unknown }).code === 'LIB_BUSY' ? errorInShape(shape, shape === 'oauth' ? 'temporarily_unavailable' : 'storage_unavailable', 'the library is busy') : undefined,
   };
   /** Answers every coded error with a 502, so the test can see which translator is asked first. */
   const anyCode: ErrorTranslator = {
@@ -76,9 +76,9 @@ describe('the error middleware: translators of library errors', () => {
     const res = await request(app).get('/fail');
     expect(res.status).toBe(503);
     expect(res.headers['retry-after']).toBe('1');
-    expect(res.body).toEqual({ code: 'library_busy', message: 'the library is busy' });
+    expect(res.body).toEqual({ code: 'storage_unavailable', message: 'the library is busy' });
     expect(lines.filter((l) => (l.level as number) >= 40)).toEqual([
-      expect.objectContaining({ level: 50, msg: 'library error', kind: 'library_busy LIB_BUSY', req_id: res.headers['x-request-id'], err_code: 'LIB_BUSY' }),
+      expect.objectContaining({ level: 50, msg: 'library error', kind: 'storage_unavailable LIB_BUSY', req_id: res.headers['x-request-id'], err_code: 'LIB_BUSY' }),
     ]);
     expect(JSON.stringify(lines)).not.toContain('hunter2');
   });
@@ -127,7 +127,7 @@ describe('the error middleware: our failures, once per kind per minute', () => {
       });
     });
     app.get('/down', () => {
-      throw new ServiceUnavailableError('the directory is unavailable', 'directory_unavailable');
+      throw new ServiceUnavailableError('the directory is unavailable', 'not_ready');
     });
     app.use(notFound('api'));
     app.use(createErrorHandler(logger, 'api', { now: () => clock.now }));
@@ -171,7 +171,7 @@ describe('the error middleware: our failures, once per kind per minute', () => {
     const { app, failures } = build();
     await request(app).get('/down').expect(503);
     await request(app).get('/down').expect(503);
-    expect(failures()).toEqual([expect.objectContaining({ level: 40, kind: 'directory_unavailable ServiceUnavailableError', suppressed: 0 })]);
+    expect(failures()).toEqual([expect.objectContaining({ level: 40, kind: 'not_ready ServiceUnavailableError', suppressed: 0 })]);
   });
 });
 
@@ -180,7 +180,7 @@ describe('the error middleware: Retry-After on every 503', () => {
     const { logger } = capturingLogger();
     const app = createApp(logger);
     app.get('/plain', () => {
-      throw new ServiceUnavailableError('the directory is unavailable', 'directory_unavailable');
+      throw new ServiceUnavailableError('the directory is unavailable', 'not_ready');
     });
     app.get('/own', () => {
       throw new HttpError(503, 'temporarily_unavailable', 'the keys are unavailable', { 'Retry-After': '5' });

@@ -1,3 +1,4 @@
+import { AUTHZ_ERROR_CODES, authzStatus } from './error-codes';
 import { HttpError } from './http-error';
 
 /** Why a decision went as it did: the policy that determined it (`<file>:<line>`, or null) and its first comment line. */
@@ -87,7 +88,7 @@ export interface Authorizer {
  */
 export class AuthorizerUnavailableError extends HttpError {
   constructor(detail: string) {
-    super(503, 'authorizer_unavailable', 'the authorizer is unavailable; try again shortly', {}, detail);
+    super(authzStatus('authorizer_unavailable'), 'authorizer_unavailable', AUTHZ_ERROR_CODES.authorizer_unavailable.message, {}, detail);
   }
 }
 
@@ -101,6 +102,6 @@ export class InvalidPropertyError extends HttpError {
     readonly property: string,
     expected: string,
   ) {
-    super(400, 'invalid_property', `resource property "${property.slice(0, 64)}" must be ${expected}`);
+    super(authzStatus('invalid_property'), 'invalid_property', `resource property "${property.slice(0, 64)}" must be ${expected}`);
   }
 }

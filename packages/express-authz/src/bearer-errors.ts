@@ -3,6 +3,7 @@
  * challenge header. Thrown by the bearer layer; the app's one error middleware renders them
  * as `{error, error_description}` bodies.
  */
+import { AUTHZ_ERROR_CODES, authzStatus } from './error-codes';
 import { OAuthError } from './http-error';
 import { buildBearerChallenge } from './www-authenticate';
 
@@ -14,8 +15,8 @@ export const DEFAULT_REALM = 'outpost';
  * carries no error code, only the realm, telling the client which scheme to use.
  */
 export class UnauthorizedError extends OAuthError {
-  constructor(message = 'an access token is required: send Authorization: Bearer <access_token>', realm = DEFAULT_REALM) {
-    super(401, 'unauthorized', message, { 'WWW-Authenticate': buildBearerChallenge({ realm }) });
+  constructor(message: string = AUTHZ_ERROR_CODES.unauthorized.message, realm = DEFAULT_REALM) {
+    super(authzStatus('unauthorized'), 'unauthorized', message, { 'WWW-Authenticate': buildBearerChallenge({ realm }) });
   }
 }
 
@@ -25,7 +26,7 @@ export class UnauthorizedError extends OAuthError {
  */
 export class InvalidRequestError extends OAuthError {
   constructor(message: string, realm = DEFAULT_REALM) {
-    super(400, 'invalid_request', message, {
+    super(authzStatus('invalid_request'), 'invalid_request', message, {
       'WWW-Authenticate': buildBearerChallenge({ realm, error: 'invalid_request', error_description: message }),
     });
   }
@@ -37,7 +38,7 @@ export class InvalidRequestError extends OAuthError {
  */
 export class InvalidTokenError extends OAuthError {
   constructor(message: string, realm = DEFAULT_REALM) {
-    super(401, 'invalid_token', message, {
+    super(authzStatus('invalid_token'), 'invalid_token', message, {
       'WWW-Authenticate': buildBearerChallenge({ realm, error: 'invalid_token', error_description: message }),
     });
   }
@@ -48,8 +49,8 @@ export class InvalidTokenError extends OAuthError {
  * token could not be fetched. Our fault, not the caller's, so never a 401 — and never an allow.
  */
 export class TemporarilyUnavailableError extends OAuthError {
-  constructor(message = 'the signing keys of the identity provider are unavailable; try again later') {
-    super(503, 'temporarily_unavailable', message, { 'Retry-After': '5' });
+  constructor(message: string = AUTHZ_ERROR_CODES.temporarily_unavailable.message) {
+    super(authzStatus('temporarily_unavailable'), 'temporarily_unavailable', message, { 'Retry-After': '5' });
   }
 }
 
@@ -60,7 +61,7 @@ export class TemporarilyUnavailableError extends OAuthError {
 export class InsufficientScopeError extends OAuthError {
   constructor(scope: string, realm = DEFAULT_REALM) {
     const message = `the access token lacks the ${scope} scope`;
-    super(403, 'insufficient_scope', message, {
+    super(authzStatus('insufficient_scope'), 'insufficient_scope', message, {
       'WWW-Authenticate': buildBearerChallenge({ realm, error: 'insufficient_scope', error_description: message, scope }),
     });
   }

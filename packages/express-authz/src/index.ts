@@ -16,6 +16,8 @@ export type { Authorizer, AuthorizationRequest, AuthorizationDecision, Explained
 export { authErrorHandler, sendError } from './send-error';
 export type { AnswerOptions } from './send-error';
 export { HttpError, OAuthError } from './http-error';
+export { AUTHZ_ERROR_CODES } from './error-codes';
+export type { AuthzErrorCode, ErrorCodeEntry } from './error-codes';
 export { DEFAULT_REALM, InsufficientScopeError, InvalidRequestError, InvalidTokenError, TemporarilyUnavailableError, UnauthorizedError } from './bearer-errors';
 export { buildBearerChallenge, quoteHeaderValue } from './www-authenticate';
 export { getBearerToken } from './get-bearer-token';

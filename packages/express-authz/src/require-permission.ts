@@ -1,5 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { AuthorizerUnavailableError, type AuthorizationRequest, type Authorizer } from './authorizer';
+import { AUTHZ_ERROR_CODES, authzStatus } from './error-codes';
 import { HttpError } from './http-error';
 import { answerOrForward, sendError, type AnswerOptions } from './send-error';
 
@@ -19,7 +20,7 @@ const POLICY_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 /** 403 in the documented shape `{"code":"forbidden","message":"Forbidden by policy <path>"}`. */
 export class ForbiddenError extends HttpError {
   constructor(readonly policyPath: string) {
-    super(403, 'forbidden', `Forbidden by policy ${policyPath}`);
+    super(authzStatus('forbidden'), 'forbidden', `${AUTHZ_ERROR_CODES.forbidden.message} ${policyPath}`);
   }
 }
 

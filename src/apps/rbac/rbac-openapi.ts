@@ -1,4 +1,4 @@
-import { buildOpenApiDocument, type ApiRoute } from '../../http';
+import { apiErrors, buildOpenApiDocument, type ApiRoute } from '../../http';
 import { APP_REFUSALS, HEALTH_ROUTE, READY_ROUTE } from '../app-openapi';
 
 const METHODS = ['get', 'put', 'post', 'delete'] as const;
@@ -12,7 +12,7 @@ export const RBAC_ROUTES: readonly ApiRoute[] = [
       method,
       path: '/resource/{name}',
       summary: `${method.toUpperCase()} a resource: allowed when the policy permits ${method.toUpperCase()} for the caller's roles`,
-      responses: { 200: { description: 'Hello from <METHOD> /resource/<name>', contentType: 'text/plain' }, ...APP_REFUSALS },
+      responses: { 200: { description: 'Hello from <METHOD> /resource/<name>', contentType: 'text/plain' }, ...apiErrors(APP_REFUSALS) },
     }),
   ),
 ];

@@ -3,7 +3,7 @@ import { AuthorizerUnavailableError, type AuthorizationRequest, type Authorizer 
 import { reasonText } from '../../edge';
 import { TODO_CLIENT_ID, findProjectRoot } from '../../config';
 import { resolveUserId, type DirectoryData } from '../../directory';
-import { BadRequestError, HttpError, NotFoundError, createApp, finishApp, OPENAPI_PATH, parseBody, serveBrowserModules, serveOpenApi, jsonBody } from '../../http';
+import { BadRequestError, HttpError, httpError, NotFoundError, createApp, finishApp, OPENAPI_PATH, parseBody, serveBrowserModules, serveOpenApi, jsonBody } from '../../http';
 import { serveProbes } from '../app-health';
 import { TODO_OPENAPI } from './todo-openapi';
 import { requirePermission, requireScope } from '@outpost/express-authz';
@@ -173,11 +173,11 @@ export function createTodoApp(deps: TodoAppDeps): express.Express {
   app.put('/todos/:id', auth, json, loadTodo(deps.store), may('can_update_todo', asTodo), (req, res) => {
     const changes = parseBody(updateTodoBody, req.body, { code: 'invalid_body' });
     const updated = deps.store.update(theTodo(req).id, changes);
-    if (!updated) throw new HttpError(409, 'conflict', 'the todo was deleted meanwhile');
+    if (!updated) throw httpError('conflict', 'the todo was deleted meanwhile');
     res.json(updated);
   });
   app.delete('/todos/:id', auth, loadTodo(deps.store), may('can_delete_todo', asTodo), (req, res) => {
-    if (!deps.store.remove(theTodo(req).id)) throw new HttpError(409, 'conflict', 'the todo was deleted meanwhile');
+    if (!deps.store.remove(theTodo(req).id)) throw httpError('conflict', 'the todo was deleted meanwhile');
     res.status(204).end();
   });
   app.get('/users/:id', auth, may('can_read_user', (req) => ({ type: 'user', id: String(req.params.id) })), (req, res) => {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { apiErrorSchema, buildOpenApiDocument, oauthErrorSchema, type ApiRoute } from '../../http';
-import { APP_REFUSALS, HEALTH_ROUTE, READY_ROUTE } from '../app-openapi';
+import { apiErrors, buildOpenApiDocument, type ApiRoute, type RouteError } from '../../http';
+import { APP_BEARER, APP_REFUSALS, HEALTH_ROUTE, READY_ROUTE } from '../app-openapi';
 import { createTodoBody, updateTodoBody } from './todo-schemas';
 
 const todo = z.strictObject({
@@ -11,8 +11,9 @@ const todo = z.strictObject({
   created_at: z.string(),
   updated_at: z.string(),
 });
-const notFound = { 404: { description: 'no such todo or user', schema: apiErrorSchema } };
-const conflict = { 409: { description: 'the todo was deleted meanwhile', schema: apiErrorSchema } };
+const notFound: RouteError = { code: 'not_found', when: 'no such todo or user' };
+const conflict: RouteError = { code: 'conflict', when: 'the todo was deleted meanwhile' };
+const invalidBody: RouteError = { code: 'invalid_body', when: 'the body does not match the shape (names the field)' };
 
 /** Every JSON route of the todo sample app (its web page is static files). */
 /** One button of the page: may the caller press it, and why (null when the authorizer cannot say). */
@@ -36,7 +37,7 @@ export const TODO_ROUTES: readonly ApiRoute[] = [
     path: '/todos',
     summary:
       'Every todo; with `?can=update` or `?can=delete`, only those the policy lets the caller change that way (one decision per todo); with `?permissions`, also what the caller may do (add, and update and delete each todo) and why',
-    responses: { 200: { description: 'the todos', schema: z.strictObject({ todos: z.array(todo), permissions: todoPermissions.optional() }) }, ...APP_REFUSALS },
+    responses: { 200: { description: 'the todos', schema: z.strictObject({ todos: z.array(todo), permissions: todoPermissions.optional() }) }, ...apiErrors([...APP_REFUSALS, { code: 'invalid_query', when: 'can is not update or delete' }]) },
   },
   {
     method: 'get',
@@ -44,8 +45,7 @@ export const TODO_ROUTES: readonly ApiRoute[] = [
     summary: 'Every todo, for a machine: an access token with the `api` scope (the `outpost-machine` client credentials token); a user token is 403 `insufficient_scope`',
     responses: {
       200: { description: 'the todos', schema: z.strictObject({ todos: z.array(todo) }) },
-      ...APP_REFUSALS,
-      403: { description: 'the token lacks the `api` scope: `insufficient_scope`, with the scope in WWW-Authenticate', schema: oauthErrorSchema },
+      ...apiErrors([...APP_BEARER, { code: 'insufficient_scope', shape: 'oauth', when: 'the token lacks the `api` scope (WWW-Authenticate names it)' }]),
     },
   },
   {
@@ -53,26 +53,26 @@ export const TODO_ROUTES: readonly ApiRoute[] = [
     path: '/todos',
     summary: 'Create a todo (editor and up); the caller owns it',
     requestBody: { content: { 'application/json': createTodoBody } },
-    responses: { 201: { description: 'created', schema: todo }, ...APP_REFUSALS, 413: { description: 'body over 4 kB', schema: apiErrorSchema } },
+    responses: { 201: { description: 'created', schema: todo }, ...apiErrors([...APP_REFUSALS, invalidBody, { code: 'payload_too_large', when: 'body over 4 kB' }]) },
   },
   {
     method: 'put',
     path: '/todos/{id}',
     summary: 'Change a todo (its owner, evil_genius, admin)',
     requestBody: { content: { 'application/json': updateTodoBody } },
-    responses: { 200: { description: 'changed', schema: todo }, ...APP_REFUSALS, ...notFound, ...conflict },
+    responses: { 200: { description: 'changed', schema: todo }, ...apiErrors([...APP_REFUSALS, invalidBody, notFound, conflict]) },
   },
   {
     method: 'delete',
     path: '/todos/{id}',
     summary: 'Delete a todo (its owner, admin)',
-    responses: { 204: { description: 'deleted' }, ...APP_REFUSALS, ...notFound, ...conflict },
+    responses: { 204: { description: 'deleted' }, ...apiErrors([...APP_REFUSALS, notFound, conflict]) },
   },
   {
     method: 'get',
     path: '/users/{id}',
     summary: 'A directory user by id or e-mail',
-    responses: { 200: { description: 'the user', schema: z.strictObject({ id: z.string(), email: z.string(), name: z.string() }) }, ...APP_REFUSALS, ...notFound },
+    responses: { 200: { description: 'the user', schema: z.strictObject({ id: z.string(), email: z.string(), name: z.string() }) }, ...apiErrors([...APP_REFUSALS, notFound]) },
   },
 ];
 
