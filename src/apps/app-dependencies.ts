@@ -8,7 +8,8 @@ import { requireAccessToken } from '@outpost/express-authz';
 import type { Logger } from '../observability';
 import type * as Embedded from '../embedded-edge';
 import type * as DecisionRecords from '../decision-records';
-import type * as Edge from '../edge';
+import type * as SignedImages from '../signed-images';
+import type { ImageSignatureCheck } from '../edge';
 
 /**
  * The policy the sidecar edge's connection serves (the demo tenant's first connection): under
@@ -58,19 +59,19 @@ export async function openAppAuthorizer(config: Config, name: string, logger: Lo
   const { connectionId, connectionSecret } = appConnection(config, app.name);
   // Required here only: an app on `local` or `edge` loads no edge runtime and no platform plug-in.
   const { openEmbeddedAuthorizer } = require('../embedded-edge') as typeof Embedded;
-  const { loadPinnedSigningKeys } = require('../edge') as typeof Edge;
   const { decisionRecords } = require('../decision-records') as typeof DecisionRecords;
+  const dataDir = join(config.dataDir, 'embedded', app.name);
   const authorizer = await openEmbeddedAuthorizer({
     relayUrl: config.controlPlane.url,
     connectionId,
     connectionSecret,
-    dataDir: join(config.dataDir, 'embedded', app.name),
+    dataDir,
     discoveryIntervalMs: config.edge.discoveryInterval * 1000,
     directorySyncIntervalMs: config.edge.directorySyncInterval * 1000,
     fullSyncIntervalMs: config.edge.fullSyncInterval * 1000,
     freshnessWaitMs: config.edge.freshnessWait * 1000,
     // Pinned image-signing keys apply to embedded edges exactly as to the sidecar.
-    ...(config.edge.policySigningKeysFile === undefined ? {} : { policySigningKeys: loadPinnedSigningKeys(config.edge.policySigningKeysFile) }),
+    ...(config.edge.policySigningKeysFile === undefined ? {} : { imageSignatures: pinnedKeys(config.edge.policySigningKeysFile, dataDir) }),
     hostname: `${app.name}-app@${osHostname()}`,
     // The app's decisions become decision records in the console, named for the app.
     plugins: [decisionRecords({ app: app.name })],
@@ -78,4 +79,10 @@ export async function openAppAuthorizer(config: Config, name: string, logger: Lo
     logger,
   });
   return { authorizer, directory: () => authorizer.directory() ?? seed };
+}
+
+/** The signed-images plug-in for pinned keys (`EDGE_POLICY_SIGNING_KEYS`), required only when keys are pinned. */
+function pinnedKeys(keysFile: string, dataDir: string): ImageSignatureCheck {
+  const { loadPinnedSigningKeys, pinnedImageSignatures } = require('../signed-images') as typeof SignedImages;
+  return pinnedImageSignatures(loadPinnedSigningKeys(keysFile), dataDir);
 }

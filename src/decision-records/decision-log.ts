@@ -1,7 +1,6 @@
 import type { AuthorizationRequest } from '@outpost/express-authz';
-import type { LocalDecision } from '@outpost/cedar-authorizer';
 import { resolveUserId, type DirectoryData } from '../directory';
-import { explainDecision } from '../policy';
+import { explainDecision, type LocalDecision } from '@outpost/cedar-authorizer';
 import { DECISION_RECORD_LIMITS, fitsDecisionRecord, type DecisionRecord } from '../relay-protocol';
 import type { ActivePolicy } from '../edge';
 

@@ -16,9 +16,8 @@ import { createRelayClient } from './relay-client';
 import { createTryDecision } from './try-decision';
 import type { CommandOutcome } from './relay-client-contract';
 import { createDirectorySync, loadPersistedDirectory } from './sync-directory';
-import { loadPersistedPolicy, syncPolicy, type PinnedVerification, type SyncOutcome } from './sync-policy';
+import { loadPersistedPolicy, syncPolicy, type SyncOutcome } from './sync-policy';
 import { systemTimers, withinMs } from './timers';
-import { loadPolicyVersionFloor } from './verify-policy-version';
 import { policyVerdicts } from './policy-verdict';
 
 /** The share of a command's time the edge spends on it; the rest is for its result to reach the relay. */
@@ -50,9 +49,7 @@ export function createEdgeRuntime(deps: EdgeRuntimeDeps): EdgeRuntime {
       }
     });
   }
-  const keys = deps.policySigningKeys;
-  // Read once, here: a damaged file stops the edge before it serves anything.
-  const pinned: PinnedVerification | undefined = keys === undefined ? undefined : { keys, versions: loadPolicyVersionFloor(dataDir) };
+  const pinned = deps.imageSignatures;
   // Keyed with the connection secret, which the data folder does not hold (policy-verdict.ts).
   const verdicts = policyVerdicts(dataDir, deps.connectionSecret);
   const discoveryJob = counted('policy', (deadline) => syncPolicy({ client, state, dataDir, logger, pinned, verdicts, deadline }));

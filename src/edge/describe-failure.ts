@@ -1,5 +1,4 @@
-import { PolicyTestsFailedError } from '@outpost/cedar-authorizer';
-import { CedarEngineError, PolicyImageError, PolicyValidationError } from '../policy';
+import { CedarEngineError, PolicyImageError, PolicyTestsFailedError, PolicyValidationError } from '@outpost/cedar-authorizer';
 import type { Logger } from '../observability';
 import { ControlPlaneError } from './control-plane-client';
 

@@ -8,7 +8,7 @@ import type { EdgeMetrics } from './edge-metrics';
 import type { EdgeState } from './edge-state';
 import type { Freshness } from './freshness';
 import type { CommandOutcome } from './relay-client-contract';
-import type { PinnedKeys } from './sync-policy';
+import type { ImageSignatureCheck } from './image-signature-check';
 import type { Timers } from './timers';
 
 /** Everything an edge's runtime needs; the optional trailing fields exist for tests and embedding. */
@@ -22,11 +22,10 @@ export interface EdgeRuntimeDeps {
   readonly fullSyncIntervalMs: number;
   readonly logger: Logger;
   /**
-   * Pinned image-signing keys (`EDGE_POLICY_SIGNING_KEYS`): when set, only images signed by
-   * one of them are activated, and never one signed as an older version than an image
-   * activated before (remembered in `<dataDir>/policy-versions.json`).
+   * The image-signature check of pinned keys (`EDGE_POLICY_SIGNING_KEYS`, `src/signed-images`):
+   * when set, only images it verifies are activated, persisted ones included.
    */
-  readonly policySigningKeys?: PinnedKeys;
+  readonly imageSignatures?: ImageSignatureCheck;
   /** Longest a decision waits for a sync it asked for with `min_*` (default 2,000 ms). */
   readonly freshnessWaitMs?: number;
   /** Decision cache entries (default 10,000; 0 disables it). */

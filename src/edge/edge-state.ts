@@ -1,4 +1,4 @@
-import type { CompiledPolicy, PolicyImage } from '../policy';
+import type { CompiledPolicy, PolicyImage } from '@outpost/cedar-authorizer';
 import type { DirectoryData } from '../directory';
 import type { EdgeStatus } from '../relay-protocol';
 

@@ -1,7 +1,7 @@
 import { EXPLAIN_HEADER, EXPLAIN_REASONS } from '../decision-protocol';
-import type { LocalDecision } from '@outpost/cedar-authorizer';
 import { BadRequestError } from '../http';
-import { explainDecision, NO_POLICY_PERMITS, type DecisionReason } from '../policy';
+import { explainDecision, NO_POLICY_PERMITS, type LocalDecision } from '@outpost/cedar-authorizer';
+import type { DecisionReason } from '@outpost/express-authz';
 import type { ActivePolicy } from './edge-state';
 import type { DecisionInput } from './decision-support';
 

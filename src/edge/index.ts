@@ -8,5 +8,5 @@ export { createPeriodicJob, SYNC_RETRY } from './periodic-job';
 export { backoffDelay, DEFAULT_BACKOFF } from './backoff';
 export { systemTimers, type Timers } from './timers';
 export { readDemand, requireReady, stateUsedHeaders, type DecisionInput, type DecisionRoute } from './decision-support';
-export { loadPinnedSigningKeys } from './pinned-signing-keys';
+export type { ImageSignatureCheck } from './image-signature-check';
 export { authzenReasonContext, reasonsOf, reasonText, wantsReasons } from './explain-reasons';

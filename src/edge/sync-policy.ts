@@ -1,33 +1,16 @@
 import { join } from 'node:path';
-import { assertPolicyTestsPass } from '@outpost/cedar-authorizer';
-import { compilePolicyImage, verifyImageSignature, verifyPolicyImage, type PolicyImage, type PublicSigningKey } from '../policy';
+import { assertPolicyTestsPass, compilePolicyImage, verifyPolicyImage, type PolicyImage } from '@outpost/cedar-authorizer';
 import type { Logger } from '../observability';
 import type { ControlPlaneClient } from './control-plane-client';
 import type { ActivePolicy, EdgeState } from './edge-state';
 import { readJsonFile, writeFileAtomic } from '../files';
-import type { PolicyVersionFloor } from './verify-policy-version';
+import type { ImageSignatureCheck } from './image-signature-check';
 import type { PolicyVerdicts } from './policy-verdict';
 
 /** What one discovery run did. */
 export type SyncOutcome = 'updated' | 'unchanged';
 
 const IMAGE_FILE = 'policy-image.json';
-
-/**
- * The keys images must be signed with (`EDGE_POLICY_SIGNING_KEYS`), or undefined when this
- * edge does not verify signatures. Only this configuration decides: nothing an image
- * carries can turn verification off.
- */
-export type PinnedKeys = readonly PublicSigningKey[] | undefined;
-
-/**
- * How an edge with pinned keys checks an image: a signature by one of `keys` over the
- * image, for a version not older than `versions` remembers (docs/guide/05-policy-lifecycle.md, "Signed images").
- */
-export interface PinnedVerification {
-  readonly keys: readonly PublicSigningKey[];
-  readonly versions: PolicyVersionFloor;
-}
 
 /** The `signature` member of a downloaded or persisted image, if it has a string one. */
 function signatureOf(raw: unknown): string | undefined {
@@ -41,13 +24,9 @@ function signatureOf(raw: unknown): string | undefined {
  * before Cedar sees any of its text. Returns it with its signed version (none without
  * pinned keys). Throws the reason.
  */
-async function verify(raw: unknown, pinned: PinnedVerification | undefined): Promise<{ image: PolicyImage; version: number | undefined }> {
+async function verify(raw: unknown, pinned: ImageSignatureCheck | undefined): Promise<{ image: PolicyImage; version: number | undefined }> {
   const image = verifyPolicyImage(raw);
-  let version: number | undefined;
-  if (pinned !== undefined) {
-    ({ version } = await verifyImageSignature(image, signatureOf(raw), pinned.keys));
-    pinned.versions.check(image, version);
-  }
+  const version = pinned === undefined ? undefined : await pinned.verify(image, signatureOf(raw));
   return { image, version };
 }
 
@@ -66,7 +45,7 @@ function compiled(image: PolicyImage): ActivePolicy {
  * upgrade may decide differently): an image failing them is ignored and logged like a
  * damaged one.
  */
-export async function loadPersistedPolicy(dataDir: string, logger: Logger, pinned: PinnedVerification | undefined, verdicts?: PolicyVerdicts): Promise<ActivePolicy | undefined> {
+export async function loadPersistedPolicy(dataDir: string, logger: Logger, pinned: ImageSignatureCheck | undefined, verdicts?: PolicyVerdicts): Promise<ActivePolicy | undefined> {
   try {
     const raw = readJsonFile(join(dataDir, IMAGE_FILE));
     if (raw === undefined) return undefined;
@@ -117,7 +96,7 @@ export async function syncPolicy(deps: {
   state: EdgeState;
   dataDir: string;
   logger: Logger;
-  pinned: PinnedVerification | undefined;
+  pinned: ImageSignatureCheck | undefined;
   verdicts?: PolicyVerdicts;
   /** A relay command's deadline, which the download may spend on retries (`ControlPlaneClient`). */
   deadline?: number | undefined;
@@ -135,7 +114,7 @@ export async function syncPolicy(deps: {
   try {
     // The version first: a crash in between leaves the image on disk older than the version
     // remembered, so it is not loaded at start (fail closed), never a version too low.
-    if (pinned !== undefined && version !== undefined) pinned.versions.record(next.image, version);
+    if (pinned !== undefined && version !== undefined) pinned.activated(next.image, version);
     writeFileAtomic(join(dataDir, IMAGE_FILE), JSON.stringify(signature === undefined ? next.image : { ...next.image, signature }));
   } catch (err) {
     next.compiled.release();

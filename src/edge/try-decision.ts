@@ -1,7 +1,6 @@
-import { createLocalAuthorizer, type LocalAuthorizer } from '@outpost/cedar-authorizer';
+import { createLocalAuthorizer, explainDecision, type LocalAuthorizer } from '@outpost/cedar-authorizer';
 import type { DirectoryData } from '../directory';
 import { HttpError } from '../http';
-import { explainDecision } from '../policy';
 import type { TryDecisionRequest, TryDecisionResult } from '../relay-protocol';
 import { resolveUserId } from './decision-support';
 import type { EdgeState } from './edge-state';

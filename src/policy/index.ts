@@ -13,7 +13,6 @@ export {
   qualifyType,
   localType,
   preparsedCount,
-  CedarEngineError,
   isEngineHealthy,
   useBaselineWasm,
   PolicyImageError,
@@ -34,7 +33,6 @@ export type {
   PolicySchemaInfo,
   PolicyTestCase,
 } from '@outpost/cedar-authorizer';
-export type { DecisionReason } from '@outpost/express-authz';
 export {
   signPolicyImage,
   verifyImageSignature,

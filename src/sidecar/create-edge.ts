@@ -1,4 +1,6 @@
 import type { RequestListener } from 'node:http';
+import type { PublicSigningKey } from '../policy';
+import { pinnedImageSignatures } from '../signed-images';
 import { createEdgeApp } from './edge-app';
 import { createEdgeRuntime, type EdgeRuntime, type EdgeRuntimeDeps } from '../edge';
 import { createJwtIdentityVerifier } from './verify-identity';
@@ -8,6 +10,12 @@ export interface EdgeDeps extends EdgeRuntimeDeps {
   readonly jwt: { readonly issuer: string; readonly jwksUri: string; readonly audience: string; readonly clockToleranceSec?: number };
   /** The sidecar's public base URL, named in its AuthZEN metadata (default: from the request's Host). */
   readonly publicUrl?: string;
+  /**
+   * Pinned image-signing keys (`EDGE_POLICY_SIGNING_KEYS`): only images signed by one of them
+   * are activated, never one signed as an older version than one activated before
+   * (`src/signed-images`, plugged into the runtime).
+   */
+  readonly policySigningKeys?: readonly PublicSigningKey[];
 }
 
 /** The sidecar edge authorizer: an {@link EdgeRuntime} with its HTTP API (`app`). */
@@ -18,7 +26,8 @@ export interface Edge extends EdgeRuntime {
 
 /** Wires a sidecar edge: the runtime and the HTTP app in front of it. Starts nothing. */
 export function createEdge(deps: EdgeDeps): Edge {
-  const runtime = createEdgeRuntime(deps);
+  const keys = deps.policySigningKeys;
+  const runtime = createEdgeRuntime(keys === undefined ? deps : { ...deps, imageSignatures: pinnedImageSignatures(keys, deps.dataDir) });
   const verifyJwt = createJwtIdentityVerifier({ ...deps.jwt, ...(deps.now ? { now: deps.now } : {}) });
   const app = createEdgeApp({ runtime, verifyJwt, logger: deps.logger, ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}) });
   return {

@@ -5,7 +5,7 @@ import { close, listen } from '../http';
 import type { Logger } from '../observability';
 import { createEdge, type Edge } from './create-edge';
 import { decisionRecords } from '../decision-records';
-import { loadPinnedSigningKeys } from '../edge';
+import { loadPinnedSigningKeys } from '../signed-images';
 
 /**
  * Builds an edge from the configuration (data in `<dataDir>/edge`, pinned signing keys from

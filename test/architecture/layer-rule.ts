@@ -19,7 +19,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   // the relay's (RelayDeps.cluster) and the control plane still wires it, so it sits here
   ['idp', 'relay', 'control-plane', 'edge', 'cluster'],
   // platform: areas that plug into a service's hook (EdgeRuntimeDeps.plugins) or serve over one
-  ['decision-records', 'authzen'],
+  ['decision-records', 'authzen', 'signed-images'],
   // apps: what a user runs or copies, and the processes that plug the platform in
   ['authorizer', 'embedded-edge', 'apps', 'sidecar', 'stack', 'interop'],
 ];

@@ -7,7 +7,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Edge } from '../../src/sidecar';
-import { loadPinnedSigningKeys } from '../../src/edge/pinned-signing-keys';
+import { loadPinnedSigningKeys } from '../../src/signed-images';
 import { CompactSign, importJWK } from 'jose';
 import { createPolicyImage, signPolicyImage, type PolicyImage, type PrivateSigningKey, type PublicSigningKey } from '../../src/policy';
 import { newSigningKey } from '../helpers/signing';
