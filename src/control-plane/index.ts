@@ -15,6 +15,7 @@ export type { DemoTenantFileLocation } from './record-rotated-demo-key';
 export { requireTenantKey } from './require-tenant-key';
 export { createControlPlaneApp } from './create-control-plane-app';
 export { createControlPlaneRelay } from './create-control-plane-relay';
+export type { ControlPlaneRelayDeps } from './create-control-plane-relay';
 export { startPushOnChange } from './push-on-change';
 export type { PushOnChange } from './push-on-change';
 export type { TenantChange } from './note-changes';

@@ -49,7 +49,7 @@ function openFileLimit(): number {
 }
 
 async function start(args: ControlPlaneStartArgs | null = null): Promise<ControlPlaneInfo> {
-  useBaselineWasm(); // as control-plane/main does
+  useBaselineWasm(); // as control-plane-server/main does
   const config = loadConfig({ OUTPOST_DATA_DIR: dataDir, LOG_LEVEL: 'info' });
   // Logs at the deployed level, written to /dev/null by the harness: their cost is real.
   const logger = createLogger('control-plane', 'info');

@@ -1,5 +1,5 @@
-// The control plane ({relay_url}): tenants and keys, policy registry, central directory,
-// and the relay that edges connect to. With `npm start` running:
+// The control plane's process ({relay_url}): tenants and keys, policy registry, central directory,
+// and the relay that edges connect to, with the platform plugged in (cluster mode, the console). With `npm start` running:
 //   T=$(jq -r .tenant_id .data/demo-tenant.json); K=$(jq -r .discovery_api_key .data/demo-tenant.json)
 //   curl -s localhost:8585/api/v2/management/control_plane/instance_registrations \
 //     -H 'content-type: application/json' -H "service-tenant-id: $T" -H "Authorization: basic $K"
@@ -8,7 +8,8 @@ import { loadDirectorySeed } from '../directory';
 import { baseUrl, close, listen, shutdownOnSignal } from '../http';
 import { createLogger } from '../observability';
 import { useBaselineWasm } from '../policy';
-import { SERVER_BUSY_TIMEOUT_MS, controlPlaneLocation, createControlPlaneApp, describeControlPlaneLocation, createControlPlaneRelay, startPushOnChange, openControlPlaneStore, seedControlPlane, ensureDemoAppConnections, ensureDemoAccounts, ensureDemoConnectionLabels, createConsoleRouter, consolePublicDir, describeForeignDemoTenant, syncDemoPolicyFolders } from '.';
+import { SERVER_BUSY_TIMEOUT_MS, controlPlaneLocation, createControlPlaneApp, describeControlPlaneLocation, startPushOnChange, openControlPlaneStore, seedControlPlane, ensureDemoAppConnections, ensureDemoAccounts, ensureDemoConnectionLabels, createConsoleRouter, consolePublicDir, describeForeignDemoTenant, syncDemoPolicyFolders } from '../control-plane';
+import { startControlPlaneRelay } from './start-control-plane-relay';
 
 async function main(): Promise<void> {
   // Before the seed's first Cedar call: -76 MB RSS and -0.8 s at start (docs/architecture.md, "Memory of an idle relay").
@@ -64,7 +65,7 @@ async function main(): Promise<void> {
     if (line !== undefined) logger[sync.kind === 'pushed' ? 'info' : 'warn']({ policy: sync.name, outcome: sync.kind }, line);
   }
 
-  const relay = await createControlPlaneRelay({
+  const relay = await startControlPlaneRelay({
     store,
     logger,
     execTimeoutMs: config.controlPlane.execTimeout * 1000,
