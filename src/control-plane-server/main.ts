@@ -3,12 +3,13 @@
 //   T=$(jq -r .tenant_id .data/demo-tenant.json); K=$(jq -r .discovery_api_key .data/demo-tenant.json)
 //   curl -s localhost:8585/api/v2/management/control_plane/instance_registrations \
 //     -H 'content-type: application/json' -H "service-tenant-id: $T" -H "Authorization: basic $K"
+import { consoleExtension, consolePublicDir } from '../console';
 import { demoTenantPath, describePolicyFolderSync, loadConfig } from '../config';
 import { loadDirectorySeed } from '../directory';
 import { baseUrl, close, listen, shutdownOnSignal } from '../http';
 import { createLogger } from '../observability';
 import { useBaselineWasm } from '../policy';
-import { SERVER_BUSY_TIMEOUT_MS, controlPlaneLocation, createControlPlaneApp, describeControlPlaneLocation, startPushOnChange, openControlPlaneStore, seedControlPlane, ensureDemoAppConnections, ensureDemoAccounts, ensureDemoConnectionLabels, createConsoleRouter, consolePublicDir, describeForeignDemoTenant, syncDemoPolicyFolders } from '../control-plane';
+import { SERVER_BUSY_TIMEOUT_MS, controlPlaneLocation, createControlPlaneApp, describeControlPlaneLocation, startPushOnChange, openControlPlaneStore, seedControlPlane, ensureDemoAppConnections, ensureDemoAccounts, ensureDemoConnectionLabels, describeForeignDemoTenant, syncDemoPolicyFolders } from '../control-plane';
 import { startControlPlaneRelay } from './start-control-plane-relay';
 
 async function main(): Promise<void> {
@@ -80,7 +81,7 @@ async function main(): Promise<void> {
   // A tenant that turned push on change on (the demo tenant does) has each directory change and
   // policy push broadcast to its edges by itself (docs/reference/api.md, "Push on change").
   const push = startPushOnChange({ store, relay, logger });
-  const consoleRouter = createConsoleRouter({
+  const consoleArea = consoleExtension({
     store,
     relay,
     auth: { issuer: config.idp.issuer, jwksUri: `${config.idp.url}/.well-known/jwks.json` },
@@ -90,7 +91,8 @@ async function main(): Promise<void> {
   const app = createControlPlaneApp({
     store,
     logger,
-    routers: [relay.managementRouter, consoleRouter],
+    routers: [relay.managementRouter],
+    extensions: [consoleArea],
     sampleDecisions: relay.sampleDecisions,
     // RELAY_BARE_EXEC=on: the platform's opt-in bare exec (docs/reference/configuration.md, "Bare exec").
     ...(config.controlPlane.bareExec ? { bareExec: relay } : {}),

@@ -11,15 +11,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config';
 import {
-  consolePublicDir,
   controlPlaneDbPath,
-  createConsoleRouter,
   createControlPlaneApp,
   createControlPlaneRelay,
   openControlPlaneStore,
   seedControlPlane,
   type ControlPlaneStore,
 } from '../../src/control-plane';
+import { consoleExtension, consolePublicDir } from '../../src/console';
 import { loadDirectorySeed } from '../../src/directory';
 import { baseUrl, close, listen } from '../../src/http';
 import { silentLogger } from '../../src/observability';
@@ -69,13 +68,13 @@ export async function startConsoleStack(): Promise<ConsoleStack> {
     if (!seeded) throw new Error('the fresh control plane was not seeded');
     const relay = await createControlPlaneRelay({ store, logger: silentLogger(), execTimeoutMs: 10_000, heartbeatMs: 3_600_000 });
     cleanup.unshift(() => relay.close());
-    const consoleRouter = createConsoleRouter({
+    const consoleArea = consoleExtension({
       store,
       relay,
       auth: { issuer: idp.issuer, jwksUri: idp.jwksUri },
       page: { publicDir: consolePublicDir(config.projectRoot), authUrl: idp.url },
     });
-    handler = createControlPlaneApp({ store, logger: silentLogger(), routers: [relay.managementRouter, consoleRouter] });
+    handler = createControlPlaneApp({ store, logger: silentLogger(), routers: [relay.managementRouter], extensions: [consoleArea] });
     relay.attach(server);
     const demo = tenantFromDemo(seeded);
     const edge = await startEdgeNode({

@@ -8,15 +8,14 @@
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import {
-  createConsoleRouter,
   createControlPlaneApp,
   createControlPlaneRelay,
   openControlPlaneStore,
-  type ConsoleAuthOptions,
   type ControlPlaneLocation,
   type DemoTenantFileLocation,
   type ControlPlaneStore,
 } from '../../src/control-plane';
+import { consoleExtension, type ConsoleAuthOptions } from '../../src/console';
 import { baseUrl, close, listen } from '../../src/http';
 import { silentLogger } from '../../src/observability';
 import type { Relay } from '../../src/relay';
@@ -90,8 +89,8 @@ export function createControlPlaneNode(location: ControlPlaneLocation, consoleAu
       const store = await openControlPlaneStore(location);
       try {
         const relay = await createControlPlaneRelay({ store, logger: silentLogger(), execTimeoutMs: EXEC_TIMEOUT_MS, heartbeatMs: HEARTBEAT_MS, metricsToken: METRICS_TOKEN });
-        const consoleRouters = consoleAuth ? [createConsoleRouter({ store, relay, auth: consoleAuth, ...(demoTenantFile ? { demoTenantFile } : {}) })] : [];
-        const app = createControlPlaneApp({ store, logger: silentLogger(), routers: [relay.managementRouter, ...consoleRouters], sampleDecisions: relay.sampleDecisions });
+        const extensions = consoleAuth ? [consoleExtension({ store, relay, auth: consoleAuth, ...(demoTenantFile ? { demoTenantFile } : {}) })] : [];
+        const app = createControlPlaneApp({ store, logger: silentLogger(), routers: [relay.managementRouter], extensions, sampleDecisions: relay.sampleDecisions });
         const server = await listen(withHook(app), port, '127.0.0.1');
         const upgrades = new Set<Duplex>();
         server.on('upgrade', (_req: IncomingMessage, socket: Duplex) => {

@@ -3,7 +3,8 @@ import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import express from 'express';
-import { consolePublicDir, createConsoleRouter, createControlPlaneApp, createControlPlaneRelay, openControlPlaneStore } from '../../src/control-plane';
+import { consoleExtension, consolePublicDir } from '../../src/console';
+import { createControlPlaneApp, createControlPlaneRelay, openControlPlaneStore } from '../../src/control-plane';
 import type { ControlPlaneLocation, ControlPlaneStore } from '../../src/control-plane';
 import { findProjectRoot } from '../../src/config';
 import { baseUrl, close, listen } from '../../src/http';
@@ -84,7 +85,7 @@ export async function startRelayKit(options: KitOptions = {}): Promise<RelayKit>
   // The real control-plane app; the relay's router is looked up per request so restartRelay() can swap it.
   const routers = express.Router().use((req, res, next) => relay.managementRouter(req, res, next));
   // The console API as main.ts mounts it; no IdP here, so only its refusals of tokenless calls are reachable.
-  const consoleRouter = createConsoleRouter({
+  const consoleArea = consoleExtension({
     store,
     relay,
     auth: { issuer: 'http://idp.invalid', jwksUri: 'http://idp.invalid/.well-known/jwks.json' },
@@ -93,7 +94,8 @@ export async function startRelayKit(options: KitOptions = {}): Promise<RelayKit>
   const app = createControlPlaneApp({
     store,
     logger,
-    routers: [routers, consoleRouter],
+    routers: [routers],
+    extensions: [consoleArea],
     sampleDecisions: (tenantId, instanceId) => relay.sampleDecisions(tenantId, instanceId),
   });
   const server = await listen(app, 0, '127.0.0.1');
