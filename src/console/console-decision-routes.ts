@@ -1,6 +1,7 @@
 import express, { type Request, type Response, type Router } from 'express';
 import { z } from 'zod';
-import { decisionsPage, streamDecisions, type ControlPlaneStore } from '../control-plane';
+import type { ControlPlaneStore } from '../control-plane';
+import { decisionsPage, streamDecisions, type DecisionRepository } from '../decision-store';
 import { NotFoundError, parseBody } from '../http';
 import { INSTANCE_ID_PATTERN, tryDecisionRequestSchema, type TryDecisionRequest, type TryDecisionResult } from '../relay-protocol';
 import { memberOf, requireMember } from './require-member';
@@ -15,12 +16,13 @@ export const tryDecisionBodySchema = tryDecisionRequestSchema.extend({ instance_
  */
 export function consoleDecisionRoutes(
   store: ControlPlaneStore,
+  decisions: DecisionRepository,
   tryDecision?: (tenantId: string, instanceId: string, request: TryDecisionRequest) => Promise<TryDecisionResult>,
 ): Router {
   const router = express.Router({ mergeParams: true });
   const viewer = requireMember(store, 'viewer');
   router.get('/', viewer, async function listDecisions(req: Request, res: Response) {
-    res.json(await decisionsPage(store, memberOf(res.locals).tenantId, req.query));
+    res.json(await decisionsPage(decisions, memberOf(res.locals).tenantId, req.query));
   });
   // "Try a decision": one edge decides a request over the relay and records nothing.
   router.post('/try', viewer, async function tryAtEdge(req: Request, res: Response) {
@@ -28,10 +30,10 @@ export function consoleDecisionRoutes(
     if (!tryDecision) throw new NotFoundError('trying decisions is not served here', 'not_found');
     res.json(await tryDecision(memberOf(res.locals).tenantId, instanceId, request));
   });
-  // The Decisions view's live feed: server-sent events, resumable (stream-decisions.ts).
+  // The Decisions view's live feed: server-sent events, resumable (src/decision-store).
   router.get('/stream', viewer, async function followDecisions(req: Request, res: Response) {
     const { tenantId, userId } = memberOf(res.locals);
-    await streamDecisions(store.decisions, tenantId, userId, req, res);
+    await streamDecisions(decisions, tenantId, userId, req, res);
   });
   return router;
 }

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { directoryDataSchema } from '../directory';
 import { apiErrors, type ApiRoute, type RouteError } from '../http';
 import { MEMBER, ROLE, TENANT, bad } from './console-openapi-errors';
-import { decisionsPageSchema, policyVersionsSchema } from '../control-plane';
+import { policyVersionsSchema } from '../control-plane';
+import { decisionsPageSchema } from '../decision-store';
 import { tryDecisionBodySchema } from './console-decision-routes';
 
 /** A name and e-mail from the tenant's own directory beside an id; null when the directory has none for it. */

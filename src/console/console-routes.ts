@@ -5,6 +5,7 @@ import { COMMANDS, INSTANCE_ID_PATTERN } from '../relay-protocol';
 import type { Relay } from '../relay';
 import { type ControlPlaneStore, type DemoTenantFileLocation, directoryNames, recordAudit, recordRotatedDemoKey } from '../control-plane';
 import { consoleAuditRoutes } from './console-audit-routes';
+import { openDecisionRepository } from '../decision-store';
 import { consoleDecisionRoutes } from './console-decision-routes';
 import { consoleConnectionRoutes } from './console-connection-routes';
 import { consoleDirectoryRoutes } from './console-directory-routes';
@@ -124,7 +125,7 @@ export function createConsoleRouter(deps: ConsoleDeps): Router {
 
   api.use('/tenants/:tenantId/connections', consoleConnectionRoutes(store, (tenantId) => `${CONSOLE_API_PATH}/tenants/${tenantId}/discovery-key/rotate`));
   api.use('/tenants/:tenantId/audit', consoleAuditRoutes(store));
-  api.use('/tenants/:tenantId/decisions', consoleDecisionRoutes(store, relay.tryDecision));
+  api.use('/tenants/:tenantId/decisions', consoleDecisionRoutes(store, openDecisionRepository(store), relay.tryDecision));
   api.use('/tenants/:tenantId/members', consoleMemberRoutes(store));
   api.use('/tenants/:tenantId/directory', consoleDirectoryRoutes(store));
   api.use('/tenants/:tenantId/policies', consolePolicyRoutes(store));

@@ -3,4 +3,5 @@
 // extension (`consoleExtension`) by the process that runs it (src/control-plane-server).
 export { consoleExtension } from './console-extension';
 export type { ConsoleAuthOptions } from './require-console-user';
+export type { ConsoleDeps } from './console-routes';
 export { consolePublicDir, consolePageRouter } from './console-page';

@@ -1,5 +1,6 @@
 import { connectCluster } from '../cluster';
 import { createControlPlaneRelay, type ControlPlaneRelayDeps } from '../control-plane';
+import { createDecisionIngest, openDecisionRepository } from '../decision-store';
 import type { Relay } from '../relay';
 
 /** Cluster mode of the control plane's relay: `REDIS_URL` and `RELAY_NODE_ID`. */
@@ -12,15 +13,17 @@ export interface ControlPlaneClusterOptions {
 }
 
 /** Dependencies of {@link startControlPlaneRelay}. */
-export type ControlPlaneServerRelayDeps = Omit<ControlPlaneRelayDeps, 'cluster'> & {
+export type ControlPlaneServerRelayDeps = Omit<ControlPlaneRelayDeps, 'cluster' | 'onDecisions'> & {
   /** Given: this relay is one node of a cluster sharing registrations through Redis. */
   readonly cluster?: ControlPlaneClusterOptions;
 };
 
 /**
- * The control plane's relay as its process runs it: in cluster mode first connected to Redis
- * (src/cluster), which then plugs into the relay's hook (`RelayDeps.cluster`); the relay
- * closes that connection with itself, and this closes it when the relay fails to start.
+ * The control plane's relay as its process runs it, with the platform in its hooks: the
+ * edges' decision records stored per tenant (src/decision-store, `RelayDeps.onDecisions`),
+ * and in cluster mode the Redis connection it shares with the other nodes (src/cluster,
+ * `RelayDeps.cluster`), which the relay closes with itself, and this when the relay fails to
+ * start. Closing the relay waits for the records it received to be stored.
  */
 export async function startControlPlaneRelay(deps: ControlPlaneServerRelayDeps): Promise<Relay> {
   const { cluster: options, ...relayDeps } = deps;
@@ -33,10 +36,20 @@ export async function startControlPlaneRelay(deps: ControlPlaneServerRelayDeps):
         ...(options.prefix === undefined ? {} : { prefix: options.prefix }),
       })
     : undefined;
+  const ingest = createDecisionIngest({ decisions: openDecisionRepository(deps.store), logger: deps.logger });
+  let relay: Relay;
   try {
-    return await createControlPlaneRelay({ ...relayDeps, ...(cluster ? { cluster } : {}) });
+    relay = await createControlPlaneRelay({ ...relayDeps, onDecisions: ingest.accept, ...(cluster ? { cluster } : {}) });
   } catch (err) {
     await cluster?.close();
     throw err;
   }
+  return {
+    ...relay,
+    // Records already received are stored before the caller closes the store.
+    async close() {
+      await relay.close();
+      await ingest.idle();
+    },
+  };
 }

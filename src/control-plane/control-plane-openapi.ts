@@ -4,7 +4,6 @@ import { apiErrors, buildOpenApiDocument, type ApiRoute, type RouteError } from 
 import { RELAY_ROUTES } from '../relay';
 import { tenantSettingsSchema } from './admin-settings-routes';
 import { addSigningKeyBodySchema, signingKeyShape } from './admin-signing-key-routes';
-import { decisionsPageSchema } from './decision-routes';
 import { dryRunAnswerSchema, dryRunBodySchema } from './dry-run';
 import { pushBodySchema } from './validate-pushed-image';
 
@@ -16,7 +15,8 @@ export const policyVersionsSchema = z.strictObject({
 });
 
 const ADMIN = '/api/v2/admin';
-const ADMIN_AUTH: RouteError = { code: 'unauthorized', when: 'missing or wrong tenant id or admin key' };
+/** The admin key's refusal, as every admin route (and an extension's) documents it. */
+export const ADMIN_AUTH: RouteError = { code: 'unauthorized', when: 'missing or wrong tenant id or admin key' };
 /** An admin write: the admin key, and no query string. */
 const ADMIN_WRITE: readonly RouteError[] = [ADMIN_AUTH, 'unknown_query_parameter'];
 const EDGE_AUTH: RouteError = { code: 'unauthorized', when: 'missing or wrong edge connection credentials' };
@@ -143,13 +143,6 @@ export const CONTROL_PLANE_ROUTES: readonly ApiRoute[] = [
     path: `${ADMIN}/directory`,
     summary: "The tenant's central directory",
     responses: { 200: { description: 'roles, users, resources and revision', schema: directoryWithRevision }, ...apiErrors([ADMIN_AUTH]) },
-  },
-  {
-    method: 'get',
-    path: `${ADMIN}/decisions`,
-    summary:
-      "The tenant's decision records, newest first (query: principal, action, resource, decision, instance, request_id, since; before or after <id>; limit ≤ 500)",
-    responses: { 200: { description: 'one page and the cursor of the next', schema: decisionsPageSchema }, ...apiErrors([bad('a bad or unknown query parameter'), ADMIN_AUTH]) },
   },
   directoryChange('put', '/users/{id}', 'Create or update a user'),
   directoryChange('delete', '/users/{id}', 'Delete a user'),

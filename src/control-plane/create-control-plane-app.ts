@@ -8,7 +8,6 @@ import { POLICY_IMAGE_LIMITS } from '../policy';
 import { commandRoutes, type RelayCommands } from '../relay';
 import { storageErrorTranslator } from '../sql';
 import { adminDirectoryRoutes } from './admin-directory-routes';
-import { adminDecisionRoutes } from './decision-routes';
 import { adminPolicyRoutes, type DecisionSampler } from './admin-policy-routes';
 import { adminSettingsRoutes } from './admin-settings-routes';
 import { adminSigningKeyRoutes } from './admin-signing-key-routes';
@@ -79,7 +78,6 @@ export function createControlPlaneApp(deps: ControlPlaneAppDeps): RequestListene
   app.use('/api/v2/admin/directory', admin, jsonBody(BODY_LIMITS.other), adminDirectoryRoutes(deps.store));
   app.use('/api/v2/admin/signing-keys', admin, jsonBody(BODY_LIMITS.other), adminSigningKeyRoutes(deps.store));
   app.use('/api/v2/admin/settings', admin, jsonBody(BODY_LIMITS.other), adminSettingsRoutes(deps.store));
-  app.use('/api/v2/admin/decisions', admin, adminDecisionRoutes(deps.store));
   app.use('/api/v2/edge', requireConnection(deps.store), edgeRoutes(deps.store));
 
   for (const router of deps.routers ?? []) app.use(router);

@@ -1,6 +1,5 @@
 import { createRelay, type DesiredEdgeState, type Relay, type RelayDeps } from '../relay';
 import type { ControlPlaneStore } from './control-plane-store';
-import { createDecisionIngest } from './ingest-decisions';
 import { requireTenantKey } from './require-tenant-key';
 
 /**
@@ -28,23 +27,13 @@ export type ControlPlaneRelayDeps = Omit<RelayDeps, 'store' | 'requireDiscoveryK
  * The relay wired to the control plane: registrations in the control plane's database,
  * edges authenticated by their connection credentials, the management API behind the
  * tenant's Discovery API key, drift measured against the registry and the central
- * directory, and the edges' decision records stored per tenant (docs/reference/api.md,
- * "Decision records"). The relay itself knows none of these; it is handed them.
+ * directory. The relay itself knows none of these; it is handed them. The edges' decision
+ * records go where `onDecisions` says (src/decision-store, plugged in by src/control-plane-server).
  */
-export async function createControlPlaneRelay(deps: ControlPlaneRelayDeps): Promise<Relay> {
-  const ingest = createDecisionIngest({ decisions: deps.store.decisions, logger: deps.logger });
-  const relay = await createRelay({
-    onDecisions: ingest.accept,
+export function createControlPlaneRelay(deps: ControlPlaneRelayDeps): Promise<Relay> {
+  return createRelay({
     ...deps,
     requireDiscoveryKey: requireTenantKey(deps.store, 'discovery'),
     desiredState: (tenantId, connectionId) => desiredState(deps.store, tenantId, connectionId),
   });
-  return {
-    ...relay,
-    // Records already received are stored before the caller closes the store.
-    async close() {
-      await relay.close();
-      await ingest.idle();
-    },
-  };
 }

@@ -1,13 +1,15 @@
 // The control plane's hook for the platform (createControlPlaneApp's extensions): an extension's
 // router is served after the control plane's own routes, its routes join /openapi.json, and an
-// app given none serves neither. The console is one; it refuses a write's query string itself.
+// app given none serves neither. Decision records' admin listing is one, the console another
+// (which refuses a write's query string itself).
 import express from 'express';
 import request from 'supertest';
 import { z } from 'zod';
 import { consoleExtension } from '../../src/console';
 import { createControlPlaneApp, type ControlPlaneExtension } from '../../src/control-plane';
+import { controlPlaneExtensions } from '../../src/control-plane-server';
 import { silentLogger } from '../../src/observability';
-import { makeFixture, type Fixture } from './fixture';
+import { adminHeaders, makeFixture, type Fixture } from './fixture';
 
 const PROBE: ControlPlaneExtension = {
   router: express.Router().get('/probe', (_req, res) => void res.json({ probed: true })),
@@ -35,9 +37,19 @@ describe("the control plane's extensions", () => {
     const app = createControlPlaneApp({ store: fx.store, logger: silentLogger() });
     expect((await request(app).get('/probe')).status).toBe(404);
     expect((await request(app).get('/console/api/me')).status).toBe(404);
+    expect((await request(app).get('/api/v2/admin/decisions').set(adminHeaders(fx.demo.tenant_id, fx.demo.admin_api_key))).status).toBe(404);
     const served = await paths(app);
     expect(served).not.toContain('/probe');
+    expect(served).not.toContain('/api/v2/admin/decisions');
     expect(served.filter((path) => path.startsWith('/console'))).toEqual([]);
+  });
+
+  it("plugs decision records in as the control plane's process does: the admin listing, behind the admin key", async () => {
+    const app = createControlPlaneApp({ store: fx.store, logger: silentLogger(), extensions: controlPlaneExtensions(fx.store) });
+    const listed = await request(app).get('/api/v2/admin/decisions').set(adminHeaders(fx.demo.tenant_id, fx.demo.admin_api_key));
+    expect([listed.status, listed.body]).toEqual([200, { decisions: [], next: null }]);
+    expect((await request(app).get('/api/v2/admin/decisions')).status).toBe(401);
+    expect(await paths(app)).toContain('/api/v2/admin/decisions');
   });
 
   it('plugs the console in: its routes are served and documented, and a write with a query string is refused before its token is read', async () => {

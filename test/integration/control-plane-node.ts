@@ -9,13 +9,13 @@ import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'n
 import type { Duplex } from 'node:stream';
 import {
   createControlPlaneApp,
-  createControlPlaneRelay,
   openControlPlaneStore,
   type ControlPlaneLocation,
   type DemoTenantFileLocation,
   type ControlPlaneStore,
 } from '../../src/control-plane';
-import { consoleExtension, type ConsoleAuthOptions } from '../../src/console';
+import type { ConsoleAuthOptions } from '../../src/console';
+import { controlPlaneExtensions, startControlPlaneRelay } from '../../src/control-plane-server';
 import { baseUrl, close, listen } from '../../src/http';
 import { silentLogger } from '../../src/observability';
 import type { Relay } from '../../src/relay';
@@ -88,8 +88,8 @@ export function createControlPlaneNode(location: ControlPlaneLocation, consoleAu
       if (running) throw new Error('the control plane is already running');
       const store = await openControlPlaneStore(location);
       try {
-        const relay = await createControlPlaneRelay({ store, logger: silentLogger(), execTimeoutMs: EXEC_TIMEOUT_MS, heartbeatMs: HEARTBEAT_MS, metricsToken: METRICS_TOKEN });
-        const extensions = consoleAuth ? [consoleExtension({ store, relay, auth: consoleAuth, ...(demoTenantFile ? { demoTenantFile } : {}) })] : [];
+        const relay = await startControlPlaneRelay({ store, logger: silentLogger(), execTimeoutMs: EXEC_TIMEOUT_MS, heartbeatMs: HEARTBEAT_MS, metricsToken: METRICS_TOKEN });
+        const extensions = controlPlaneExtensions(store, consoleAuth ? { relay, auth: consoleAuth, ...(demoTenantFile ? { demoTenantFile } : {}) } : undefined);
         const app = createControlPlaneApp({ store, logger: silentLogger(), routers: [relay.managementRouter], extensions, sampleDecisions: relay.sampleDecisions });
         const server = await listen(withHook(app), port, '127.0.0.1');
         const upgrades = new Set<Duplex>();
