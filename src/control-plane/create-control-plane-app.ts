@@ -23,7 +23,8 @@ import { authenticateTenant, requireTenantKey } from './require-tenant-key';
 export const BODY_LIMITS = Object.freeze({ policyImage: 2 * POLICY_IMAGE_LIMITS.maxTotalBytes + 16 * 1024, other: 16 * 1024 });
 
 /**
- * A platform area plugged into the control plane's app (the console, src/console): its router,
+ * A platform area plugged into the control plane's app (decision records' admin listing,
+ * src/decision-store; the console, src/console): its router,
  * mounted after the control plane's own routes and the relay's, and those routes' description,
  * which joins the control plane's OpenAPI document. The control plane imports none of them;
  * the process that runs it (src/control-plane-server) hands them over.
