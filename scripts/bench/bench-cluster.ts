@@ -1,7 +1,7 @@
 // Several control-plane nodes on loopback:  npm run bench:cluster [-- --edges 3000 --nodes 3]
 //
 // Processes: a throwaway PostgreSQL and Redis (Debian's binaries, temporary folders), N
-// control-plane nodes (the real `control-plane/main`, LOG_LEVEL=info to /dev/null), a
+// control-plane nodes (the real `control-plane-server/main`, LOG_LEVEL=info to /dev/null), a
 // round-robin TCP front in this process, and the fake edges in a child (lib/cluster-edges),
 // each reconnecting with the edges' default backoff. This process makes the operators'
 // calls. Figures: exec routed across nodes vs on the owning node (alternated, same edges),
@@ -102,7 +102,7 @@ async function main(): Promise<void> {
     for (let i = 0; i < options.nodes; i += 1) {
       const id = `node-${i + 1}`;
       const url = `http://127.0.0.1:${ports[i]}`;
-      const child = spawn(process.execPath, [join(__dirname, '..', '..', 'src', 'control-plane', 'main.js')], {
+      const child = spawn(process.execPath, [join(__dirname, '..', '..', 'src', 'control-plane-server', 'main.js')], {
         stdio: ['ignore', 'ignore', 'inherit'],
         env: {
           ...process.env,

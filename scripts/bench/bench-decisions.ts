@@ -16,7 +16,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openEmbeddedAuthorizer } from '../../src/embedded-edge';
 import { decisionRecords } from '../../src/decision-records';
-import { createDecisionIngest, openControlPlaneStore, type ControlPlaneStore } from '../../src/control-plane';
+import { openControlPlaneStore, type ControlPlaneStore } from '../../src/control-plane';
+import { createDecisionIngest, openDecisionRepository } from '../../src/decision-store';
 import { silentLogger } from '../../src/observability';
 import type { DecisionRecord } from '../../src/relay-protocol';
 import { startLocalPostgres } from '../lib/local-postgres';
@@ -40,7 +41,7 @@ const SHIPPED_RECORDS = 20_000;
 const HOUR = 3_600_000;
 /** Morty's id in the demo directory (data/), the principal of every record here. */
 const MORTY_ID = 'c8c8a5d4-3f1e-4b7a-9d1e-0a1b2c3d4e02';
-/** How often the console's stream reads the store (src/control-plane/stream-decisions.ts). */
+/** How often the console's stream reads the store (src/decision-store/stream-decisions.ts). */
 const STREAM_POLL_MS = 500;
 
 function record(i: number): DecisionRecord {
@@ -65,7 +66,7 @@ async function ingestRate(store: ControlPlaneStore): Promise<number[]> {
   const frame = Array.from({ length: RECORDS_PER_FRAME }, (_, i) => record(i));
   const rates: number[] = [];
   // Retention as a busy tenant would have it: the trim runs inside the measured rounds.
-  const ingest = createDecisionIngest({ decisions: store.decisions, logger: silentLogger(), retention: { maxPerTenant: 50_000, maxAgeMs: 3600_000 } });
+  const ingest = createDecisionIngest({ decisions: openDecisionRepository(store), logger: silentLogger(), retention: { maxPerTenant: 50_000, maxAgeMs: 3600_000 } });
   for (let round = -1; round < ROUNDS; round++) {
     const started = process.hrtime.bigint();
     for (let sent = 0; sent < RECORDS_PER_ROUND; sent += RECORDS_PER_FRAME) {

@@ -4,14 +4,19 @@ import { apiErrors, buildOpenApiDocument, type ApiRoute, type RouteError } from 
 import { RELAY_ROUTES } from '../relay';
 import { tenantSettingsSchema } from './admin-settings-routes';
 import { addSigningKeyBodySchema, signingKeyShape } from './admin-signing-key-routes';
-import { CONSOLE_ROUTES } from './console-openapi';
-import { policyVersionsSchema } from './console-records-openapi';
-import { decisionsPageSchema } from './decision-routes';
 import { dryRunAnswerSchema, dryRunBodySchema } from './dry-run';
 import { pushBodySchema } from './validate-pushed-image';
 
+/** A policy's stored images, newest first, and its `latest` digest (the admin API's and the console's listing). */
+export const policyVersionsSchema = z.strictObject({
+  name: z.string(),
+  latest: z.string().nullable(),
+  images: z.array(z.strictObject({ digest: z.string(), created_at: z.string(), signed: z.boolean(), signed_version: z.number().int().nullable() })),
+});
+
 const ADMIN = '/api/v2/admin';
-const ADMIN_AUTH: RouteError = { code: 'unauthorized', when: 'missing or wrong tenant id or admin key' };
+/** The admin key's refusal, as every admin route (and an extension's) documents it. */
+export const ADMIN_AUTH: RouteError = { code: 'unauthorized', when: 'missing or wrong tenant id or admin key' };
 /** An admin write: the admin key, and no query string. */
 const ADMIN_WRITE: readonly RouteError[] = [ADMIN_AUTH, 'unknown_query_parameter'];
 const EDGE_AUTH: RouteError = { code: 'unauthorized', when: 'missing or wrong edge connection credentials' };
@@ -139,13 +144,6 @@ export const CONTROL_PLANE_ROUTES: readonly ApiRoute[] = [
     summary: "The tenant's central directory",
     responses: { 200: { description: 'roles, users, resources and revision', schema: directoryWithRevision }, ...apiErrors([ADMIN_AUTH]) },
   },
-  {
-    method: 'get',
-    path: `${ADMIN}/decisions`,
-    summary:
-      "The tenant's decision records, newest first (query: principal, action, resource, decision, instance, request_id, since; before or after <id>; limit ≤ 500)",
-    responses: { 200: { description: 'one page and the cursor of the next', schema: decisionsPageSchema }, ...apiErrors([bad('a bad or unknown query parameter'), ADMIN_AUTH]) },
-  },
   directoryChange('put', '/users/{id}', 'Create or update a user'),
   directoryChange('delete', '/users/{id}', 'Delete a user'),
   directoryChange('put', '/users/{id}/roles/{role}', 'Grant a role'),
@@ -174,11 +172,21 @@ export const CONTROL_PLANE_ROUTES: readonly ApiRoute[] = [
     },
   },
   ...RELAY_ROUTES,
-  ...CONSOLE_ROUTES,
 ];
 
-/** The control plane's OpenAPI 3.1 document, served at `/openapi.json`. */
-export const CONTROL_PLANE_OPENAPI = buildOpenApiDocument(
-  { title: 'Outpost control plane and relay', version: '0.1.0', description: 'Admin API (admin key), edge API (connection credentials), relay management API (Discovery API key), console API (the console\'s access token).' },
-  CONTROL_PLANE_ROUTES,
-);
+const INFO = {
+  title: 'Outpost control plane and relay',
+  version: '0.1.0',
+  description: "Admin API (admin key), edge API (connection credentials), relay management API (Discovery API key), console API (the console's access token).",
+};
+
+/** The control plane's own routes alone (no extension), built once. */
+const OWN_DOCUMENT = buildOpenApiDocument(INFO, CONTROL_PLANE_ROUTES);
+
+/**
+ * The control plane's OpenAPI 3.1 document, served at `/openapi.json`: its own routes and
+ * the relay's, then those of the extensions plugged into it (the console's).
+ */
+export function controlPlaneOpenApi(extensionRoutes: readonly ApiRoute[] = []): ReturnType<typeof buildOpenApiDocument> {
+  return extensionRoutes.length === 0 ? OWN_DOCUMENT : buildOpenApiDocument(INFO, [...CONTROL_PLANE_ROUTES, ...extensionRoutes]);
+}

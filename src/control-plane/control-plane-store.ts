@@ -1,6 +1,5 @@
 import type { SqlDatabase } from '../sql';
 import type { AuditRepository } from './audit-repository';
-import type { DecisionRepository } from './decision-repository';
 import type { DirectoryRepository } from './directory-repository';
 import type { MembershipRepository } from './membership-repository';
 import type { ChangeListener } from './note-changes';
@@ -51,8 +50,6 @@ export interface ControlPlaneRepositories {
   /** Each tenant's registered image-signing public keys. */
   readonly signingKeys: SigningKeyRepository;
   readonly directory: DirectoryRepository;
-  /** Each tenant's decision records, shipped by its edges (docs/reference/api.md, "Decision records"). */
-  readonly decisions: DecisionRepository;
 }
 
 /**
@@ -63,6 +60,12 @@ export interface ControlPlaneRepositories {
  * directory, and the relay's registration table. Secrets are only stored as SHA-256 hashes.
  */
 export interface ControlPlaneStore extends ControlPlaneRepositories {
+  /**
+   * The database itself, for the repositories of the platform's areas over the tables the
+   * schema declares for them (decision records: src/decision-store); this store's own
+   * repositories are the ones above.
+   */
+  readonly database: SqlDatabase;
   /**
    * Runs `work` in one transaction: the repositories it is handed write inside it, so all
    * of it commits when `work` resolves and none of it when it throws (the error is

@@ -1,14 +1,13 @@
 import type { RequestListener } from 'node:http';
 import type { Router } from 'express';
 import { serveBareJsonRoutes, tenantJsonRoutes } from '../fast-path';
-import { createApp, createErrorResponder, finishAppWith, OPENAPI_PATH, refuseWriteQuery, serveOpenApi, jsonBody } from '../http';
-import { CONTROL_PLANE_OPENAPI } from './control-plane-openapi';
+import { createApp, createErrorResponder, finishAppWith, OPENAPI_PATH, refuseWriteQuery, serveOpenApi, jsonBody, type ApiRoute } from '../http';
+import { controlPlaneOpenApi } from './control-plane-openapi';
 import type { Logger } from '../observability';
 import { POLICY_IMAGE_LIMITS } from '../policy';
 import { commandRoutes, type RelayCommands } from '../relay';
 import { storageErrorTranslator } from '../sql';
 import { adminDirectoryRoutes } from './admin-directory-routes';
-import { adminDecisionRoutes } from './decision-routes';
 import { adminPolicyRoutes, type DecisionSampler } from './admin-policy-routes';
 import { adminSettingsRoutes } from './admin-settings-routes';
 import { adminSigningKeyRoutes } from './admin-signing-key-routes';
@@ -23,12 +22,26 @@ import { authenticateTenant, requireTenantKey } from './require-tenant-key';
  */
 export const BODY_LIMITS = Object.freeze({ policyImage: 2 * POLICY_IMAGE_LIMITS.maxTotalBytes + 16 * 1024, other: 16 * 1024 });
 
+/**
+ * A platform area plugged into the control plane's app (decision records' admin listing,
+ * src/decision-store; the console, src/console): its router,
+ * mounted after the control plane's own routes and the relay's, and those routes' description,
+ * which joins the control plane's OpenAPI document. The control plane imports none of them;
+ * the process that runs it (src/control-plane-server) hands them over.
+ */
+export interface ControlPlaneExtension {
+  readonly router: Router;
+  readonly routes: readonly ApiRoute[];
+}
+
 /** Dependencies of {@link createControlPlaneApp}. */
 export interface ControlPlaneAppDeps {
   readonly store: ControlPlaneStore;
   readonly logger: Logger;
   /** Extra routers (the relay's management API), mounted before the final 404. */
   readonly routers?: readonly Router[];
+  /** The platform's extensions, mounted after `routers` (their routes in `/openapi.json`). */
+  readonly extensions?: readonly ControlPlaneExtension[];
   /**
    * Opt-in (RELAY_BARE_EXEC=on): the relay's exec and broadcast, whose plain requests are then
    * served on bare `node:http` ahead of the app (src/fast-path), with the answers of their
@@ -43,7 +56,7 @@ export interface ControlPlaneAppDeps {
 /**
  * The control plane's HTTP app: `GET /healthz`, the admin API (policy registry, image
  * signing keys, central directory and the tenant's settings, admin key), the edge download API (connection credentials), then
- * any extra routers, with the opt-in bare exec in front when asked for. Starts nothing; the
+ * any extra routers and the extensions, with the opt-in bare exec in front when asked for. Starts nothing; the
  * relay attaches its WebSocket to the server the caller creates.
  */
 export function createControlPlaneApp(deps: ControlPlaneAppDeps): RequestListener {
@@ -54,10 +67,10 @@ export function createControlPlaneApp(deps: ControlPlaneAppDeps): RequestListene
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
-  app.get(OPENAPI_PATH, serveOpenApi(CONTROL_PLANE_OPENAPI));
-  // Outpost's own APIs below (admin, edge, console): a write takes its input from the body. The
-  // relay's management API keeps the seed's contract as it stands (a query string is ignored there).
-  app.use(['/api/v2/admin', '/api/v2/edge', '/console/api'], refuseWriteQuery());
+  app.get(OPENAPI_PATH, serveOpenApi(controlPlaneOpenApi((deps.extensions ?? []).flatMap((extension) => extension.routes))));
+  // Outpost's own APIs below (admin, edge; the console refuses the same itself): a write takes its input
+  // from the body. The relay's management API keeps the seed's contract as it stands (a query string is ignored there).
+  app.use(['/api/v2/admin', '/api/v2/edge'], refuseWriteQuery());
 
   // Credentials first, body second: an unauthenticated caller gets 401 and never makes the
   // server read or parse a body; each route group parses with its own size limit.
@@ -66,10 +79,10 @@ export function createControlPlaneApp(deps: ControlPlaneAppDeps): RequestListene
   app.use('/api/v2/admin/directory', admin, jsonBody(BODY_LIMITS.other), adminDirectoryRoutes(deps.store));
   app.use('/api/v2/admin/signing-keys', admin, jsonBody(BODY_LIMITS.other), adminSigningKeyRoutes(deps.store));
   app.use('/api/v2/admin/settings', admin, jsonBody(BODY_LIMITS.other), adminSettingsRoutes(deps.store));
-  app.use('/api/v2/admin/decisions', admin, adminDecisionRoutes(deps.store));
   app.use('/api/v2/edge', requireConnection(deps.store), edgeRoutes(deps.store));
 
   for (const router of deps.routers ?? []) app.use(router);
+  for (const extension of deps.extensions ?? []) app.use(extension.router);
   // Its store and the relay's are SQL: a busy or unreachable database is a 503, a full one a 507.
   const answerError = createErrorResponder(deps.logger, 'api', { translators: [storageErrorTranslator] });
   finishAppWith(app, 'api', answerError);

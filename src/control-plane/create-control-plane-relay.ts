@@ -1,7 +1,5 @@
-import { connectCluster } from '../cluster';
 import { createRelay, type DesiredEdgeState, type Relay, type RelayDeps } from '../relay';
 import type { ControlPlaneStore } from './control-plane-store';
-import { createDecisionIngest } from './ingest-decisions';
 import { requireTenantKey } from './require-tenant-key';
 
 /**
@@ -16,60 +14,26 @@ async function desiredState(store: ControlPlaneStore, tenantId: string, connecti
   };
 }
 
-/** Cluster mode of the control plane's relay: `REDIS_URL` and `RELAY_NODE_ID`. */
-export interface ControlPlaneClusterOptions {
-  readonly redisUrl: string;
-  /** Unset: `<hostname>-<pid>-<random>`. */
-  readonly nodeId?: string;
-  /** Key and channel prefix in Redis (tests isolate themselves with their own). */
-  readonly prefix?: string;
-}
-
-/** Dependencies of {@link createControlPlaneRelay}. */
-export type ControlPlaneRelayDeps = Omit<RelayDeps, 'store' | 'requireDiscoveryKey' | 'desiredState' | 'cluster'> & {
+/**
+ * Dependencies of {@link createControlPlaneRelay}: the relay's own, but the store is the
+ * control plane's. Cluster mode is the relay's hook (`RelayDeps.cluster`), filled by the
+ * process that runs the control plane (src/control-plane-server), never by this folder.
+ */
+export type ControlPlaneRelayDeps = Omit<RelayDeps, 'store' | 'requireDiscoveryKey' | 'desiredState'> & {
   readonly store: ControlPlaneStore;
-  /** Given: this relay is one node of a cluster sharing registrations through Redis. */
-  readonly cluster?: ControlPlaneClusterOptions;
 };
 
 /**
  * The relay wired to the control plane: registrations in the control plane's database,
  * edges authenticated by their connection credentials, the management API behind the
  * tenant's Discovery API key, drift measured against the registry and the central
- * directory, in cluster mode the Redis connection it shares with the other nodes, and the
- * edges' decision records stored per tenant (docs/reference/api.md, "Decision records").
- * The relay itself knows none of these; it is handed them.
+ * directory. The relay itself knows none of these; it is handed them. The edges' decision
+ * records go where `onDecisions` says (src/decision-store, plugged in by src/control-plane-server).
  */
-export async function createControlPlaneRelay(deps: ControlPlaneRelayDeps): Promise<Relay> {
-  const { cluster: clusterOptions, ...relayDeps } = deps;
-  const cluster = clusterOptions
-    ? await connectCluster({
-        url: clusterOptions.redisUrl,
-        heartbeatMs: deps.heartbeatMs,
-        logger: deps.logger,
-        ...(clusterOptions.nodeId === undefined ? {} : { node: clusterOptions.nodeId }),
-        ...(clusterOptions.prefix === undefined ? {} : { prefix: clusterOptions.prefix }),
-      })
-    : undefined;
-  try {
-    const ingest = createDecisionIngest({ decisions: deps.store.decisions, logger: deps.logger });
-    const relay = await createRelay({
-      onDecisions: ingest.accept,
-      ...relayDeps,
-      ...(cluster ? { cluster } : {}),
-      requireDiscoveryKey: requireTenantKey(deps.store, 'discovery'),
-      desiredState: (tenantId, connectionId) => desiredState(deps.store, tenantId, connectionId),
-    });
-    return {
-      ...relay,
-      // Records already received are stored before the caller closes the store.
-      async close() {
-        await relay.close();
-        await ingest.idle();
-      },
-    };
-  } catch (err) {
-    await cluster?.close();
-    throw err;
-  }
+export function createControlPlaneRelay(deps: ControlPlaneRelayDeps): Promise<Relay> {
+  return createRelay({
+    ...deps,
+    requireDiscoveryKey: requireTenantKey(deps.store, 'discovery'),
+    desiredState: (tenantId, connectionId) => desiredState(deps.store, tenantId, connectionId),
+  });
 }

@@ -2,7 +2,6 @@ import { preparePrivateDatabase } from '../files';
 import { openPostgresDatabase, openSqliteDatabase, type SqlDatabase } from '../sql';
 import { createAuditRepository } from './audit-repository';
 import type { ControlPlaneLocation, ControlPlaneRepositories, ControlPlaneStore, ControlPlaneStoreOptions, PostgresLocation } from './control-plane-store';
-import { createDecisionRepository } from './decision-repository';
 import { createDirectoryRepository } from './directory-repository';
 import type { SqlHandle } from './in-transaction';
 import { createMembershipRepository } from './membership-repository';
@@ -61,7 +60,6 @@ export async function openControlPlaneStore(at: ControlPlaneLocation, options: C
     images: notingImages(createPolicyImageRepository(sql, now), note),
     signingKeys: createSigningKeyRepository(sql, now),
     directory: notingDirectory(createDirectoryRepository(sql, options.changeLogLimit ?? DEFAULT_CHANGE_LOG_LIMIT), note),
-    decisions: createDecisionRepository(sql),
   });
   const own = repositories(db);
   async function afterCommit<T>(run: (note: ChangeListener) => Promise<T>): Promise<T> {
@@ -78,6 +76,7 @@ export async function openControlPlaneStore(at: ControlPlaneLocation, options: C
     changeStamp === undefined ? (tenantId, kind, key) => tenants.verifyKey(tenantId, kind, key) : cachedTenantKeyCheck({ changeStamp, keyHash: tenants.keyHash });
   return {
     ...own,
+    database: db,
     // A transaction's changes are told only once it has committed, and none when it rolled back.
     transaction: (work) => afterCommit((note) => db.transaction((tx) => work(repositories(tx, note)))),
     exclusiveTransaction: (work) =>

@@ -62,7 +62,7 @@ export function stackComponents(config: Config): Component[] {
       },
     },
     {
-      name: 'control-plane', label: 'control plane', entry: 'control-plane/main', url: config.controlPlane.url,
+      name: 'control-plane', label: 'control plane', entry: 'control-plane-server/main', url: config.controlPlane.url,
       port: config.controlPlane.port, portVar: 'CONTROL_PLANE_PORT', readyPath: '/healthz', waitsFor: [],
       identity: {
         path: '/api/v2/admin/directory',

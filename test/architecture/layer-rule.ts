@@ -15,13 +15,14 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['relay-protocol', 'decision-protocol'],
   // core: configuration, policy images and Cedar, the directory, decisions
   ['config', 'policy', 'directory', 'decision'],
-  // services: the seed's components, each of its own, with their hooks; cluster mode plugs into
-  // the relay's (RelayDeps.cluster) and the control plane still wires it, so it sits here
-  ['idp', 'relay', 'control-plane', 'edge', 'cluster'],
-  // platform: areas that plug into a service's hook (EdgeRuntimeDeps.plugins) or serve over one
-  ['decision-records', 'authzen', 'signed-images'],
-  // apps: what a user runs or copies, and the processes that plug the platform in
-  ['authorizer', 'embedded-edge', 'apps', 'sidecar', 'stack', 'interop'],
+  // services: the seed's components, each of its own, with their hooks
+  ['idp', 'relay', 'control-plane', 'edge'],
+  // platform: areas that plug into a service's hook (EdgeRuntimeDeps.plugins and .imageSignatures, RelayDeps.cluster,
+  // the control plane's extensions) or serve over one
+  ['decision-records', 'authzen', 'signed-images', 'cluster', 'decision-store', 'console'],
+  // apps: what a user runs or copies, and the processes that plug the platform in (the sidecar
+  // for an edge, control-plane-server for the control plane and its relay)
+  ['authorizer', 'embedded-edge', 'apps', 'sidecar', 'stack', 'interop', 'control-plane-server'],
 ];
 // Below every layer: the middleware package (packages/express-authz), which any folder may
 // import by its name and which imports nothing of the repository ({@link findPackageEscapes}).

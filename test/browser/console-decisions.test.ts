@@ -5,6 +5,7 @@
 // view reconnects and goes on. Screenshot: console-decisions.png, in .data/screenshots/
 // (docs/screenshots/ with UPDATE_SCREENSHOTS=1). Run with `npm run test:browser`.
 import { join } from 'node:path';
+import { openDecisionRepository } from '../../src/decision-store';
 import { USERS } from '../apps/app-fixture';
 import { edgeAllows } from '../integration/stack-client';
 import { SCREENSHOTS, useConsoleInChromium } from './console-browser';
@@ -82,7 +83,7 @@ describe('console Decisions view in Chromium', () => {
     // Nothing recorded: a real decision made after the tries arrives, and none of the tries before it.
     expect(await edgeAllows(ctx.stack.edge.url, { type: 'SUB', value: USERS.summer.id }, 'rbac.GET', 'after-the-tries')).toBe(true);
     await view().locator('tbody tr', { has: ctx.page.locator('[data-col="what"]', { hasText: 'Resource:after-the-tries' }) }).waitFor({ timeout: 10_000 });
-    const tried = await ctx.stack.store.decisions.list(ctx.stack.demo.tenantId, { resource: 'try-target' }, { limit: 10 });
+    const tried = await openDecisionRepository(ctx.stack.store).list(ctx.stack.demo.tenantId, { resource: 'try-target' }, { limit: 10 });
     expect(tried).toEqual([]);
   });
 });

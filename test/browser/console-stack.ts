@@ -11,15 +11,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config';
 import {
-  consolePublicDir,
   controlPlaneDbPath,
-  createConsoleRouter,
   createControlPlaneApp,
-  createControlPlaneRelay,
   openControlPlaneStore,
   seedControlPlane,
   type ControlPlaneStore,
 } from '../../src/control-plane';
+import { consolePublicDir } from '../../src/console';
+import { controlPlaneExtensions, startControlPlaneRelay } from '../../src/control-plane-server';
 import { loadDirectorySeed } from '../../src/directory';
 import { baseUrl, close, listen } from '../../src/http';
 import { silentLogger } from '../../src/observability';
@@ -67,15 +66,14 @@ export async function startConsoleStack(): Promise<ConsoleStack> {
       urls: { auth_url: idp.url, relay_url: url, app_url: 'http://127.0.0.1:0' },
     });
     if (!seeded) throw new Error('the fresh control plane was not seeded');
-    const relay = await createControlPlaneRelay({ store, logger: silentLogger(), execTimeoutMs: 10_000, heartbeatMs: 3_600_000 });
+    const relay = await startControlPlaneRelay({ store, logger: silentLogger(), execTimeoutMs: 10_000, heartbeatMs: 3_600_000 });
     cleanup.unshift(() => relay.close());
-    const consoleRouter = createConsoleRouter({
-      store,
+    const extensions = controlPlaneExtensions(store, {
       relay,
       auth: { issuer: idp.issuer, jwksUri: idp.jwksUri },
       page: { publicDir: consolePublicDir(config.projectRoot), authUrl: idp.url },
     });
-    handler = createControlPlaneApp({ store, logger: silentLogger(), routers: [relay.managementRouter, consoleRouter] });
+    handler = createControlPlaneApp({ store, logger: silentLogger(), routers: [relay.managementRouter], extensions });
     relay.attach(server);
     const demo = tenantFromDemo(seeded);
     const edge = await startEdgeNode({

@@ -7,7 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTenant, openControlPlaneStore, type ControlPlaneStore } from '../../src/control-plane';
-import { createDecisionIngest, DECISION_BUDGET, type DecisionBudget } from '../../src/control-plane/ingest-decisions';
+import { openDecisionRepository, type DecisionRepository } from '../../src/decision-store';
+import { createDecisionIngest, DECISION_BUDGET, type DecisionBudget } from '../../src/decision-store/ingest-decisions';
 import { silentLogger } from '../../src/observability';
 import type { DecisionRecord } from '../../src/relay-protocol';
 import { decisionRecord as record } from '../helpers/decision-record';
@@ -19,12 +20,14 @@ const BUDGET: DecisionBudget = { recordsPerSecond: 100, burstRecords: 1_000, byt
 describe('decision record ingest shares the control plane fairly', () => {
   let dir: string;
   let store: ControlPlaneStore;
+  let decisions: DecisionRepository;
   let clock = 1_800_000_000_000;
   let a: string;
   let b: string;
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'outpost-cp-fair-'));
     store = await openControlPlaneStore(join(dir, 'cp.sqlite'), { now: () => clock });
+    decisions = openDecisionRepository(store);
     const empty = { roles: seedDirectory.roles, users: [], resources: [] };
     a = (await createTenant(store, { name: 'a', directory: empty })).tenantId;
     b = (await createTenant(store, { name: 'b', directory: empty })).tenantId;
@@ -35,7 +38,7 @@ describe('decision record ingest shares the control plane fairly', () => {
   });
 
   it("sheds a tenant's records past its burst and rate, counted for it alone; the other tenant loses nothing", async () => {
-    const ingest = createDecisionIngest({ decisions: store.decisions, logger: silentLogger(), now: () => clock, budget: BUDGET });
+    const ingest = createDecisionIngest({ decisions: decisions, logger: silentLogger(), now: () => clock, budget: BUDGET });
     for (let f = 0; f < 30; f++) ingest.accept({ tenantId: b, instanceId: 'flood' }, frame(f * 100));
     ingest.accept({ tenantId: a, instanceId: 'quiet' }, frame(0, 10));
     await ingest.idle();
@@ -46,12 +49,12 @@ describe('decision record ingest shares the control plane fairly', () => {
     for (let f = 30; f < 33; f++) ingest.accept({ tenantId: b, instanceId: 'flood' }, frame(f * 100));
     await ingest.idle();
     expect(ingest.stats(b)).toMatchObject({ stored: 1_200, dropped: 2_100 });
-    expect(await store.decisions.count(b)).toBe(1_200);
+    expect(await decisions.count(b)).toBe(1_200);
   });
 
   it("sheds by bytes too: large records count against the tenant's byte budget", async () => {
     const bytesBudget = { ...BUDGET, burstRecords: 1e6, recordsPerSecond: 1e6, burstBytes: 100_000, bytesPerSecond: 1 };
-    const ingest = createDecisionIngest({ decisions: store.decisions, logger: silentLogger(), now: () => clock, budget: bytesBudget });
+    const ingest = createDecisionIngest({ decisions: decisions, logger: silentLogger(), now: () => clock, budget: bytesBudget });
     const big = (n: number) => frame(n).map((r) => ({ ...r, reasons: [{ policy: 'p.cedar:1', comment: 'x'.repeat(190) }] }));
     for (let f = 0; f < 10; f++) ingest.accept({ tenantId: b, instanceId: 'e' }, big(f * 100));
     await ingest.idle();
@@ -63,7 +66,7 @@ describe('decision record ingest shares the control plane fairly', () => {
   });
 
   it("keeps a tenant's pending records within its own bound, so the node's queue stays open to the others", async () => {
-    const ingest = createDecisionIngest({ decisions: store.decisions, logger: silentLogger(), now: () => clock, budget: { ...BUDGET, burstRecords: 1e6, maxPending: 300 }, maxPending: 1_000 });
+    const ingest = createDecisionIngest({ decisions: decisions, logger: silentLogger(), now: () => clock, budget: { ...BUDGET, burstRecords: 1e6, maxPending: 300 }, maxPending: 1_000 });
     for (let f = 0; f < 8; f++) ingest.accept({ tenantId: b, instanceId: 'flood' }, frame(f * 100));
     ingest.accept({ tenantId: a, instanceId: 'quiet' }, frame(0));
     expect(ingest.stats(b).pending).toBeLessThanOrEqual(300);
@@ -74,11 +77,11 @@ describe('decision record ingest shares the control plane fairly', () => {
 
   it('takes tenants in turn: a tenant that queued after a backlog is stored long before its end', async () => {
     const order: string[] = [];
-    const decisions = { ...store.decisions, append: (tenantId: string, ...rest: Parameters<ControlPlaneStore['decisions']['append']> extends [string, ...infer R] ? R : never) => {
+    const counted = { ...decisions, append: (tenantId: string, ...rest: Parameters<DecisionRepository['append']> extends [string, ...infer R] ? R : never) => {
       order.push(tenantId === a ? 'a' : 'b');
-      return store.decisions.append(tenantId, ...rest);
+      return decisions.append(tenantId, ...rest);
     } };
-    const ingest = createDecisionIngest({ decisions, logger: silentLogger(), now: () => clock, budget: { ...BUDGET, burstRecords: 1e6 } });
+    const ingest = createDecisionIngest({ decisions: counted, logger: silentLogger(), now: () => clock, budget: { ...BUDGET, burstRecords: 1e6 } });
     for (let f = 0; f < 10; f++) ingest.accept({ tenantId: b, instanceId: 'flood' }, frame(f * 100));
     ingest.accept({ tenantId: a, instanceId: 'quiet' }, frame(0, 1));
     await ingest.idle();
@@ -87,7 +90,7 @@ describe('decision record ingest shares the control plane fairly', () => {
   });
 
   it('gives the event loop back between batches: a request arriving during a backlog is served before the backlog ends', async () => {
-    const ingest = createDecisionIngest({ decisions: store.decisions, logger: silentLogger(), now: () => clock, budget: { ...BUDGET, burstRecords: 1e6 } });
+    const ingest = createDecisionIngest({ decisions: decisions, logger: silentLogger(), now: () => clock, budget: { ...BUDGET, burstRecords: 1e6 } });
     for (let f = 0; f < 20; f++) ingest.accept({ tenantId: b, instanceId: 'flood' }, frame(f * 100));
     // What an incoming request's callback is: I/O-phase work, queued behind whatever holds the loop.
     const storedWhenServed = await new Promise<number>((resolve) => setImmediate(() => resolve(ingest.stats(b).stored)));

@@ -1,6 +1,6 @@
 // The console's live decision streams are counted per user, per tenant and per node, each bound
 // below the next, so one user (or one tenant's users) can never take the node's every stream.
-import { DECISION_STREAM, createStreamSlots } from '../../src/control-plane/stream-decisions';
+import { DECISION_STREAM, createStreamSlots } from '../../src/decision-store/stream-decisions';
 
 const refusal = (scope: string) => ({ status: 429, code: 'too_many_streams', message: `too many decision streams are open ${scope}; try again shortly`, headers: { 'Retry-After': '5' } });
 

@@ -14,7 +14,6 @@ import { join } from 'node:path';
 import { loadConfig } from '../../src/config';
 import {
   createControlPlaneApp,
-  createControlPlaneRelay,
   describeControlPlaneLocation,
   openControlPlaneStore,
   seedControlPlane,
@@ -22,6 +21,7 @@ import {
   type ControlPlaneStore,
   type PushOnChange,
 } from '../../src/control-plane';
+import { startControlPlaneRelay } from '../../src/control-plane-server';
 import { loadDirectorySeed } from '../../src/directory';
 import { baseUrl, close, listen } from '../../src/http';
 import { silentLogger } from '../../src/observability';
@@ -62,7 +62,7 @@ let otherEdge: FakeEdge;
 
 async function startNode(id: string, databaseUrl: string): Promise<Node> {
   const store = await openControlPlaneStore({ databaseUrl });
-  const relay = await createControlPlaneRelay({
+  const relay = await startControlPlaneRelay({
     store,
     logger: silentLogger(),
     execTimeoutMs: EXEC_TIMEOUT_MS,

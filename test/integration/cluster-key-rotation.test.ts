@@ -7,7 +7,8 @@
  * commit, on each node, with no waiting, is refused.
  */
 import type { Server } from 'node:http';
-import { createControlPlaneApp, createControlPlaneRelay, openControlPlaneStore, type ControlPlaneStore } from '../../src/control-plane';
+import { createControlPlaneApp, openControlPlaneStore, type ControlPlaneStore } from '../../src/control-plane';
+import { startControlPlaneRelay } from '../../src/control-plane-server';
 import { baseUrl, close, listen } from '../../src/http';
 import { silentLogger } from '../../src/observability';
 import { INSTANCE_REGISTRATIONS_PATH, type Relay } from '../../src/relay';
@@ -31,7 +32,7 @@ let tenantId: string;
 
 async function startNode(id: string, databaseUrl: string): Promise<Node> {
   const store = await openControlPlaneStore({ databaseUrl });
-  const relay = await createControlPlaneRelay({
+  const relay = await startControlPlaneRelay({
     store,
     logger: silentLogger(),
     execTimeoutMs: 1000,

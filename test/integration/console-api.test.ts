@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { decodeJwt } from 'jose';
 import { CONSOLE_CLIENT_ID, CONTROL_PLANE_AUDIENCE } from '../../src/config';
 import { createTenant, recordCliAudit } from '../../src/control-plane';
-import { CONTROL_PLANE_ROUTES } from '../../src/control-plane/control-plane-openapi';
+import { CONTROL_PLANE_ROUTES } from '../openapi/control-plane-routes';
 import { createPolicyImage, readPolicyFolder, signPolicyImage, signingKeyId } from '../../src/policy';
 import { newSigningKey } from '../helpers/signing';
 import { SQL_ENGINES } from '../helpers/sql-engines';

@@ -8,15 +8,14 @@
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import {
-  createConsoleRouter,
   createControlPlaneApp,
-  createControlPlaneRelay,
   openControlPlaneStore,
-  type ConsoleAuthOptions,
   type ControlPlaneLocation,
   type DemoTenantFileLocation,
   type ControlPlaneStore,
 } from '../../src/control-plane';
+import type { ConsoleAuthOptions } from '../../src/console';
+import { controlPlaneExtensions, startControlPlaneRelay } from '../../src/control-plane-server';
 import { baseUrl, close, listen } from '../../src/http';
 import { silentLogger } from '../../src/observability';
 import type { Relay } from '../../src/relay';
@@ -89,9 +88,9 @@ export function createControlPlaneNode(location: ControlPlaneLocation, consoleAu
       if (running) throw new Error('the control plane is already running');
       const store = await openControlPlaneStore(location);
       try {
-        const relay = await createControlPlaneRelay({ store, logger: silentLogger(), execTimeoutMs: EXEC_TIMEOUT_MS, heartbeatMs: HEARTBEAT_MS, metricsToken: METRICS_TOKEN });
-        const consoleRouters = consoleAuth ? [createConsoleRouter({ store, relay, auth: consoleAuth, ...(demoTenantFile ? { demoTenantFile } : {}) })] : [];
-        const app = createControlPlaneApp({ store, logger: silentLogger(), routers: [relay.managementRouter, ...consoleRouters], sampleDecisions: relay.sampleDecisions });
+        const relay = await startControlPlaneRelay({ store, logger: silentLogger(), execTimeoutMs: EXEC_TIMEOUT_MS, heartbeatMs: HEARTBEAT_MS, metricsToken: METRICS_TOKEN });
+        const extensions = controlPlaneExtensions(store, consoleAuth ? { relay, auth: consoleAuth, ...(demoTenantFile ? { demoTenantFile } : {}) } : undefined);
+        const app = createControlPlaneApp({ store, logger: silentLogger(), routers: [relay.managementRouter], extensions, sampleDecisions: relay.sampleDecisions });
         const server = await listen(withHook(app), port, '127.0.0.1');
         const upgrades = new Set<Duplex>();
         server.on('upgrade', (_req: IncomingMessage, socket: Duplex) => {

@@ -1,5 +1,5 @@
 /**
- * A control plane as a real process (`src/control-plane/main.ts` compiled, test/helpers/compiled.ts), for tests
+ * A control plane as a real process (`src/control-plane-server/main.ts` compiled, test/helpers/compiled.ts), for tests
  * of several nodes: killed with SIGKILL like a crash, or stopped with SIGTERM.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -25,7 +25,7 @@ export interface ControlPlaneProcess {
 export async function startControlPlaneProcess(env: Record<string, string>, timeoutMs = 60_000): Promise<ControlPlaneProcess> {
   const root = findProjectRoot();
   const port = await freePort();
-  const child = spawn(process.execPath, [compiled('src/control-plane/main.ts')], {
+  const child = spawn(process.execPath, [compiled('src/control-plane-server/main.ts')], {
     cwd: root,
     // info: the line that says it listens is what the start waits on.
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', CONTROL_PLANE_PORT: String(port), ...env },

@@ -14,7 +14,7 @@ import { createRbacApp } from '../../src/apps/rbac';
 import { openEmbeddedAuthorizer, type EmbeddedAuthorizer } from '../../src/embedded-edge';
 import { createTenant } from '../../src/control-plane';
 import { decisionRecords } from '../../src/decision-records';
-import { CONTROL_PLANE_ROUTES } from '../../src/control-plane/control-plane-openapi';
+import { CONTROL_PLANE_ROUTES } from '../openapi/control-plane-routes';
 import { loadDirectorySeed } from '../../src/directory';
 import { baseUrl, close, listen } from '../../src/http';
 import { silentLogger } from '../../src/observability';

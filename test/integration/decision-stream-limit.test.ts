@@ -5,7 +5,7 @@
  * one; once one of theirs closes, another may open. (The bounds themselves, tenant and node
  * included: test/control-plane/stream-slots.test.ts.)
  */
-import { DECISION_STREAM } from '../../src/control-plane/stream-decisions';
+import { DECISION_STREAM } from '../../src/decision-store/stream-decisions';
 import { USERS } from '../apps/app-fixture';
 import { waitFor } from './stack-client';
 import { consoleToken, startStack, type Stack } from './stack-fixture';

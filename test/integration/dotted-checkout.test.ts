@@ -13,13 +13,13 @@ import type { RequestHandler } from 'express';
 import { createTodoApp, openTodoStore, type TodoStore } from '../../src/apps/todo';
 import type { Authorizer } from '../../src/authorizer';
 import { findProjectRoot } from '../../src/config';
-import { consolePageRouter } from '../../src/control-plane/console-page';
+import { consolePageRouter } from '../../src/console';
 import { baseUrl, close, createApp, finishApp, listen } from '../../src/http';
 import { silentLogger } from '../../src/observability';
 
 const root = findProjectRoot();
 const TODO_PUBLIC = join(root, 'src', 'apps', 'todo', 'public');
-const CONSOLE_PUBLIC = join(root, 'src', 'control-plane', 'console', 'public');
+const CONSOLE_PUBLIC = join(root, 'src', 'console', 'public');
 const CODE_FLOW_CLIENT = join(root, 'src', 'http', 'public', 'code-flow-client.js');
 const OAUTH4WEBAPI = require.resolve('oauth4webapi');
 

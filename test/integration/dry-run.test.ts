@@ -12,7 +12,7 @@ import { diffPolicyFolder, type DryRunAnswer } from '../../scripts/lib/diff-poli
 import { letEditorsDelete } from '../../scripts/lib/let-editors-delete';
 import { ScriptError } from '../../scripts/lib/script-error';
 import { createTenant } from '../../src/control-plane';
-import { CONTROL_PLANE_ROUTES } from '../../src/control-plane/control-plane-openapi';
+import { CONTROL_PLANE_ROUTES } from '../openapi/control-plane-routes';
 import { loadDirectorySeed } from '../../src/directory';
 import { createPolicyImage, readPolicyFolder, type PolicyImage } from '../../src/policy';
 import { USERS } from '../apps/app-fixture';

@@ -13,7 +13,8 @@ import { createRbacApp } from '../../src/apps/rbac';
 import { createTodoApp, openTodoStore, type TodoStore } from '../../src/apps/todo';
 import { openLocalAuthorizer, type Authorizer } from '../../src/authorizer';
 import { loadConfig } from '../../src/config';
-import { createConsoleRouter, createControlPlaneApp, createControlPlaneRelay, openControlPlaneStore, type ControlPlaneStore } from '../../src/control-plane';
+import { consoleExtension } from '../../src/console';
+import { createControlPlaneApp, createControlPlaneRelay, openControlPlaneStore, type ControlPlaneStore } from '../../src/control-plane';
 import { loadDirectorySeed } from '../../src/directory';
 import { createEdge, type Edge } from '../../src/sidecar';
 import { baseUrl, close, listen } from '../../src/http';
@@ -55,8 +56,8 @@ beforeAll(async () => {
   cleanup.unshift(() => store.close());
   await serve('control plane', async (logger) => {
     relay = await createControlPlaneRelay({ store, logger, execTimeoutMs: 1_000, heartbeatMs: 60_000 });
-    const consoleRouter = createConsoleRouter({ store, relay, auth: { issuer: fixture.idp.issuer, jwksUri: fixture.idp.jwksUri } });
-    return createControlPlaneApp({ store, logger, routers: [relay.managementRouter, consoleRouter] });
+    const consoleArea = consoleExtension({ store, relay, auth: { issuer: fixture.idp.issuer, jwksUri: fixture.idp.jwksUri } });
+    return createControlPlaneApp({ store, logger, routers: [relay.managementRouter], extensions: [consoleArea] });
   });
   cleanup.unshift(() => relay?.close());
 

@@ -8,7 +8,7 @@ import { RBAC_OPENAPI, RBAC_ROUTES } from '../../src/apps/rbac/rbac-openapi';
 import { createTodoApp, openTodoStore, type TodoStore } from '../../src/apps/todo';
 import { TODO_OPENAPI, TODO_ROUTES } from '../../src/apps/todo/todo-openapi';
 import type { Authorizer } from '../../src/authorizer';
-import { CONTROL_PLANE_OPENAPI, CONTROL_PLANE_ROUTES } from '../../src/control-plane/control-plane-openapi';
+import { CONTROL_PLANE_OPENAPI, CONTROL_PLANE_ROUTES } from './control-plane-routes';
 import { loadDirectorySeed } from '../../src/directory';
 import type { Edge } from '../../src/sidecar';
 import { EDGE_OPENAPI, EDGE_ROUTES } from '../../src/sidecar/edge-openapi';

@@ -8,7 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createControlPlaneApp, createControlPlaneRelay, openControlPlaneStore, type ControlPlaneStore } from '../../src/control-plane';
+import { createControlPlaneApp, openControlPlaneStore, type ControlPlaneStore } from '../../src/control-plane';
+import { startControlPlaneRelay } from '../../src/control-plane-server';
 import { baseUrl, close, listen } from '../../src/http';
 import { silentLogger } from '../../src/observability';
 import { CLOSE_CODES, EXEC_PATH, INSTANCE_REGISTRATIONS_PATH, type Relay } from '../../src/relay';
@@ -38,7 +39,7 @@ let b: TestTenant;
 
 async function startNode(id: string, options: { maxPendingPerEdge?: number; heartbeatMs?: number } = {}): Promise<Node> {
   const store = await openControlPlaneStore(join(dir, 'control-plane.sqlite'));
-  const relay = await createControlPlaneRelay({
+  const relay = await startControlPlaneRelay({
     store,
     logger: silentLogger(),
     execTimeoutMs: EXEC_TIMEOUT_MS,
@@ -337,7 +338,7 @@ describe('cluster mode: Redis down', () => {
 describe('without REDIS_URL', () => {
   it('leaves info.node out of listings', async () => {
     const store = await openControlPlaneStore(join(dir, 'control-plane.sqlite'));
-    const relay = await createControlPlaneRelay({ store, logger: silentLogger(), execTimeoutMs: EXEC_TIMEOUT_MS, heartbeatMs: 500 });
+    const relay = await startControlPlaneRelay({ store, logger: silentLogger(), execTimeoutMs: EXEC_TIMEOUT_MS, heartbeatMs: 500 });
     try {
       const page = await relay.registrations(a.tenantId, {});
       expect(page.result).toEqual([]);

@@ -5,6 +5,7 @@
  * `bad_frame` and stores nothing; a tried decision is one `try_decision` answered by `try_result`,
  * bounded per edge.
  */
+import { openDecisionRepository } from '../../src/decision-store';
 import { MAX_PENDING_TRIES } from '../../src/relay/edge-requests';
 import { decisionRecord as record } from '../helpers/decision-record';
 import { waitFor } from '../integration/stack-client';
@@ -23,14 +24,14 @@ describe('decisions frames', () => {
     const edge = await kit.edge(kit.a);
     edge.sendJson({ type: 'decisions', records: [record(1), record(2, { decision: 'deny', reasons: [{ policy: null, comment: 'no policy permits' }] })] });
     const stored = await waitFor('the records', async () => {
-      const page = await kit.store.decisions.list(kit.a.tenantId, {}, { limit: 10 });
+      const page = await openDecisionRepository(kit.store).list(kit.a.tenantId, {}, { limit: 10 });
       return page.length === 2 ? page : undefined;
     });
     expect(stored.map((d) => [d.request_id, d.instance_id, d.decision])).toEqual([
       ['req-2', edge.instanceId, 'deny'],
       ['req-1', edge.instanceId, 'allow'],
     ]);
-    expect(await kit.store.decisions.count(kit.b.tenantId)).toBe(0);
+    expect(await openDecisionRepository(kit.store).count(kit.b.tenantId)).toBe(0);
   });
 
   it('outside the bounds are a bad_frame, and store nothing', async () => {
@@ -52,8 +53,8 @@ describe('decisions frames', () => {
     }
     // A good frame after them is stored: nothing of the bad ones is.
     other.sendJson({ type: 'decisions', records: [record(99)] });
-    await waitFor('the good record', async () => ((await kit.store.decisions.count(kit.b.tenantId)) === 1 ? true : undefined));
-    expect((await kit.store.decisions.list(kit.b.tenantId, {}, { limit: 10 })).map((d) => d.request_id)).toEqual(['req-99']);
+    await waitFor('the good record', async () => ((await openDecisionRepository(kit.store).count(kit.b.tenantId)) === 1 ? true : undefined));
+    expect((await openDecisionRepository(kit.store).list(kit.b.tenantId, {}, { limit: 10 })).map((d) => d.request_id)).toEqual(['req-99']);
   });
 });
 

@@ -3,7 +3,9 @@ import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import express from 'express';
-import { consolePublicDir, createConsoleRouter, createControlPlaneApp, createControlPlaneRelay, openControlPlaneStore } from '../../src/control-plane';
+import { consolePublicDir } from '../../src/console';
+import { createControlPlaneApp, openControlPlaneStore } from '../../src/control-plane';
+import { controlPlaneExtensions, startControlPlaneRelay } from '../../src/control-plane-server';
 import type { ControlPlaneLocation, ControlPlaneStore } from '../../src/control-plane';
 import { findProjectRoot } from '../../src/config';
 import { baseUrl, close, listen } from '../../src/http';
@@ -68,7 +70,7 @@ export async function startRelayKit(options: KitOptions = {}): Promise<RelayKit>
   const edges: FakeEdge[] = [];
   const logger = options.logger ?? silentLogger();
   const build = () =>
-    createControlPlaneRelay({
+    startControlPlaneRelay({
       store,
       logger,
       execTimeoutMs: options.execTimeoutMs ?? 10_000,
@@ -83,9 +85,8 @@ export async function startRelayKit(options: KitOptions = {}): Promise<RelayKit>
   let relay = await build();
   // The real control-plane app; the relay's router is looked up per request so restartRelay() can swap it.
   const routers = express.Router().use((req, res, next) => relay.managementRouter(req, res, next));
-  // The console API as main.ts mounts it; no IdP here, so only its refusals of tokenless calls are reachable.
-  const consoleRouter = createConsoleRouter({
-    store,
+  // Decision records and the console API as main.ts mounts them; no IdP here, so only its refusals of tokenless calls are reachable.
+  const extensions = controlPlaneExtensions(store, {
     relay,
     auth: { issuer: 'http://idp.invalid', jwksUri: 'http://idp.invalid/.well-known/jwks.json' },
     page: { publicDir: consolePublicDir(findProjectRoot()), authUrl: 'http://idp.invalid' },
@@ -93,7 +94,8 @@ export async function startRelayKit(options: KitOptions = {}): Promise<RelayKit>
   const app = createControlPlaneApp({
     store,
     logger,
-    routers: [routers, consoleRouter],
+    routers: [routers],
+    extensions,
     sampleDecisions: (tenantId, instanceId) => relay.sampleDecisions(tenantId, instanceId),
   });
   const server = await listen(app, 0, '127.0.0.1');

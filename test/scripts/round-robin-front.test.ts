@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { get, createServer as createHttpServer, request, type Server } from 'node:http';
 import { createConnection, createServer, type AddressInfo, type Socket } from 'node:net';
 import { WebSocket, WebSocketServer } from 'ws';
+import { freePort } from '../../scripts/lib/free-port';
 import { startRoundRobinFront, type RoundRobinFront } from '../../scripts/lib/round-robin-front';
 
 const servers: Server[] = [];
@@ -23,11 +24,7 @@ async function named(name: string): Promise<string> {
 
 /** A loopback port nothing listens on. */
 async function deadBackend(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return `127.0.0.1:${port}`;
+  return `127.0.0.1:${await freePort()}`;
 }
 
 /** One GET on a fresh connection (no keep-alive), resolving with the body. */

@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '../../scripts/lib/free-port';
 import { compiled } from '../helpers/compiled';
 import { runsOf, STOPPED_MARKER } from './fixtures/stub-stack';
 import { waitUntil } from '../helpers/wait-for';
@@ -41,14 +42,6 @@ function launch(dir: string, specs: string[]) {
       void exited.then(() => check() ?? reject(new Error(`launcher exited before saying ${pattern}:\n${output}`)));
     });
   return { child, exited, ready, said, output: () => output };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 function isAlive(pid: number): boolean {

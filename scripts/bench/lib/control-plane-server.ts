@@ -5,7 +5,9 @@ import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../../src/config';
-import { createControlPlaneApp, createControlPlaneRelay, createTenant, openControlPlaneStore, seedControlPlane, type ControlPlaneStore } from '../../../src/control-plane';
+import { createControlPlaneApp, createTenant, openControlPlaneStore, seedControlPlane, type ControlPlaneStore } from '../../../src/control-plane';
+import { controlPlaneExtensions, startControlPlaneRelay } from '../../../src/control-plane-server';
+import { openDecisionRepository } from '../../../src/decision-store';
 import { loadDirectorySeed } from '../../../src/directory';
 import { baseUrl, close, listen } from '../../../src/http';
 import { createLogger } from '../../../src/observability';
@@ -49,7 +51,7 @@ function openFileLimit(): number {
 }
 
 async function start(args: ControlPlaneStartArgs | null = null): Promise<ControlPlaneInfo> {
-  useBaselineWasm(); // as control-plane/main does
+  useBaselineWasm(); // as control-plane-server/main does
   const config = loadConfig({ OUTPOST_DATA_DIR: dataDir, LOG_LEVEL: 'info' });
   // Logs at the deployed level, written to /dev/null by the harness: their cost is real.
   const logger = createLogger('control-plane', 'info');
@@ -62,10 +64,10 @@ async function start(args: ControlPlaneStartArgs | null = null): Promise<Control
   });
   if (!demo) throw new Error('the fresh store was not seeded');
   // 1,000 fake edges share one connection credential here; real deployments keep the default cap.
-  const relay = await createControlPlaneRelay({ store, logger, execTimeoutMs: 10_000, heartbeatMs: args?.heartbeatMs ?? 30_000, maxSocketsPerConnection: args?.maxSocketsPerConnection ?? 5000 });
-  const server = await listen(createControlPlaneApp({ store, logger, routers: [relay.managementRouter] }), 0, '127.0.0.1');
+  const relay = await startControlPlaneRelay({ store, logger, execTimeoutMs: 10_000, heartbeatMs: args?.heartbeatMs ?? 30_000, maxSocketsPerConnection: args?.maxSocketsPerConnection ?? 5000 });
+  const server = await listen(createControlPlaneApp({ store, logger, routers: [relay.managementRouter], extensions: controlPlaneExtensions(store) }), 0, '127.0.0.1');
   relay.attach(server);
-  const bareExecServer = await listen(createControlPlaneApp({ store, logger, routers: [relay.managementRouter], bareExec: relay }), 0, '127.0.0.1');
+  const bareExecServer = await listen(createControlPlaneApp({ store, logger, routers: [relay.managementRouter], extensions: controlPlaneExtensions(store), bareExec: relay }), 0, '127.0.0.1');
   running = { store, relay, server, bareExecServer };
   return {
     url: baseUrl(server),
@@ -98,7 +100,7 @@ async function addTenant(name: string): Promise<OtherTenantInfo> {
 /** The decision records the store holds for a tenant. */
 function decisionCount(tenantId: string): Promise<number> {
   if (!running) throw new Error('start first');
-  return running.store.decisions.count(tenantId);
+  return openDecisionRepository(running.store).count(tenantId);
 }
 
 // What the relay's event loop and GC did between two `stalls` calls (the exec tail's makings).

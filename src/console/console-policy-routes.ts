@@ -2,8 +2,7 @@ import express, { type Router } from 'express';
 import { POLICY_NAME_PATTERN } from '../decision-protocol';
 import { NotFoundError, parseParam } from '../http';
 import { DIGEST_PATTERN } from '../policy';
-import { policyVersionsView } from './admin-policy-routes';
-import type { ControlPlaneStore } from './control-plane-store';
+import { type ControlPlaneStore, policyVersionsView } from '../control-plane';
 import { memberOf, requireMember } from './require-member';
 
 /**

@@ -1,6 +1,6 @@
 import type { DecisionRecord, DecisionRecordReason } from '../relay-protocol';
 import type { SqlValue } from '../sql';
-import { inTransaction, type SqlHandle } from './in-transaction';
+import { inTransaction, type SqlHandle } from '../control-plane';
 
 /**
  * How long and how many decision records a tenant keeps (docs/reference/limits.md): beyond

@@ -1,7 +1,6 @@
 import type { RequestHandler } from 'express';
 import { httpError, NotFoundError } from '../http';
-import type { MemberRole } from './account';
-import type { ControlPlaneStore } from './control-plane-store';
+import type { ControlPlaneStore, MemberRole } from '../control-plane';
 import { consoleUser } from './require-console-user';
 
 /** How much each role may do: every role may do what the ones below it may. */

@@ -1,9 +1,6 @@
 import express, { type Router } from 'express';
 import { parseParam } from '../http';
-import { DIRECTORY_ROLE_PATTERN, DIRECTORY_USER_REF, resolveUser } from './admin-directory-routes';
-import { recordAudit } from './audit-repository';
-import type { ControlPlaneRepositories, ControlPlaneStore } from './control-plane-store';
-import { directoryChangeAudit } from './directory-change-audit';
+import { type ControlPlaneRepositories, type ControlPlaneStore, DIRECTORY_ROLE_PATTERN, DIRECTORY_USER_REF, directoryChangeAudit, recordAudit, resolveUser } from '../control-plane';
 import { memberOf, requireMember } from './require-member';
 
 /** The tenant's directory; every seeded tenant has one, so its absence is a server fault. */

@@ -2,14 +2,10 @@ import { z } from 'zod';
 import { directoryDataSchema } from '../directory';
 import { apiErrors, type ApiRoute, type RouteError } from '../http';
 import { MEMBER, ROLE, TENANT, bad } from './console-openapi-errors';
-import { decisionsPageSchema, tryDecisionBodySchema } from './decision-routes';
+import { policyVersionsSchema } from '../control-plane';
+import { decisionsPageSchema } from '../decision-store';
+import { tryDecisionBodySchema } from './console-decision-routes';
 
-/** A policy's stored images, newest first, and its `latest` digest (the admin API's and the console's listing). */
-export const policyVersionsSchema = z.strictObject({
-  name: z.string(),
-  latest: z.string().nullable(),
-  images: z.array(z.strictObject({ digest: z.string(), created_at: z.string(), signed: z.boolean(), signed_version: z.number().int().nullable() })),
-});
 /** A name and e-mail from the tenant's own directory beside an id; null when the directory has none for it. */
 export const nameOrNull = z.string().nullable();
 const revision = z.strictObject({ revision: z.number().int() });

@@ -1,8 +1,6 @@
 import express, { type Router } from 'express';
 import { BadRequestError } from '../http';
-import type { AuditEntry } from './audit-repository';
-import type { ControlPlaneStore } from './control-plane-store';
-import { directoryNames, type NameOf } from './directory-names';
+import { type AuditEntry, type ControlPlaneStore, directoryNames, type NameOf } from '../control-plane';
 import { memberOf, requireMember } from './require-member';
 
 /** Actions whose target is a directory user (a member is one too), and those whose target is a connection. */

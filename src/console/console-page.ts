@@ -8,7 +8,7 @@ export const CONSOLE_PAGE_PATH = '/console';
 
 /** The console page's static files in a checkout (served from the sources, as the todo page is). */
 export function consolePublicDir(projectRoot: string): string {
-  return join(projectRoot, 'src', 'control-plane', 'console', 'public');
+  return join(projectRoot, 'src', 'console', 'public');
 }
 
 /** The console's web page: its static files and the IdP it signs in at. */

@@ -1,10 +1,7 @@
 import express, { type Router } from 'express';
 import { z } from 'zod';
 import { httpError, NotFoundError, parseBody, parseParam } from '../http';
-import { MEMBER_ROLES, USER_ID_PATTERN, type MemberRole } from './account';
-import { recordAudit } from './audit-repository';
-import type { ControlPlaneRepositories, ControlPlaneStore } from './control-plane-store';
-import { MembershipError } from './membership-repository';
+import { type ControlPlaneRepositories, type ControlPlaneStore, MEMBER_ROLES, type MemberRole, MembershipError, recordAudit, USER_ID_PATTERN } from '../control-plane';
 import { memberOf, requireMember, type MemberContext } from './require-member';
 
 /** `PUT …/members/:userId`: the member's new role. */

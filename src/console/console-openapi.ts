@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { apiErrors, type ApiRoute } from '../http';
 import { EXEC_OUTCOMES, broadcastResultSchema } from '../relay';
-import { ACCOUNT_KINDS, MEMBER_ROLES } from './account';
+import { ACCOUNT_KINDS, MEMBER_ROLES } from '../control-plane';
 import { consoleMemberSchema } from './console-member-routes';
 import { CONSOLE_PAGE_PATH } from './console-page';
 import { consoleConnectionSchema } from './console-connection-routes';

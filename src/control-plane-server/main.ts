@@ -1,14 +1,17 @@
-// The control plane ({relay_url}): tenants and keys, policy registry, central directory,
-// and the relay that edges connect to. With `npm start` running:
+// The control plane's process ({relay_url}): tenants and keys, policy registry, central directory,
+// and the relay that edges connect to, with the platform plugged in (decision records, the console, cluster mode). With `npm start` running:
 //   T=$(jq -r .tenant_id .data/demo-tenant.json); K=$(jq -r .discovery_api_key .data/demo-tenant.json)
 //   curl -s localhost:8585/api/v2/management/control_plane/instance_registrations \
 //     -H 'content-type: application/json' -H "service-tenant-id: $T" -H "Authorization: basic $K"
+import { consolePublicDir } from '../console';
 import { demoTenantPath, describePolicyFolderSync, loadConfig } from '../config';
 import { loadDirectorySeed } from '../directory';
 import { baseUrl, close, listen, shutdownOnSignal } from '../http';
 import { createLogger } from '../observability';
 import { useBaselineWasm } from '../policy';
-import { SERVER_BUSY_TIMEOUT_MS, controlPlaneLocation, createControlPlaneApp, describeControlPlaneLocation, createControlPlaneRelay, startPushOnChange, openControlPlaneStore, seedControlPlane, ensureDemoAppConnections, ensureDemoAccounts, ensureDemoConnectionLabels, createConsoleRouter, consolePublicDir, describeForeignDemoTenant, syncDemoPolicyFolders } from '.';
+import { SERVER_BUSY_TIMEOUT_MS, controlPlaneLocation, createControlPlaneApp, describeControlPlaneLocation, startPushOnChange, openControlPlaneStore, seedControlPlane, ensureDemoAppConnections, ensureDemoAccounts, ensureDemoConnectionLabels, describeForeignDemoTenant, syncDemoPolicyFolders } from '../control-plane';
+import { controlPlaneExtensions } from './control-plane-extensions';
+import { startControlPlaneRelay } from './start-control-plane-relay';
 
 async function main(): Promise<void> {
   // Before the seed's first Cedar call: -76 MB RSS and -0.8 s at start (docs/architecture.md, "Memory of an idle relay").
@@ -64,7 +67,7 @@ async function main(): Promise<void> {
     if (line !== undefined) logger[sync.kind === 'pushed' ? 'info' : 'warn']({ policy: sync.name, outcome: sync.kind }, line);
   }
 
-  const relay = await createControlPlaneRelay({
+  const relay = await startControlPlaneRelay({
     store,
     logger,
     execTimeoutMs: config.controlPlane.execTimeout * 1000,
@@ -79,8 +82,8 @@ async function main(): Promise<void> {
   // A tenant that turned push on change on (the demo tenant does) has each directory change and
   // policy push broadcast to its edges by itself (docs/reference/api.md, "Push on change").
   const push = startPushOnChange({ store, relay, logger });
-  const consoleRouter = createConsoleRouter({
-    store,
+  // Decision records' admin API and the console, plugged into the control plane's app.
+  const extensions = controlPlaneExtensions(store, {
     relay,
     auth: { issuer: config.idp.issuer, jwksUri: `${config.idp.url}/.well-known/jwks.json` },
     page: { publicDir: consolePublicDir(config.projectRoot), authUrl: config.idp.url },
@@ -89,7 +92,8 @@ async function main(): Promise<void> {
   const app = createControlPlaneApp({
     store,
     logger,
-    routers: [relay.managementRouter, consoleRouter],
+    routers: [relay.managementRouter],
+    extensions,
     sampleDecisions: relay.sampleDecisions,
     // RELAY_BARE_EXEC=on: the platform's opt-in bare exec (docs/reference/configuration.md, "Bare exec").
     ...(config.controlPlane.bareExec ? { bareExec: relay } : {}),

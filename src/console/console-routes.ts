@@ -1,19 +1,17 @@
 import express, { type Router } from 'express';
 import { z } from 'zod';
-import { HttpError, parseBody, parseParam, jsonBody, noBody } from '../http';
+import { HttpError, parseBody, parseParam, jsonBody, noBody, refuseWriteQuery } from '../http';
 import { COMMANDS, INSTANCE_ID_PATTERN } from '../relay-protocol';
 import type { Relay } from '../relay';
-import { recordAudit } from './audit-repository';
-import { recordRotatedDemoKey, type DemoTenantFileLocation } from './record-rotated-demo-key';
-import type { ControlPlaneStore } from './control-plane-store';
+import { type ControlPlaneStore, type DemoTenantFileLocation, directoryNames, recordAudit, recordRotatedDemoKey } from '../control-plane';
 import { consoleAuditRoutes } from './console-audit-routes';
-import { consoleDecisionRoutes } from './decision-routes';
+import { openDecisionRepository } from '../decision-store';
+import { consoleDecisionRoutes } from './console-decision-routes';
 import { consoleConnectionRoutes } from './console-connection-routes';
 import { consoleDirectoryRoutes } from './console-directory-routes';
 import { consoleMemberRoutes } from './console-member-routes';
 import { consolePageRouter, type ConsolePage } from './console-page';
 import { consolePolicyRoutes } from './console-policy-routes';
-import { directoryNames } from './directory-names';
 import { consoleUser, requireConsoleUser, type ConsoleAuthOptions } from './require-console-user';
 import { memberOf, requireMember } from './require-member';
 
@@ -127,14 +125,15 @@ export function createConsoleRouter(deps: ConsoleDeps): Router {
 
   api.use('/tenants/:tenantId/connections', consoleConnectionRoutes(store, (tenantId) => `${CONSOLE_API_PATH}/tenants/${tenantId}/discovery-key/rotate`));
   api.use('/tenants/:tenantId/audit', consoleAuditRoutes(store));
-  api.use('/tenants/:tenantId/decisions', consoleDecisionRoutes(store, relay.tryDecision));
+  api.use('/tenants/:tenantId/decisions', consoleDecisionRoutes(store, openDecisionRepository(store), relay.tryDecision));
   api.use('/tenants/:tenantId/members', consoleMemberRoutes(store));
   api.use('/tenants/:tenantId/directory', consoleDirectoryRoutes(store));
   api.use('/tenants/:tenantId/policies', consolePolicyRoutes(store));
 
   const router = express.Router();
-  // Credentials first, body second: without the console's token nothing is parsed.
-  router.use(CONSOLE_API_PATH, requireConsoleUser(deps.auth), jsonBody(CONSOLE_BODY_LIMIT), noStore, api);
+  // A write's query string is refused first (as on the admin API); credentials next, body last:
+  // without the console's token nothing is parsed.
+  router.use(CONSOLE_API_PATH, refuseWriteQuery(), requireConsoleUser(deps.auth), jsonBody(CONSOLE_BODY_LIMIT), noStore, api);
   if (deps.page) router.use(consolePageRouter(deps.page));
   return router;
 }

@@ -2,9 +2,7 @@ import express, { type Router } from 'express';
 import { z } from 'zod';
 import { POLICY_NAME_PATTERN, POLICY_NAME_RULE } from '../decision-protocol';
 import { ConflictError, NotFoundError, parseBody } from '../http';
-import { recordAudit } from './audit-repository';
-import { connectionLabelSchema } from './connection-label';
-import type { ControlPlaneStore } from './control-plane-store';
+import { connectionLabelSchema, type ControlPlaneStore, recordAudit } from '../control-plane';
 import { memberOf, requireMember } from './require-member';
 
 /** `POST …/connections`: the policy the new connection's edge serves, and optionally what it is (its label). */

@@ -1,0 +1,64 @@
+// The control plane's hook for the platform (createControlPlaneApp's extensions): an extension's
+// router is served after the control plane's own routes, its routes join /openapi.json, and an
+// app given none serves neither. Decision records' admin listing is one, the console another
+// (which refuses a write's query string itself).
+import express from 'express';
+import request from 'supertest';
+import { z } from 'zod';
+import { consoleExtension } from '../../src/console';
+import { createControlPlaneApp, type ControlPlaneExtension } from '../../src/control-plane';
+import { controlPlaneExtensions } from '../../src/control-plane-server';
+import { silentLogger } from '../../src/observability';
+import { adminHeaders, makeFixture, type Fixture } from './fixture';
+
+const PROBE: ControlPlaneExtension = {
+  router: express.Router().get('/probe', (_req, res) => void res.json({ probed: true })),
+  routes: [{ method: 'get', path: '/probe', summary: 'A probe', responses: { 200: { description: 'probed', schema: z.strictObject({ probed: z.boolean() }) } } }],
+};
+
+describe("the control plane's extensions", () => {
+  let fx: Fixture;
+  beforeEach(async () => {
+    fx = await makeFixture();
+  });
+  afterEach(() => fx.close());
+
+  const paths = async (app: Parameters<typeof request>[0]) => Object.keys((await request(app).get('/openapi.json')).body.paths as object);
+
+  it("serves an extension's router and names its routes in /openapi.json", async () => {
+    const app = createControlPlaneApp({ store: fx.store, logger: silentLogger(), extensions: [PROBE] });
+    expect((await request(app).get('/probe')).body).toEqual({ probed: true });
+    const served = await paths(app);
+    expect(served).toContain('/probe');
+    expect(served).toContain('/api/v2/admin/policies/{name}');
+  });
+
+  it('serves neither without one: the console is not part of the control plane', async () => {
+    const app = createControlPlaneApp({ store: fx.store, logger: silentLogger() });
+    expect((await request(app).get('/probe')).status).toBe(404);
+    expect((await request(app).get('/console/api/me')).status).toBe(404);
+    expect((await request(app).get('/api/v2/admin/decisions').set(adminHeaders(fx.demo.tenant_id, fx.demo.admin_api_key))).status).toBe(404);
+    const served = await paths(app);
+    expect(served).not.toContain('/probe');
+    expect(served).not.toContain('/api/v2/admin/decisions');
+    expect(served.filter((path) => path.startsWith('/console'))).toEqual([]);
+  });
+
+  it("plugs decision records in as the control plane's process does: the admin listing, behind the admin key", async () => {
+    const app = createControlPlaneApp({ store: fx.store, logger: silentLogger(), extensions: controlPlaneExtensions(fx.store) });
+    const listed = await request(app).get('/api/v2/admin/decisions').set(adminHeaders(fx.demo.tenant_id, fx.demo.admin_api_key));
+    expect([listed.status, listed.body]).toEqual([200, { decisions: [], next: null }]);
+    expect((await request(app).get('/api/v2/admin/decisions')).status).toBe(401);
+    expect(await paths(app)).toContain('/api/v2/admin/decisions');
+  });
+
+  it('plugs the console in: its routes are served and documented, and a write with a query string is refused before its token is read', async () => {
+    const relay = { exec: () => Promise.reject(new Error('unused')), broadcast: () => Promise.reject(new Error('unused')), registrations: () => Promise.reject(new Error('unused')) };
+    const auth = { issuer: 'http://idp.invalid', jwksUri: 'http://idp.invalid/.well-known/jwks.json' };
+    const app = createControlPlaneApp({ store: fx.store, logger: silentLogger(), extensions: [consoleExtension({ store: fx.store, relay, auth })] });
+    expect((await request(app).get('/console/api/me')).status).toBe(401);
+    expect(await paths(app)).toContain('/console/api/me');
+    const refused = await request(app).post('/console/api/tenants/t/discovery-key/rotate?force=1');
+    expect([refused.status, refused.body.code]).toEqual([400, 'unknown_query_parameter']);
+  });
+});
