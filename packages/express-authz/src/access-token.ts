@@ -2,32 +2,9 @@ import type { Request, Response } from 'express';
 import { expressjwt, type Params } from 'express-jwt';
 import type { JsonWebKey } from 'node:crypto';
 import { DEFAULT_REALM, HttpError, InvalidTokenError } from './errors';
-import { checkTokenShape } from './check-token-shape';
+import { checkTokenShape, type AccessTokenClaims } from './check-token-shape';
 import { createJwksKeyStore } from './jwks-key-store';
 import { createVerifiedTokenCache } from './verified-token-cache';
-
-/** The verified claims of an access token (RFC 9068 §2.2), on `req.auth` behind `requireAccessToken()`. */
-export interface AccessTokenClaims {
-  /** The user's stable id: the authorization principal. */
-  sub: string;
-  iss: string;
-  aud: string | string[];
-  client_id?: string;
-  scope?: string;
-  exp: number;
-  iat?: number;
-  nbf?: number;
-  jti?: string;
-}
-
-declare global {
-  // eslint-disable-next-line @typescript-eslint/no-namespace
-  namespace Express {
-    interface Request {
-      auth?: AccessTokenClaims;
-    }
-  }
-}
 
 /** Options of `requireAccessToken` and `createAccessTokenVerifier`, checked once, at creation. */
 export interface AccessTokenVerifierOptions {
@@ -85,9 +62,6 @@ function resolveOptions(options: AccessTokenVerifierOptions, label: string) {
   if (problems.length > 0) throw new TypeError(`${label}: ${problems.join('; ')}`);
   return { ...integers, issuer, audiences, source: jwksUri ?? jwks!, clientId, realm, now };
 }
-
-/** The options with their defaults: what the profile check expects of a token. */
-export type ResolvedOptions = ReturnType<typeof resolveOptions>;
 
 /**
  * RFC 7515 §7.1 compact serialization, base64url as §2 defines it: no padding, whitespace or

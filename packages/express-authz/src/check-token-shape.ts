@@ -1,9 +1,42 @@
+// The RFC 9068 access-token profile: what an access token holds, and the checks it passes before any key lookup.
 import type { Jwt } from 'jsonwebtoken';
-import type { ResolvedOptions } from './access-token';
 import { InvalidTokenError } from './errors';
+
+/** The verified claims of an access token (RFC 9068 §2.2), on `req.auth` behind `requireAccessToken()`. */
+export interface AccessTokenClaims {
+  /** The user's stable id: the authorization principal. */
+  sub: string;
+  iss: string;
+  aud: string | string[];
+  client_id?: string;
+  scope?: string;
+  exp: number;
+  iat?: number;
+  nbf?: number;
+  jti?: string;
+}
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      auth?: AccessTokenClaims;
+    }
+  }
+}
 
 /** Shown when a caller sends the ID token: the commonest mistake, so the message says what to do. */
 export const ID_TOKEN_MESSAGE = 'ID tokens are not accepted here; use the access_token';
+
+/** What a token for this API must look like: the verifier's options. */
+export interface TokenExpectations {
+  readonly issuer: string;
+  /** `aud` must hold one of them. */
+  readonly audiences: readonly string[];
+  readonly clientId: string | undefined;
+  readonly clockTolerance: number;
+  readonly realm: string;
+}
 
 /** The IdP's opaque user id: printable ASCII, no space and no `@` — e-mail addresses change hands (OIDC Core §5.7). */
 const SUBJECT = /^[\x21-\x3f\x41-\x7e]{1,255}$/;
@@ -16,7 +49,7 @@ const SUBJECT = /^[\x21-\x3f\x41-\x7e]{1,255}$/;
  *
  * @throws InvalidTokenError with a short reason (RFC 6750 §3.1 `invalid_token`).
  */
-export function checkTokenShape(token: Jwt | null | undefined, expected: ResolvedOptions, nowSeconds: () => number): string {
+export function checkTokenShape(token: Jwt | null | undefined, expected: TokenExpectations, nowSeconds: () => number): string {
   const fail = (reason: string): never => {
     throw new InvalidTokenError(reason, expected.realm);
   };

@@ -1,5 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { createTokenVerifier, type AccessTokenClaims, type AccessTokenVerifierOptions } from './access-token';
+import { createTokenVerifier, type AccessTokenVerifierOptions } from './access-token';
+import type { AccessTokenClaims } from './check-token-shape';
 import { answerOrForward, HttpError, type AnswerOptions } from './errors';
 import { getBearerToken } from './get-bearer-token';
 

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { AccessTokenClaims } from './access-token';
+import type { AccessTokenClaims } from './check-token-shape';
 
 /**
  * How many of a token's last characters index the cache: a JWT ends in its signature, so two
