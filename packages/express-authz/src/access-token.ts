@@ -101,10 +101,11 @@ export function createTokenVerifier(options: AccessTokenVerifierOptions, label: 
   Object.defineProperty(params, 'clockTimestamp', { enumerable: true, get: nowSeconds });
   const verifyJwt = expressjwt(params);
 
-  /** express-jwt's refusal as 401, by jsonwebtoken's class name (`inner`); ours pass; anything else is a bug (500), never an allow. */
+  /** express-jwt's refusal (jsonwebtoken's error as `inner`) as 401; ours pass; anything else is a bug (500), never an allow. */
   function refusal(err: unknown): unknown {
-    if (err instanceof HttpError || (err as { name?: unknown } | undefined)?.name !== 'UnauthorizedError') return err;
-    return new InvalidTokenError(JWT_FAILURES.get(String((err as { inner?: { name?: unknown } }).inner?.name)) ?? 'the token signature or claims are invalid', realm);
+    const { name, inner } = (err ?? {}) as { name?: unknown; inner?: { name?: unknown } };
+    if (err instanceof HttpError || name !== 'UnauthorizedError') return err;
+    return new InvalidTokenError(JWT_FAILURES.get(String(inner?.name)) ?? 'the token signature or claims are invalid', realm);
   }
 
   async function verify(token: string, req = { method: 'GET', headers: {} } as Request): Promise<AccessTokenClaims> {
