@@ -1,5 +1,4 @@
-import { AUTHZ_ERROR_CODES, authzStatus } from './error-codes';
-import { HttpError } from './http-error';
+import { AUTHZ_ERROR_CODES, HttpError } from './errors';
 
 /** Why a decision went as it did: the policy that determined it (`<file>:<line>`, or null) and its first comment line. */
 export interface DecisionReason {
@@ -82,17 +81,6 @@ export interface Authorizer {
 }
 
 /**
- * The authorizer could not decide (edge unreachable, policy not loaded, …): 503. The
- * client reads a generic message; what went wrong (an errno, a peer's status) is `detail`,
- * for the log.
- */
-export class AuthorizerUnavailableError extends HttpError {
-  constructor(detail: string) {
-    super(authzStatus('authorizer_unavailable'), 'authorizer_unavailable', AUTHZ_ERROR_CODES.authorizer_unavailable.message, {}, detail);
-  }
-}
-
-/**
  * A resource property whose JSON type is not the one the policy schema declares (a number
  * where the schema says a user id, say): 400 `invalid_property` naming it. The caller's
  * input is wrong; reporting it as an outage (503) would send them looking in the wrong place.
@@ -102,6 +90,6 @@ export class InvalidPropertyError extends HttpError {
     readonly property: string,
     expected: string,
   ) {
-    super(authzStatus('invalid_property'), 'invalid_property', `resource property "${property.slice(0, 64)}" must be ${expected}`);
+    super(AUTHZ_ERROR_CODES.invalid_property.status, 'invalid_property', `resource property "${property.slice(0, 64)}" must be ${expected}`);
   }
 }

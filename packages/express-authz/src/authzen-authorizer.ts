@@ -1,4 +1,5 @@
-import { AuthorizerUnavailableError, type AuthorizationDecision, type AuthorizationRequest, type Authorizer } from './authorizer';
+import type { AuthorizationDecision, AuthorizationRequest, Authorizer } from './authorizer';
+import { AuthorizerUnavailableError } from './errors';
 
 /** Options of {@link createAuthzenAuthorizer}. */
 export interface AuthzenAuthorizerOptions {
@@ -23,7 +24,7 @@ const MAX_ANSWER_BYTES = 64 * 1024;
 const FORWARDED_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 /** The AuthZEN 1.0 evaluation body for one question. */
-export function toEvaluation(request: AuthorizationRequest, subjectProperties?: Record<string, unknown>): Record<string, unknown> {
+function toEvaluation(request: AuthorizationRequest, subjectProperties?: Record<string, unknown>): Record<string, unknown> {
   return {
     subject: { type: 'user', id: request.principal, ...(subjectProperties ? { properties: subjectProperties } : {}) },
     action: { name: request.action },

@@ -1,75 +1,63 @@
-import type { Jwt, JwtPayload } from 'jsonwebtoken';
-import { InvalidTokenError } from './bearer-errors';
+// The RFC 9068 access-token profile: what an access token holds, and the checks it passes before any key lookup.
+import type { Jwt } from 'jsonwebtoken';
+import { InvalidTokenError } from './errors';
 
-/** What an access token for this API must look like before its signature is checked. */
-export interface TokenExpectations {
-  issuer: string;
-  /** Every audience accepted: `aud` must contain one. */
-  audiences: readonly string[];
-  clientId: string | undefined;
-  realm: string;
-  /** Allowed clock skew (s), the same as for `exp` and `nbf`. */
-  clockTolerance: number;
-  /** Our clock, in seconds since the epoch. */
-  nowSeconds: () => number;
+/** The verified claims of an access token (RFC 9068 §2.2), on `req.auth` behind `requireAccessToken()`. */
+export interface AccessTokenClaims {
+  /** The user's stable id: the authorization principal. */
+  sub: string;
+  iss: string;
+  aud: string | string[];
+  client_id?: string;
+  scope?: string;
+  exp: number;
+  iat?: number;
+  nbf?: number;
+  jti?: string;
 }
 
-/** Longest token accepted; real access tokens are about 1 kB. */
-export const MAX_TOKEN_LENGTH = 8_192;
-
-/**
- * RFC 7515 §7.1 compact serialization with base64url segments as §2 defines them: the URL-safe
- * alphabet and no padding, whitespace or other characters. Libraries differ in what they
- * tolerate (`==` after a signature, a trailing space), so the core refuses it all first. An
- * empty signature passes here and fails later, with a more useful reason.
- */
-const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
-
-/**
- * The one `sub` format: the IdP's opaque user id, printable ASCII without spaces, at most 255
- * characters. An e-mail-shaped `sub` is refused: e-mail addresses change hands, user ids do
- * not (OpenID Connect Core §5.7), and the directory names principals by id.
- */
-const SUBJECT = /^[\x21-\x3f\x41-\x7e]{1,255}$/;
-
-/** @throws InvalidTokenError when `token` is not a compact JWS of sane length. */
-export function checkCompactShape(token: string, realm: string): void {
-  if (token.length > MAX_TOKEN_LENGTH || !COMPACT_JWS.test(token)) {
-    throw new InvalidTokenError('the token is not a well-formed JWT', realm);
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      auth?: AccessTokenClaims;
+    }
   }
 }
 
 /** Shown when a caller sends the ID token: the commonest mistake, so the message says what to do. */
 export const ID_TOKEN_MESSAGE = 'ID tokens are not accepted here; use the access_token';
 
-// RFC 9068 §2.1: `typ` is "at+jwt"; RFC 7515 §4.1.9 lets the "application/" prefix be omitted.
-function mediaType(typ: unknown): string | undefined {
-  return typeof typ === 'string' ? typ.toLowerCase().replace(/^application\//, '') : undefined;
+/** What a token for this API must look like: the verifier's options. */
+export interface TokenExpectations {
+  readonly issuer: string;
+  /** `aud` must hold one of them. */
+  readonly audiences: readonly string[];
+  readonly clientId: string | undefined;
+  readonly clockTolerance: number;
+  readonly realm: string;
 }
 
-function audiences(payload: JwtPayload): string[] {
-  const { aud } = payload;
-  if (typeof aud === 'string') return [aud];
-  return Array.isArray(aud) ? aud.filter((a): a is string => typeof a === 'string') : [];
-}
+/** The IdP's opaque user id: printable ASCII, no space and no `@` — e-mail addresses change hands (OIDC Core §5.7). */
+const SUBJECT = /^[\x21-\x3f\x41-\x7e]{1,255}$/;
 
 /**
- * Checks the header and claims of a decoded (not yet verified) token and returns its `kid`.
- * These cheap checks run before any key lookup, so a token that would fail anyway can
- * neither trigger a JWKS fetch nor reach signature verification. jsonwebtoken re-checks
- * algorithm, issuer, audience and time after the signature (defence in depth). Only a
- * token that passes here may make the key store refetch the JWKS.
+ * Checks the header and claims of a decoded, not yet verified token and returns its `kid`. These
+ * cheap checks run before any key lookup, so a token that would fail anyway can neither trigger
+ * a JWKS fetch nor reach signature verification; jsonwebtoken re-checks algorithm, issuer,
+ * audience and times after the signature.
  *
  * @throws InvalidTokenError with a short reason (RFC 6750 §3.1 `invalid_token`).
  */
-export function checkTokenShape(token: Jwt | null | undefined, expected: TokenExpectations): string {
+export function checkTokenShape(token: Jwt | null | undefined, expected: TokenExpectations, nowSeconds: () => number): string {
   const fail = (reason: string): never => {
     throw new InvalidTokenError(reason, expected.realm);
   };
   if (!token || typeof token.payload !== 'object' || token.payload === null) return fail('the token is not a well-formed JWT');
   const { header, payload } = token;
-  const typ = mediaType(header.typ);
-  const auds = audiences(payload);
+  // RFC 9068 §2.1: `typ` is "at+jwt"; RFC 7515 §4.1.9 lets the "application/" prefix be omitted.
+  const typ = typeof header.typ === 'string' ? header.typ.toLowerCase().replace(/^application\//, '') : undefined;
+  const auds = [payload.aud].flat().filter((aud): aud is string => typeof aud === 'string');
   const forApi = auds.some((aud) => expected.audiences.includes(aud));
   const forClientOnly = expected.clientId !== undefined && auds.includes(expected.clientId) && !forApi;
   // An ID token (OpenID Connect Core §2) proves a login to the client; it is not an API credential.
@@ -83,11 +71,10 @@ export function checkTokenShape(token: Jwt | null | undefined, expected: TokenEx
   // The key comes only from the trusted JWKS by kid; embedded jwk/jku/x5u/x5c are ignored.
   if (typeof header.kid !== 'string' || header.kid === '') fail('the token has no key id (kid)');
   if (typeof payload.exp !== 'number') fail('the token has no expiry (exp)');
-  // RFC 9068 §2.2 makes iat REQUIRED, and §4 lets a validator refuse a token issued in the
-  // future beyond the clock skew: a far-future iat is a forged token or a broken issuer clock.
+  // RFC 9068 §2.2 requires iat; a far-future one (§4) is a forged token or a broken issuer clock.
   if (payload.iat === undefined) fail('the token has no issue time (iat)');
   if (typeof payload.iat !== 'number') fail('the token issue time (iat) is not a number');
-  if ((payload.iat as number) > expected.nowSeconds() + expected.clockTolerance) fail('the token was issued in the future (iat)');
+  if ((payload.iat as number) > nowSeconds() + expected.clockTolerance) fail('the token was issued in the future (iat)');
   if (typeof payload.sub !== 'string' || payload.sub === '') fail('the token has no subject (sub)');
   if (!SUBJECT.test(payload.sub as string)) fail('the token subject (sub) is not a user id');
   if (payload.iss !== expected.issuer) fail('the token was issued by another issuer');

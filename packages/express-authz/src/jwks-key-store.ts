@@ -1,109 +1,75 @@
 import { createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { JwksClient } from 'jwks-rsa';
-import { InvalidTokenError, TemporarilyUnavailableError } from './bearer-errors';
+import { InvalidTokenError, TemporarilyUnavailableError } from './errors';
 
-/** Verification keys of the IdP, looked up only by `kid` (RFC 7515 §4.1.4). */
-export interface JwksKeyStore {
-  /**
-   * The RSA public key with this `kid`.
-   * @throws InvalidTokenError when the IdP has no such key.
-   * @throws TemporarilyUnavailableError when the JWKS cannot be fetched.
-   */
-  getKey(kid: string): Promise<KeyObject>;
-}
-
-/** What {@link createJwksKeyStore} needs. */
+/** Where the keys come from and how often they are fetched. */
 export interface JwksKeyStoreOptions {
   /** The JWKS URL, or the key set itself (the IdP's own, for its `/userinfo`). */
   source: string | (() => Promise<{ readonly keys: readonly JsonWebKey[] }>);
   cooldownMs: number;
   maxAgeMs: number;
-  timeoutMs: number;
   realm: string;
   now: () => number;
-}
-
-/**
- * jwks-rsa marks fetch failures (network errors, non-2xx, bad JSON) with
- * `isEndpointUnavailable` and raises `JwksError` for a JWKS without usable keys. Recognised
- * by flag and class name, never by message text.
- */
-function isJwksFailure(err: unknown): boolean {
-  if (typeof err !== 'object' || err === null) return false;
-  const { isEndpointUnavailable, name } = err as { isEndpointUnavailable?: unknown; name?: unknown };
-  return isEndpointUnavailable === true || name === 'JwksError';
 }
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 /**
- * Caches the IdP's signing keys as `KeyObject`s by `kid`. jwks-rsa hands out PEM strings;
- * parsing one costs as much as verifying a signature, so each key is parsed once per fetch.
+ * The IdP's RS256 keys by `kid` (RFC 7515 §4.1.4), fetched with jwks-rsa, each parsed to a
+ * `KeyObject` once per fetch (parsing a PEM costs as much as a signature check). What jwks-rsa's
+ * own cache and rate limit (off here) lack: fetches are single-flight and one per cooldown, and a
+ * token with an unknown kid inside the cooldown waits for the next fetch instead of failing, so
+ * junk sent just before a key rotation cannot lock fresh tokens out; a set older than `maxAgeMs`
+ * is refetched, so a withdrawn key stops verifying; a failed fetch keeps the keys we had.
  *
- * Fetches are single-flight and at most one per cooldown, so a flood of random `kid`s cannot
- * hammer the IdP. A token with an unknown kid (only tokens whose unverified claims already
- * passed the profile check get here) that arrives inside the cooldown waits for the next
- * fetch instead of failing, so junk sent just before a key rotation cannot lock fresh tokens
- * out. The set is also refetched once it is older than `maxAgeMs`, so a key the IdP withdrew
- * stops verifying. A failed fetch keeps the keys we had: the IdP may be restarting.
+ * @throws InvalidTokenError for an unknown kid; TemporarilyUnavailableError when the set cannot be read.
  */
-export function createJwksKeyStore(options: JwksKeyStoreOptions): JwksKeyStore {
-  const { source } = options;
-  // jwks-rsa's own cache and rate limiter are off: this store does both, by kid.
-  const client = typeof source === 'string' ? new JwksClient({ jwksUri: source, cache: false, rateLimit: false, timeout: options.timeoutMs }) : undefined;
+export function createJwksKeyStore(options: JwksKeyStoreOptions): (kid: string) => Promise<KeyObject> {
+  const { source, cooldownMs, maxAgeMs, now } = options;
+  const client = typeof source === 'string' ? new JwksClient({ jwksUri: source, cache: false, rateLimit: false, timeout: 5_000 }) : undefined;
   let keys = new Map<string, KeyObject>();
   let lastAttempt = Number.NEGATIVE_INFINITY;
   let lastSuccess = Number.NEGATIVE_INFINITY;
   let lastFailed = false;
   let inFlight: Promise<void> | undefined;
 
-  /** The set's keys as (kid, alg, key): from the JWKS URL through jwks-rsa, or from the set given. */
-  async function signingKeys(): Promise<{ kid: string | undefined; alg: string | undefined; key: () => KeyObject }[]> {
+  async function signingKeys(): Promise<{ kid?: string | undefined; alg?: string | undefined; key: () => KeyObject }[]> {
     if (client) return (await client.getSigningKeys()).map((k) => ({ kid: k.kid, alg: k.alg, key: () => createPublicKey(k.getPublicKey()) }));
-    const { keys: jwks } = await (source as Exclude<typeof source, string>)();
-    return jwks.map((jwk) => ({ kid: typeof jwk.kid === 'string' ? jwk.kid : undefined, alg: typeof jwk.alg === 'string' ? jwk.alg : undefined, key: () => createPublicKey({ key: jwk, format: 'jwk' }) }));
+    const set = await (source as Exclude<typeof source, string>)();
+    return set.keys.map((jwk) => ({ kid: jwk.kid as string | undefined, alg: jwk.alg as string | undefined, key: () => createPublicKey({ key: jwk, format: 'jwk' }) }));
   }
 
   async function fetchKeys(): Promise<void> {
-    lastAttempt = options.now();
+    lastAttempt = now();
     try {
       const fetched = new Map<string, KeyObject>();
-      for (const signingKey of await signingKeys()) {
-        // RS256 only (RFC 8725 §3.1): skip EC/OKP keys and keys pinned to another alg.
-        if (!signingKey.kid || (signingKey.alg !== undefined && signingKey.alg !== 'RS256')) continue;
-        const key = signingKey.key();
-        if (key.asymmetricKeyType === 'rsa') fetched.set(signingKey.kid, key);
+      for (const { kid, alg, key } of await signingKeys()) {
+        // RS256 only (RFC 8725 §3.1): no EC/OKP keys, none pinned to another alg.
+        if (typeof kid !== 'string' || kid === '' || (alg !== undefined && alg !== 'RS256')) continue;
+        const parsed = key();
+        if (parsed.asymmetricKeyType === 'rsa') fetched.set(kid, parsed);
       }
-      keys = fetched;
-      lastSuccess = lastAttempt;
-      lastFailed = false;
+      [keys, lastSuccess, lastFailed] = [fetched, lastAttempt, false];
     } catch (err) {
-      // A set given in-process that cannot be read is as unavailable as a JWKS URL that does not answer.
-      if (client && !isJwksFailure(err)) throw err;
+      // jwks-rsa flags a failed fetch (`isEndpointUnavailable`) and a set without usable keys (JwksError); anything else is a bug.
+      const { isEndpointUnavailable, name } = (err ?? {}) as { isEndpointUnavailable?: unknown; name?: unknown };
+      if (client && isEndpointUnavailable !== true && name !== 'JwksError') throw err;
       lastFailed = true;
     }
   }
 
-  /** One shared fetch, started once the cooldown since the last attempt has passed. */
-  function refetch(): Promise<void> {
-    inFlight ??= delay(Math.max(0, lastAttempt + options.cooldownMs - options.now()))
+  const refetch = (): Promise<void> =>
+    (inFlight ??= delay(Math.max(0, lastAttempt + cooldownMs - now()))
       .then(fetchKeys)
-      .finally(() => {
-        inFlight = undefined;
-      });
-    return inFlight;
-  }
+      .finally(() => (inFlight = undefined)));
 
-  return {
-    async getKey(kid) {
-      const stale = options.now() - lastSuccess >= options.maxAgeMs;
-      // A stale set is refreshed at most once per cooldown; while the IdP is down, keep serving it.
-      if (keys.has(kid) && stale && (inFlight || options.now() - lastAttempt >= options.cooldownMs)) await refetch();
-      if (!keys.has(kid)) await refetch();
-      const key = keys.get(kid);
-      if (key) return key;
-      if (lastFailed) throw new TemporarilyUnavailableError();
-      throw new InvalidTokenError('the token was signed with an unknown key', options.realm);
-    },
+  return async function getKey(kid) {
+    // A stale set is refreshed at most once per cooldown; while the IdP is down, it keeps serving.
+    if (keys.has(kid) && now() - lastSuccess >= maxAgeMs && (inFlight || now() - lastAttempt >= cooldownMs)) await refetch();
+    if (!keys.has(kid)) await refetch();
+    const key = keys.get(kid);
+    if (key) return key;
+    if (lastFailed) throw new TemporarilyUnavailableError();
+    throw new InvalidTokenError('the token was signed with an unknown key', options.realm);
   };
 }

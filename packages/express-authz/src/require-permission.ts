@@ -1,73 +1,51 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { AuthorizerUnavailableError, type AuthorizationRequest, type Authorizer } from './authorizer';
-import { AUTHZ_ERROR_CODES, authzStatus } from './error-codes';
-import { HttpError } from './http-error';
-import { answerOrForward, sendError, type AnswerOptions } from './send-error';
+import type { AuthorizationRequest, Authorizer } from './authorizer';
+import { answerOrForward, AUTHZ_ERROR_CODES, AuthorizerUnavailableError, DEFAULT_REALM, HttpError, InsufficientScopeError, sendError, type AnswerOptions } from './errors';
 
-/** What a route asks the authorizer: under which policy, the action and how to name the resource. */
+/** What a route asks: under which policy (with the action it names the 403: `rbac.DELETE`), the action, and its resource. */
 export interface PermissionRule {
-  /** The policy the route is decided under, e.g. `rbac`; with the action it names the 403 (`rbac.DELETE`). */
   readonly policy: string;
-  /** The action, e.g. `DELETE` or `update`. */
   readonly action: string;
   /** The resource the request acts on, read from the request (params, a loaded record…). */
   readonly resource: (req: Request) => AuthorizationRequest['resource'];
 }
 
-/** A policy name: lower-case letters, digits, `_` and `-`, at most 64 characters. */
-const POLICY_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
-
-/** 403 in the documented shape `{"code":"forbidden","message":"Forbidden by policy <path>"}`. */
+/** 403 `{"code":"forbidden","message":"Forbidden by policy <path>"}`. */
 export class ForbiddenError extends HttpError {
   constructor(readonly policyPath: string) {
-    super(authzStatus('forbidden'), 'forbidden', `${AUTHZ_ERROR_CODES.forbidden.message} ${policyPath}`);
+    super(AUTHZ_ERROR_CODES.forbidden.status, 'forbidden', `${AUTHZ_ERROR_CODES.forbidden.message} ${policyPath}`);
   }
 }
 
 /**
- * The error for whatever went wrong in the permission step: an `HttpError` as it is (a 503 the
- * authorizer raised, a 4xx a resource callback chose), anything else — a TypeError, a string,
- * `undefined` — as 503 `authorizer_unavailable` carrying it as `cause`, for the log only.
- */
-function failClosed(thrown: unknown, policyPath: string): HttpError {
-  if (thrown instanceof HttpError) return thrown;
-  const name = thrown instanceof Error ? thrown.name : typeof thrown;
-  const error = new AuthorizerUnavailableError(`${name} while deciding ${policyPath}`);
-  error.cause = thrown;
-  return error;
-}
-
-/**
- * Authorization middleware for one route, after {@link requireAccessToken}: the principal is
- * the token's `sub`; what that user may do is the policy's business, never the token's. Only
- * a literal `true` from the authorizer allows. A deny is 403 JSON naming the policy path. If
- * anything in this step fails — the authorizer cannot answer or throws, the route's resource
- * callback throws — the answer is 503 (never a 500, never an allow).
- *
- * An authorizer that decides in-process (`authorizeNow`) is asked synchronously: no promise
- * per request. The 403 is built once per route and written directly, not thrown: a deny is an
- * answer, not a failure.
+ * Authorization of one route, after `requireAccessToken`: the principal is the token's `sub`;
+ * what that user may do is the policy's business, never the token's. Only a literal `true`
+ * allows; a deny is 403 naming the policy path, written directly (an answer, not a failure). If
+ * anything in this step throws — the authorizer, the route's resource callback — the answer is
+ * 503 (never a 500, never an allow); an `HttpError` thrown (the authorizer's 503, a callback's
+ * 400) is kept. An authorizer that decides in-process (`authorizeNow`) is asked synchronously:
+ * no promise per request.
  */
 export function requirePermission(authorizer: Authorizer, rule: PermissionRule, options: AnswerOptions = {}): RequestHandler {
-  if (!POLICY_NAME.test(rule.policy)) throw new TypeError(`invalid policy name: ${rule.policy}`);
+  if (!/^[a-z0-9][a-z0-9_-]{0,63}$/.test(rule.policy)) throw new TypeError(`invalid policy name: ${rule.policy}`);
   const policyPath = `${rule.policy}.${rule.action}`;
   const forbidden = new ForbiddenError(policyPath);
-  const fail = answerOrForward(options);
+  const answer = answerOrForward(options);
 
   function question(req: Request): AuthorizationRequest {
-    const principal = (req as { auth?: { sub?: unknown } }).auth?.sub;
-    if (typeof principal !== 'string' || principal === '') {
-      // Only reachable when a route forgot the access-token middleware.
-      throw new Error('requirePermission needs an authenticated request (req.auth.sub)');
-    }
+    const principal = req.auth?.sub as unknown;
+    // Only when a route forgot the access-token middleware.
+    if (typeof principal !== 'string' || principal === '') throw new Error('requirePermission needs an authenticated request (req.auth.sub)');
     const requestId = (req as { id?: unknown }).id;
     return { principal, action: rule.action, resource: rule.resource(req), policyPath, ...(typeof requestId === 'string' ? { requestId } : {}) };
   }
 
-  // Only a literal `true` allows: "yes" or 1 from a plugged-in authorizer is a deny.
-  const answer = (allowed: unknown, res: Response, next: NextFunction): void => {
-    if (allowed !== true) sendError(res, forbidden);
-    else next();
+  const decided = (allowed: unknown, res: Response, next: NextFunction) => (allowed === true ? next() : sendError(res, forbidden));
+  const failed = (thrown: unknown, res: Response, next: NextFunction) => {
+    if (thrown instanceof HttpError) return answer(thrown, res, next);
+    const error = new AuthorizerUnavailableError(`${thrown instanceof Error ? thrown.name : typeof thrown} while deciding ${policyPath}`);
+    error.cause = thrown; // for the log only
+    answer(error, res, next);
   };
 
   const authorizeNow = authorizer.authorizeNow?.bind(authorizer);
@@ -77,10 +55,9 @@ export function requirePermission(authorizer: Authorizer, rule: PermissionRule, 
       try {
         ({ allowed } = authorizeNow(question(req)));
       } catch (err) {
-        fail(failClosed(err, policyPath), req, res, next);
-        return;
+        return failed(err, res, next);
       }
-      answer(allowed, res, next);
+      decided(allowed, res, next);
     };
   }
   return async function requirePermissionMiddleware(req, res, next) {
@@ -88,9 +65,24 @@ export function requirePermission(authorizer: Authorizer, rule: PermissionRule, 
     try {
       ({ allowed } = await authorizer.authorize(question(req)));
     } catch (err) {
-      fail(failClosed(err, policyPath), req, res, next);
-      return;
+      return failed(err, res, next);
     }
-    answer(allowed, res, next);
+    decided(allowed, res, next);
+  };
+}
+
+/**
+ * A scope check for a route a machine client calls: the token's `scope` (RFC 9068 §2.2.3) must
+ * hold `scope`, or 403 `insufficient_scope` with the challenge naming it. A scope says what a
+ * client was granted, not what a user may do: decide users' requests with `requirePermission`.
+ */
+export function requireScope(scope: string, options: AnswerOptions & { readonly realm?: string } = {}): RequestHandler {
+  if (!/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(scope)) throw new TypeError(`invalid scope: ${scope}`); // RFC 6749 §3.3
+  const answer = answerOrForward(options);
+  const refusal = new InsufficientScopeError(scope, options.realm ?? DEFAULT_REALM);
+  return function requireScopeMiddleware(req, res, next) {
+    const granted = req.auth?.scope as unknown;
+    if (typeof granted === 'string' && granted.split(' ').includes(scope)) next();
+    else answer(refusal, res, next);
   };
 }

@@ -105,6 +105,20 @@ describe('createAccessTokenVerifier', () => {
     await expect(verifier.verify(issuer.token({ aud: 'https://third.test' }))).rejects.toMatchObject({ status: 401, message: 'the token is not meant for this API (aud)' });
   });
 
+  it('runs the checks of the middleware: an ID token refused before any key fetch, an expired token named as such', async () => {
+    const fresh = await startIssuer();
+    try {
+      const verifier = createAccessTokenVerifier({ issuer: ISSUER, audience: AUDIENCE, jwksUri: fresh.jwksUri, clientId: CLIENT_ID });
+      await expect(verifier.verify(fresh.token({ aud: CLIENT_ID }, { typ: 'JWT' }))).rejects.toMatchObject({ status: 401, message: ID_TOKEN_MESSAGE });
+      expect(fresh.fetches()).toBe(0);
+      const now = Math.floor(Date.now() / 1000);
+      await expect(verifier.verify(fresh.token({ iat: now - 600, exp: now - 60 }))).rejects.toMatchObject({ status: 401, message: 'the token has expired' });
+      expect((await verifier.verify(fresh.token())).sub).toBe('user-1');
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('wants exactly one key source', () => {
     expect(() => createAccessTokenVerifier({ issuer: ISSUER, audience: AUDIENCE })).toThrow('give either jwksUri or jwks');
     expect(() => createAccessTokenVerifier({ issuer: ISSUER, audience: AUDIENCE, jwksUri: issuer.jwksUri, jwks: async () => ({ keys: [] }) })).toThrow('give either jwksUri or jwks');
