@@ -26,7 +26,7 @@ import { silentLogger } from '../../src/observability';
 import { measureDirectoryPropagation, measurePolicyPropagation, type Propagation } from './lib/app-propagation';
 import type { AppsInfo } from './lib/apps-server';
 import { forkBenchChild, type BenchChild } from './lib/child-harness';
-import { compareRounds, goalRow, printComparisons, printLayers } from './lib/compare-rounds';
+import { compareRounds, formatSpread, goalRow, printComparisons, printLayers } from './lib/compare-rounds';
 import { startBenchStack } from './lib/bench-stack';
 import { closeCalls, waitForRegistration } from './lib/control-plane-calls';
 import { measureDecisionLatency } from './lib/decision-latency';
@@ -132,9 +132,14 @@ async function main(options: BenchOptions): Promise<void> {
     // The token middleware alone on bare Express, against the two its users would reach for instead (issue 34).
     const ours = samples.get('bare + @outpost/express-authz');
     if (!ours) throw new Error('the apps child did not serve the token middlewares');
+    const floor = samples.get('bare, token sent');
+    if (!floor) throw new Error('the apps child did not serve bare Express with the token sent');
     for (const other of ['bare + express-jwt, jwks-rsa', 'bare + express-oauth2-jwt-bearer']) {
       goals.push(goalRow(`@outpost/express-authz ahead of ${other.slice(7)} (their CPU ÷ ours)`, compareRounds(samples.get(other)!, ours), GOALS.ofOtherMiddleware));
+      // The most any middleware could be ahead of it: its CPU against no middleware at all, the same token sent.
+      goals.push([`  the ceiling: ${other.slice(7)} ÷ bare Express with the token sent`, `CPU ${formatSpread(compareRounds(samples.get(other)!, floor).cpu)}`, '—', 'a zero-cost middleware']);
     }
+    goals.push(['@outpost/express-authz ÷ bare Express with the token sent (its own cost)', `CPU ${formatSpread(compareRounds(ours, floor).cpu)}`, '—', '1 would be free']);
     if (options.throughputOnly) {
       printGoals();
       return;

@@ -162,6 +162,8 @@ async function start(args: AppsStartArgs): Promise<AppsInfo> {
   const log = () => createLogger('rbac-app', 'info');
   const urls: Record<string, string> = {
     bare: await serve(bareApp()),
+    // Bare Express sent the same bearer token, which nothing reads: the floor under every token middleware.
+    'bare, token sent': await serve(bareApp()),
     'bare + helmet': await serve(bareApp(true)),
     'same stack, no auth': await serve(sameStackNoAuth(log())),
     'same stack + authn': await serve(authenticatedOnly(config, log())),
