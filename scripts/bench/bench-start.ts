@@ -8,8 +8,8 @@
 // loopback ports. Figures are printed as median (min–max) with the load average, in four parts:
 //
 //  1. CPU to the banner, `--runs` times: the launcher and every process of the stack (the sum
-//     of their CPU clocks, /proc) by the moment "Outpost is up" is printed, and when each
-//     "starting … ready" line and the banner appeared; then Ctrl-C (SIGINT).
+//     of their CPU clocks, /proc) by the moment "Outpost is up" is printed, each process's
+//     share, and when each "starting … ready" line and the banner appeared; then Ctrl-C (SIGINT).
 //  2. The same stack started again on the data folder it left (a restart: each edge compiles
 //     its persisted image; the image's tests ran at the first start, `policy-tests-verdict.json`).
 //  3. `--apps N` more apps scaffolded by `npm run new-app` in a temporary copy of the checkout
@@ -29,7 +29,7 @@ import { findProjectRoot, loadConfig } from '../../src/config';
 import { stackComponents } from '../../src/stack/components';
 import { freePort } from '../lib/free-port';
 import { scriptCommand, wholeNumber } from '../lib/script-command';
-import { treeCpuMs } from './lib/read-process-cpu';
+import { ownAndReapedMs, processTree, treeCpuMs } from './lib/read-process-cpu';
 import { formatSpread, spreadOf } from './lib/compare-rounds';
 import { loadAverage, machineLine, printTable } from './lib/table';
 
@@ -43,6 +43,8 @@ interface StartRun {
   readonly bannerMs: number;
   /** CPU ms of the launcher and every process under it, read at the banner. */
   readonly cpuMs: number;
+  /** The same by process: `launcher` and each component's label (its entry module picks it out). */
+  readonly byProcess: ReadonlyMap<string, number>;
 }
 
 /** A checkout to start stacks from: its root (with dist/ built) and its components' labels and port variables. */
@@ -50,11 +52,30 @@ interface Checkout {
   readonly root: string;
   readonly labels: readonly string[];
   readonly portVars: readonly string[];
+  /** Each component's entry file under dist/src (`idp/main.js`) and its label. */
+  readonly entries: ReadonlyMap<string, string>;
 }
 
 function checkoutAt(root: string): Checkout {
   const components = stackComponents(loadConfig({}, root));
-  return { root, labels: components.map((c) => c.label), portVars: components.map((c) => c.portVar) };
+  return { root, labels: components.map((c) => c.label), portVars: components.map((c) => c.portVar), entries: new Map(components.map((c) => [`${c.entry}.js`, c.label])) };
+}
+
+/** CPU ms by process of the stack under `root`: the launcher, and each component by the entry file its command line ends with. */
+function cpuByProcess(checkout: Checkout, root: number): Map<string, number> {
+  const byProcess = new Map<string, number>();
+  for (const pid of processTree([root])) {
+    let args: string[];
+    try {
+      args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter((a) => a !== '');
+    } catch {
+      continue; // exited meanwhile
+    }
+    const last = args.at(-1) ?? '';
+    const label = last.endsWith(join('stack', 'main.js')) ? 'launcher' : [...checkout.entries].find(([entry]) => last.endsWith(join('dist', 'src', entry)))?.[1] ?? 'other';
+    byProcess.set(label, (byProcess.get(label) ?? 0) + ownAndReapedMs(pid));
+  }
+  return byProcess;
 }
 
 /** Whether this user can give a process a network namespace of its own (root, or unprivileged user namespaces). */
@@ -109,7 +130,7 @@ async function startStack(checkout: Checkout, dataDir: string, netns: boolean, l
       while (ready.length < checkout.labels.length && output.includes(`starting ${checkout.labels[ready.length]} … ready`)) ready.push(since());
       if (output.includes(BANNER)) {
         clearTimeout(limit);
-        resolve({ ready, bannerMs: since(), cpuMs: treeCpuMs([child.pid!]) });
+        resolve({ ready, bannerMs: since(), cpuMs: treeCpuMs([child.pid!]), byProcess: cpuByProcess(checkout, child.pid!) });
       }
     };
     child.stdout.setEncoding('utf8').on('data', onText);
@@ -139,6 +160,12 @@ async function startOnce(checkout: Checkout, dataDir: string, netns: boolean, li
     await start.stop();
     tally.failedSyncs += countFailedSyncs(dataDir) - before;
   }
+}
+
+/** `launcher 0.45 (0.44–0.50) s, IdP …`: each process's CPU at the banner over `runs`, in the order first seen. */
+function byProcessLine(runs: readonly StartRun[]): string {
+  const labels = [...new Set(runs.flatMap((r) => [...r.byProcess.keys()]))];
+  return labels.map((label) => `${label} ${seconds(runs.map((r) => r.byProcess.get(label) ?? 0))} s`).join(', ');
 }
 
 const freshDataDir = () => mkdtempSync(join(tmpdir(), 'outpost-bench-start-'));
@@ -221,7 +248,9 @@ async function main(options: Options): Promise<void> {
       const median = spreadOf(cpuFresh).median / 1000;
       console.log(`\nFirst start, to the banner: ${seconds(fresh.map((r) => r.bannerMs))} s; CPU: ${seconds(cpuFresh)} s (goal ≤ ${CPU_GOAL_S} s: ${median <= CPU_GOAL_S ? 'met' : 'not met'}).`);
     }
+    if (fresh.length > 0) console.log(`  by process, at the banner: ${byProcessLine(fresh)}.`);
     if (again.length > 0) console.log(`Restart on the same data folder, to the banner: ${seconds(again.map((r) => r.bannerMs))} s; CPU: ${seconds(again.map((r) => r.cpuMs))} s.`);
+    if (again.length > 0) console.log(`  by process, at the banner: ${byProcessLine(again)}.`);
     console.log(`Load average: ${loadAverage()}\n`);
 
     // 3: with more apps.

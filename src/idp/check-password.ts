@@ -53,6 +53,8 @@ export function createPasswordCheck(deps: PasswordCheckDeps) {
     // A locked key is refused before it takes a place in the hashing queue.
     const wait = throttle.retryAfter(keys);
     if (wait > 0) return { outcome: 'throttled', retryAfter: wait };
+    // The first check after a start derives the seeded users' hashes (user-store.ts), outside the hashing bound.
+    await users.prepare?.();
 
     try {
       return await hashing.run(async (): Promise<PasswordCheck> => {

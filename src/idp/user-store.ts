@@ -18,6 +18,12 @@ export interface UserStore {
    * An unknown user is checked against a dummy hash, so both failures cost the same.
    */
   authenticate(username: string, password: string): Promise<IdpUser | undefined>;
+  /**
+   * Derives what the first check needs (see {@link openUserStore}); `authenticate` awaits it
+   * too. The password check awaits it before it takes a hashing slot, so a first sign-in does
+   * not hold one while the seeded users' hashes are derived.
+   */
+  prepare?(): Promise<void>;
   /** Every user, without hashes (for tests and the stack banner). */
   list(): readonly IdpUser[];
 }
@@ -59,9 +65,14 @@ function readUserFile(file: string): UserFile | undefined {
 }
 
 /**
- * Opens `<dataDir>/idp/users.json`. On first start (or when the seed gains a user) the
- * demo password is hashed with a fresh salt per user and only the hashes are written
- * (mode 0600); later starts reuse them. Profile fields follow the seed.
+ * Opens `<dataDir>/idp/users.json` (a damaged file stops the IdP here, at start). The
+ * demo password is hashed with a fresh salt per seeded user that has no hash yet, and only
+ * the hashes are written (mode 0600); later starts reuse them. Profile fields follow the seed.
+ * That hashing (scrypt, ~60 ms of CPU a user: ~0.8 s for the demo directory) and the dummy
+ * hash below are derived at the first password check, for every user alike, not at start:
+ * an IdP that is started and never signed in to (most of a test suite's stacks) never pays
+ * them, and a start reaches its banner sooner (issue 35). Every check waits for the same
+ * derivation, so which user or password is tried changes nothing in the first one's timing.
  */
 export async function openUserStore(
   file: string,
@@ -71,29 +82,47 @@ export async function openUserStore(
   const existing = readUserFile(file);
   const stored: UserFile = existing ?? { version: 1, users: [] };
   const hashes = new Map(stored.users.map((u) => [u.id, u.password_hash]));
-  const missing = seedUsers.filter((u) => !hashes.has(u.id));
-  const derived = await Promise.all(missing.map(() => hashPassword(demoPassword)));
-  missing.forEach((u, i) => hashes.set(u.id, derived[i]));
-
   const seedIds = new Set(seedUsers.map((u) => u.id));
-  const records = [
-    ...seedUsers.map((u) => ({ id: u.id, email: u.email, name: u.name, password_hash: hashes.get(u.id) as string })),
-    ...stored.users.filter((u) => !seedIds.has(u.id)),
+  const profiles = [
+    ...seedUsers.map((u) => ({ id: u.id, email: u.email, name: u.name })),
+    ...stored.users.filter((u) => !seedIds.has(u.id)).map(({ id, email, name }) => ({ id, email, name })),
   ];
-  if (missing.length > 0 || existing === undefined) {
-    writeFileAtomic(file, `${JSON.stringify({ version: 1, users: records } satisfies UserFile, null, 2)}\n`);
-  }
+  const users = profiles.map((p) => Object.freeze(p));
 
-  const byEmail = new Map(records.map((r) => [normalise(r.email), r]));
-  // A hash of a random secret nobody knows: verifying against it costs exactly what a real check costs.
-  const dummyHash = await hashPassword(randomBytes(32).toString('base64url'));
-  const users = records.map(({ id, email, name }) => Object.freeze({ id, email, name }));
+  interface Prepared {
+    readonly byEmail: ReadonlyMap<string, { readonly user: IdpUser; readonly hash: string }>;
+    /** A hash of a random secret nobody knows: verifying against it costs exactly what a real check costs. */
+    readonly dummyHash: string;
+  }
+  const derive = async (): Promise<Prepared> => {
+    const missing = seedUsers.filter((u) => !hashes.has(u.id));
+    const [dummyHash, ...derived] = await Promise.all([randomBytes(32).toString('base64url'), ...missing.map(() => demoPassword)].map((p) => hashPassword(p)));
+    missing.forEach((u, i) => hashes.set(u.id, derived[i] as string));
+    const records = users.map((u) => ({ ...u, password_hash: hashes.get(u.id) as string }));
+    if (missing.length > 0 || existing === undefined) {
+      writeFileAtomic(file, `${JSON.stringify({ version: 1, users: records } satisfies UserFile, null, 2)}\n`);
+    }
+    return { byEmail: new Map(records.map((r, i) => [normalise(r.email), { user: users[i] as IdpUser, hash: r.password_hash }])), dummyHash: dummyHash as string };
+  };
+  let prepared: Promise<Prepared> | undefined;
+  // Derived once; a failure (a full disk) is not kept: the next check tries again.
+  const prepare = (): Promise<Prepared> => {
+    prepared ??= derive().catch((err: unknown) => {
+      prepared = undefined;
+      throw err;
+    });
+    return prepared;
+  };
 
   return {
     async authenticate(username, password) {
+      const { byEmail, dummyHash } = await prepare();
       const record = byEmail.get(normalise(username));
-      const ok = await verifyPassword(password, record?.password_hash ?? dummyHash);
-      return ok && record ? { id: record.id, email: record.email, name: record.name } : undefined;
+      const ok = await verifyPassword(password, record?.hash ?? dummyHash);
+      return ok && record ? { ...record.user } : undefined;
+    },
+    async prepare() {
+      await prepare();
     },
     list: () => users,
   };

@@ -1,4 +1,12 @@
-import { Pool, types, type QueryResult } from 'pg';
+import type { Pool, QueryResult } from 'pg';
+
+/**
+ * node-postgres, loaded when a PostgreSQL database is first opened: the components that store
+ * in SQLite (every one of `npm start` by default) never load it (~30–60 ms of CPU at start each).
+ */
+function pg(): typeof import('pg') {
+  return require('pg') as typeof import('pg');
+}
 import { toNumberedPlaceholders } from './numbered-placeholders';
 import { giveBack, lease, queryOnLease } from './postgres-lease';
 import { redactDatabaseUrl } from './redact-database-url';
@@ -45,7 +53,7 @@ function parseSafeInteger(text: string): number {
 const POOL_TYPES = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
     if (oid === INT8_OID && format !== 'binary') return parseSafeInteger;
-    return types.getTypeParser(oid, format);
+    return pg().types.getTypeParser(oid, format);
   },
 } as unknown as NonNullable<ConstructorParameters<typeof Pool>[0]>['types'];
 
@@ -87,7 +95,7 @@ export function openPostgresDatabase(url: string, options: PostgresDatabaseOptio
   const poolSize = options.poolSize ?? DEFAULT_POOL_SIZE;
   if (!Number.isInteger(poolSize) || poolSize < 1) throw new Error(`pool size must be a positive integer, got ${poolSize}`);
 
-  const pool = new Pool({
+  const pool = new (pg().Pool)({
     connectionString: url,
     max: poolSize,
     connectionTimeoutMillis: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,

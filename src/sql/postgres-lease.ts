@@ -1,4 +1,4 @@
-import { DatabaseError, type Pool, type PoolClient, type QueryResult } from 'pg';
+import type { Pool, PoolClient, QueryResult } from 'pg';
 import { SqlConnectionError } from './sql-connection-error';
 import type { SqlValue } from './sql-database';
 
@@ -8,7 +8,8 @@ import type { SqlValue } from './sql-database';
  * errors (a parser's RangeError) keep theirs.
  */
 function classify(err: unknown, connectionBroke: boolean): unknown {
-  if (err instanceof DatabaseError) return err;
+  // Loaded already: a lease comes from a pool (`open-postgres-database.ts` loads `pg` lazily).
+  if (err instanceof (require('pg') as typeof import('pg')).DatabaseError) return err;
   if (typeof (err as { code?: unknown } | null)?.code === 'string') return err;
   if (!connectionBroke) return err;
   return new SqlConnectionError('the connection to PostgreSQL failed', { cause: err });

@@ -23,6 +23,16 @@ if (V8_INLINES_WASM_CALLS_UNSAFELY) setFlagsFromString('--no-turbo-inline-js-was
 // 17–28 ms) and its process ~50 MB smaller, but cost every process ~0.9 s of CPU on its first
 // image, before it could serve: 3 of the ~10 s of CPU `npm start` spent to its banner
 // (docs/architecture.md, "Cedar's Wasm code", has the figures of both).
+//
+// "Run enough" is a budget per function (roughly bytes of code executed), 1.8 MB on Node 20's
+// V8 and 13 MB on Node 26's. Cedar's schema parser and validator exhaust it on an edge's very
+// first image, so V8 recompiled most of them with TurboFan in the background (~0.7 s of CPU
+// per edge, on every start) for code that runs once per image. With this budget the first
+// image and its tests run in Liftoff code alone; the decision path, which runs thousands of
+// times, still reaches TurboFan (after a few thousand decisions instead of a few hundred).
+// Read when the bindings compile their module (`loadBindings`), so set here, before any.
+export const WASM_TIERING_BUDGET = 90_000_000;
+setFlagsFromString(`--wasm-tiering-budget=${WASM_TIERING_BUDGET}`);
 
 /** The Cedar bindings (`@cedar-policy/cedar-wasm/nodejs`), as one loaded instance. */
 export type CedarBindings = typeof import('@cedar-policy/cedar-wasm/nodejs');

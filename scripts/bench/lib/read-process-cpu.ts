@@ -44,6 +44,12 @@ export function cpuMsOf(pid: number): number {
   return readStat(pid)?.ownMs ?? 0;
 }
 
+/** CPU ms process `pid` has used itself and reaped from its exited children; 0 once it is gone. */
+export function ownAndReapedMs(pid: number): number {
+  const stat = readStat(pid);
+  return stat ? stat.ownMs + stat.reapedChildrenMs : 0;
+}
+
 /** The living processes among `roots` and all their descendants, by parent pid. */
 export function processTree(roots: readonly number[]): number[] {
   const children = new Map<number, number[]>();
