@@ -59,9 +59,3 @@ export function requireReady(state: EdgeState): { policy: ActivePolicy; director
 export function stateUsedHeaders(used: { policyDigest: string; directoryRevision: number }): Record<string, string> {
   return { [FRESHNESS_HEADERS.policyDigest]: used.policyDigest, [FRESHNESS_HEADERS.directoryRevision]: String(used.directoryRevision) };
 }
-
-/**
- * The directory user an identity names: a user id, an e-mail address or another of the
- * user's identities (as Topaz resolves identities), resolved to the user's id.
- */
-export { resolveUserId } from '../directory';

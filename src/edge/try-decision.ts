@@ -1,8 +1,7 @@
 import { createLocalAuthorizer, explainDecision, type LocalAuthorizer } from '@outpost/cedar-authorizer';
-import type { DirectoryData } from '../directory';
+import { resolveUserId, type DirectoryData } from '../directory';
 import { HttpError } from '../http';
 import type { TryDecisionRequest, TryDecisionResult } from '../relay-protocol';
-import { resolveUserId } from './decision-support';
 import type { EdgeState } from './edge-state';
 
 /** How a tried decision ended: the answer, or a code and message the relay passes on as exec's 502 does. */
