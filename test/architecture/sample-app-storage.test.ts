@@ -71,7 +71,8 @@ describe('the foundation knows no storage (docs/architecture.md, "Layers")', () 
     expect(await driversLoadedBy([...RBAC_APP, ...EMBEDDED_EDGE])).toEqual([]);
   }, 30_000);
 
-  it('sees a driver when one is loaded: src/sql (compiled) loads both', async () => {
-    expect(await driversLoadedBy(['./dist/src/sql'])).toEqual(['better-sqlite3', 'pg']);
+  it('sees a driver when one is loaded: src/sql (compiled) loads better-sqlite3, and pg only once PostgreSQL is opened', async () => {
+    expect(await driversLoadedBy(['./dist/src/sql'])).toEqual(['better-sqlite3']);
+    expect(await driversLoadedBy(['./dist/src/sql', 'pg'])).toEqual(['better-sqlite3', 'pg']);
   }, 30_000);
 });
