@@ -5,32 +5,32 @@ import { promisify } from 'node:util';
 import { ROOT } from '../helpers/compiled';
 
 /**
- * The storage drivers a fresh Node process has loaded after requiring `modules` (compiled, from
- * dist/: paths from the project root), as `pg` / `better-sqlite3`, each named once. A real
- * process, not Jest's module registry: what `npm run app:rbac` would load.
+ * Every module file a fresh Node process has loaded after requiring `modules` (compiled, from
+ * dist/: paths from the project root), symlinks resolved. A real process, not Jest's module
+ * registry: what `npm run app:rbac` would load.
  */
-async function driversLoadedBy(modules: readonly string[]): Promise<string[]> {
+async function filesLoadedBy(modules: readonly string[]): Promise<string[]> {
   const probe = [
     `for (const m of ${JSON.stringify(modules)}) require(m);`,
-    `const found = Object.keys(require.cache).map((f) => /node_modules[\\\\/](pg|better-sqlite3)[\\\\/]/.exec(f)?.[1]).filter(Boolean);`,
-    'console.log(JSON.stringify([...new Set(found)].sort()));',
+    `console.log(JSON.stringify(Object.keys(require.cache).map((f) => require('node:fs').realpathSync(f))));`,
   ].join('\n');
   const { stdout } = await promisify(execFile)(process.execPath, ['-e', probe], { cwd: ROOT, timeout: 30_000 });
   return JSON.parse(stdout) as string[];
 }
 
+/** The storage drivers loaded after requiring `modules`, as `pg` / `better-sqlite3`, each named once. */
+async function driversLoadedBy(modules: readonly string[]): Promise<string[]> {
+  const found = (await filesLoadedBy(modules)).map((f) => /node_modules[\\/](pg|better-sqlite3)[\\/]/.exec(f)?.[1]).filter((d) => d !== undefined);
+  return [...new Set(found)].sort();
+}
+
 /**
- * The project's own modules a fresh Node process has loaded after requiring `modules`: each as
- * its folder (`src/edge`, `packages/express-authz`) and the line count of its TypeScript source.
+ * The project's own modules loaded after requiring `modules`: each as its folder (`src/edge`,
+ * `packages/express-authz`) and the line count of its TypeScript source.
  */
 async function ownCodeLoadedBy(modules: readonly string[]): Promise<{ folders: string[]; lines: number }> {
-  const probe = [
-    `for (const m of ${JSON.stringify(modules)}) require(m);`,
-    `const own = Object.keys(require.cache).map((f) => require('node:fs').realpathSync(f)).filter((f) => !f.includes('/node_modules/'));`,
-    'console.log(JSON.stringify(own));',
-  ].join('\n');
-  const { stdout } = await promisify(execFile)(process.execPath, ['-e', probe], { cwd: ROOT, timeout: 30_000 });
-  const sources = (JSON.parse(stdout) as string[]).map((file) => {
+  const own = (await filesLoadedBy(modules)).filter((f) => !f.includes('/node_modules/'));
+  const sources = own.map((file) => {
     const source = /\/(?:dist\/(src\/.+)|(packages\/[a-z-]+\/)dist\/(.+))\.js$/.exec(file);
     if (!source) throw new Error(`not a compiled module of the project: ${file}`);
     return source[1] === undefined ? `${source[2]!}src/${source[3]!}.ts` : `${source[1]}.ts`;
