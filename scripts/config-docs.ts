@@ -7,6 +7,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CONFIG_TABLE_MARKERS, findProjectRoot, renderConfigTable, renderEnvExample } from '../src/config';
+import { writeGeneratedSection } from './lib/generated-section';
 import { scriptCommand } from './lib/script-command';
 
 scriptCommand(
@@ -17,11 +18,6 @@ scriptCommand(
 
 const root = findProjectRoot();
 const readmePath = join(root, 'docs', 'reference', 'configuration.md');
-const readme = readFileSync(readmePath, 'utf8');
-const [open, close] = CONFIG_TABLE_MARKERS;
-const start = readme.indexOf(open);
-const end = readme.indexOf(close);
-if (start < 0 || end < start) throw new Error(`docs/reference/configuration.md has no ${open} … ${close} section`);
-writeFileSync(readmePath, `${readme.slice(0, start + open.length)}\n${renderConfigTable()}\n${readme.slice(end)}`);
+writeFileSync(readmePath, writeGeneratedSection(readFileSync(readmePath, 'utf8'), CONFIG_TABLE_MARKERS, renderConfigTable(), 'docs/reference/configuration.md'));
 writeFileSync(join(root, '.env.example'), renderEnvExample());
 console.log('docs/reference/configuration.md table and .env.example written');

@@ -9,6 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findProjectRoot } from '../src/config';
 import { ERROR_CODES_MARKERS, renderErrorCodesTable } from '../src/http';
+import { writeGeneratedSection } from './lib/generated-section';
 import { scriptCommand } from './lib/script-command';
 
 scriptCommand(
@@ -18,10 +19,5 @@ scriptCommand(
 ).parse();
 
 const path = join(findProjectRoot(), 'docs', 'reference', 'api.md');
-const reference = readFileSync(path, 'utf8');
-const [open, close] = ERROR_CODES_MARKERS;
-const start = reference.indexOf(open);
-const end = reference.indexOf(close);
-if (start < 0 || end < start) throw new Error(`docs/reference/api.md has no ${open} … ${close} section`);
-writeFileSync(path, `${reference.slice(0, start + open.length)}\n${renderErrorCodesTable()}\n${reference.slice(end)}`);
+writeFileSync(path, writeGeneratedSection(readFileSync(path, 'utf8'), ERROR_CODES_MARKERS, renderErrorCodesTable(), 'docs/reference/api.md'));
 console.log('docs/reference/api.md error codes written');

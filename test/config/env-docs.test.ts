@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CONFIG_TABLE_MARKERS, loadConfig, renderConfigTable, renderEnvExample } from '../../src/config';
+import { readGeneratedSection } from '../../scripts/lib/generated-section';
 import { envSchema } from '../../src/config/env-schema';
 
 const ROOT = join(__dirname, '..', '..');
@@ -8,9 +9,7 @@ const ROOT = join(__dirname, '..', '..');
 describe('the configuration docs', () => {
   it('docs/reference/configuration.md holds the table generated from the schema (run npm run config:docs)', () => {
     const readme = readFileSync(join(ROOT, 'docs', 'reference', 'configuration.md'), 'utf8');
-    const [open, close] = CONFIG_TABLE_MARKERS;
-    const section = readme.slice(readme.indexOf(open) + open.length, readme.indexOf(close)).trim();
-    expect(section).toBe(renderConfigTable());
+    expect(readGeneratedSection(readme, CONFIG_TABLE_MARKERS, 'configuration.md')).toBe(renderConfigTable());
   });
 
   it('.env.example is the file generated from the schema (run npm run config:docs)', () => {

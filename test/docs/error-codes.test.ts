@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { readGeneratedSection } from '../../scripts/lib/generated-section';
 import { ERROR_CODES, ERROR_CODES_MARKERS, isCodeAt, renderErrorCodesTable, statusesOf, type ErrorCode } from '../../src/http';
 import { EDGE_FAILURE_CODES } from '../../src/relay-protocol';
 
@@ -35,9 +36,8 @@ function codesNamed(text: string): { code: string; statuses: number[] }[] {
 
 describe('the API reference and the table of error codes (src/http/error-codes.ts)', () => {
   it('docs/reference/api.md lists every code of the table, as generated from it (run npm run error-codes:docs)', () => {
-    const [open, close] = ERROR_CODES_MARKERS;
-    expect(REFERENCE.indexOf(open)).toBeGreaterThan(0);
-    const section = REFERENCE.slice(REFERENCE.indexOf(open) + open.length, REFERENCE.indexOf(close)).trim();
+    expect(REFERENCE.indexOf(ERROR_CODES_MARKERS[0])).toBeGreaterThan(0);
+    const section = readGeneratedSection(REFERENCE, ERROR_CODES_MARKERS, 'api.md');
     expect(section).toBe(renderErrorCodesTable());
     for (const code of Object.keys(ERROR_CODES)) expect(section.match(new RegExp(`^\\| \`${code}\` \\|`, 'gm'))).toHaveLength(1);
   });
