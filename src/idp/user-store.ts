@@ -97,11 +97,13 @@ export async function openUserStore(
   const derive = async (): Promise<Prepared> => {
     const missing = seedUsers.filter((u) => !hashes.has(u.id));
     const [dummyHash, ...derived] = await Promise.all([randomBytes(32).toString('base64url'), ...missing.map(() => demoPassword)].map((p) => hashPassword(p)));
-    missing.forEach((u, i) => hashes.set(u.id, derived[i] as string));
-    const records = users.map((u) => ({ ...u, password_hash: hashes.get(u.id) as string }));
+    const fresh = new Map(missing.map((u, i) => [u.id, derived[i] as string]));
+    const records = users.map((u) => ({ ...u, password_hash: (hashes.get(u.id) ?? fresh.get(u.id)) as string }));
     if (missing.length > 0 || existing === undefined) {
       writeFileAtomic(file, `${JSON.stringify({ version: 1, users: records } satisfies UserFile, null, 2)}\n`);
     }
+    // Kept only once written: after a failed write the next check derives and writes them again.
+    for (const [id, hash] of fresh) hashes.set(id, hash);
     return { byEmail: new Map(records.map((r, i) => [normalise(r.email), { user: users[i] as IdpUser, hash: r.password_hash }])), dummyHash: dummyHash as string };
   };
   let prepared: Promise<Prepared> | undefined;

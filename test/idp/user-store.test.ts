@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openUserStore } from '../../src/idp';
@@ -64,5 +64,20 @@ describe('the seeded users\' hashes', () => {
     rmSync(blocker);
     expect(await store.authenticate('one@example.com', 'demo-pass')).toEqual({ id: 'u1', email: 'one@example.com', name: 'One' });
     expect(existsSync(file)).toBe(true);
+  });
+
+  it('are written at the next check when the seed gained a user and writing its hash failed', async () => {
+    const folder = join(dir, 'idp');
+    const file = join(folder, 'users.json');
+    await (await openUserStore(file, seed.slice(0, 1), 'demo-pass')).authenticate('one@example.com', 'demo-pass'); // users.json holds u1
+    const store = await openUserStore(file, seed, 'demo-pass'); // the seed now has u2 too
+    renameSync(folder, `${folder}.away`);
+    writeFileSync(folder, ''); // a file where the folder must be: the write fails
+    await expect(store.authenticate('two@example.com', 'demo-pass')).rejects.toThrow();
+    rmSync(folder);
+    renameSync(`${folder}.away`, folder);
+    expect(await store.authenticate('two@example.com', 'demo-pass')).toEqual({ id: 'u2', email: 'two@example.com', name: 'Two' });
+    const written = JSON.parse(readFileSync(file, 'utf8')) as { users: { id: string }[] };
+    expect(written.users.map((u) => u.id)).toEqual(['u1', 'u2']);
   });
 });
