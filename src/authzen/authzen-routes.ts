@@ -43,7 +43,7 @@ export function createAuthzenRoutes(deps: { runtime: EdgeRuntime; logger: Logger
   function log(input: DecisionInput, outcomes: readonly ItemOutcome[], from: DecidedFrom): void {
     for (const o of outcomes) {
       if (!o.decision) continue;
-      runtime.metrics.decision(o.allowed);
+      runtime.answered(o.allowed);
       if (o.request) runtime.recordDecision(o.request, o.decision, input.id, o.latencyMs ?? 0);
     }
     const fields = { req_id: input.id, policy_digest: from.policyDigest, directory_revision: from.directoryRevision };

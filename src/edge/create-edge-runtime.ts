@@ -6,7 +6,7 @@ import { createCoalescingJob } from './coalescing-job';
 import { createControlPlaneClient } from './control-plane-client';
 import { describeFailure } from './describe-failure';
 import { createDecisionSample } from './decision-sample';
-import { createEdgeMetrics, type SyncJob } from './edge-metrics';
+import type { SyncJob, SyncResult } from './edge-plugin';
 import type { EdgeRuntime, EdgeRuntimeDeps } from './edge-runtime';
 import { edgeStatus, type EdgeState } from './edge-state';
 import { createFreshness } from './freshness';
@@ -31,7 +31,9 @@ export function createEdgeRuntime(deps: EdgeRuntimeDeps): EdgeRuntime {
   const instanceId = loadOrCreateInstanceId(dataDir);
   const state: EdgeState = { policy: undefined, directory: undefined };
   const plugins = deps.plugins ?? [];
-  const metrics = createEdgeMetrics(state, () => plugins.map((plugin) => plugin.metrics?.() ?? '').join(''));
+  const synced = (job: SyncJob, result: SyncResult) => {
+    for (const plugin of plugins) plugin.onSync?.(job, result);
+  };
   const credentials = { connectionId: deps.connectionId, connectionSecret: deps.connectionSecret };
   const random = deps.random ?? Math.random;
   const client = createControlPlaneClient({ relayUrl: deps.relayUrl, credentials, timers, now, random });
@@ -41,10 +43,10 @@ export function createEdgeRuntime(deps: EdgeRuntimeDeps): EdgeRuntime {
     return createCoalescingJob(async (deadline) => {
       try {
         const outcome = await task(deadline);
-        metrics.sync(job, outcome);
+        synced(job, outcome);
         return outcome;
       } catch (err) {
-        metrics.sync(job, 'failed');
+        synced(job, 'failed');
         throw err;
       }
     });
@@ -118,8 +120,11 @@ export function createEdgeRuntime(deps: EdgeRuntimeDeps): EdgeRuntime {
     instanceId,
     state,
     authorizer,
-    metrics,
+    metrics: () => plugins.map((plugin) => plugin.metrics?.(state) ?? '').join(''),
     decisionSample,
+    answered(allowed) {
+      for (const plugin of plugins) plugin.onAnswer?.(allowed);
+    },
     recordDecision(request, decision, requestId, latencyMs) {
       for (const plugin of plugins) plugin.onDecision?.(request, decision, requestId, latencyMs, state);
     },

@@ -4,7 +4,6 @@ import type { Logger } from '../observability';
 import type { CommandName, EdgeStatus } from '../relay-protocol';
 import type { DecisionSample } from './decision-sample';
 import type { EdgePlugin } from './edge-plugin';
-import type { EdgeMetrics } from './edge-metrics';
 import type { EdgeState } from './edge-state';
 import type { Freshness } from './freshness';
 import type { CommandOutcome } from './relay-client-contract';
@@ -49,7 +48,10 @@ export interface EdgeRuntime {
   readonly instanceId: string;
   readonly state: EdgeState;
   readonly authorizer: LocalAuthorizer;
-  readonly metrics: EdgeMetrics;
+  /** The plug-ins' Prometheus text lines for `/metrics` (empty without a plug-in that has some). */
+  metrics(): string;
+  /** Hands an answer the edge's API gave (allowed or not) to the plug-ins' `onAnswer`. */
+  answered(allowed: boolean): void;
   /** Recent distinct decisions of this edge (sidecar and embedded alike), sent to the relay for a dry run. */
   readonly decisionSample: DecisionSample;
   /**

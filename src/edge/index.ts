@@ -1,6 +1,6 @@
 export { createEdgeRuntime } from './create-edge-runtime';
 export type { EdgeRuntime, EdgeRuntimeDeps } from './edge-runtime';
-export type { EdgePlugin, RelayLink } from './edge-plugin';
+export type { EdgePlugin, RelayLink, SyncJob, SyncResult } from './edge-plugin';
 export type { ActivePolicy } from './edge-state';
 export type { FreshnessDemand } from './freshness';
 export { createCoalescingJob } from './coalescing-job';

@@ -1,5 +1,6 @@
 import type { RequestListener } from 'node:http';
 import type { PublicSigningKey } from '../policy';
+import { edgeMetrics } from '../edge-metrics';
 import { pinnedImageSignatures } from '../signed-images';
 import { createEdgeApp } from './edge-app';
 import { createEdgeRuntime, type EdgeRuntime, type EdgeRuntimeDeps } from '../edge';
@@ -24,10 +25,14 @@ export interface Edge extends EdgeRuntime {
   readonly app: RequestListener;
 }
 
-/** Wires a sidecar edge: the runtime and the HTTP app in front of it. Starts nothing. */
+/**
+ * Wires a sidecar edge: the runtime, with the edge's metrics plugged in before `deps.plugins`
+ * (its API serves `/metrics`), and the HTTP app in front of it. Starts nothing.
+ */
 export function createEdge(deps: EdgeDeps): Edge {
   const keys = deps.policySigningKeys;
-  const runtime = createEdgeRuntime(keys === undefined ? deps : { ...deps, imageSignatures: pinnedImageSignatures(keys, deps.dataDir) });
+  const plugins = [edgeMetrics(), ...(deps.plugins ?? [])];
+  const runtime = createEdgeRuntime({ ...deps, plugins, ...(keys === undefined ? {} : { imageSignatures: pinnedImageSignatures(keys, deps.dataDir) }) });
   const verifyJwt = createJwtIdentityVerifier({ ...deps.jwt, ...(deps.now ? { now: deps.now } : {}) });
   const app = createEdgeApp({ runtime, verifyJwt, logger: deps.logger, ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}) });
   return {

@@ -35,7 +35,7 @@ export function createEdgeApp(deps: { runtime: EdgeRuntime; verifyJwt: VerifyJwt
   });
   app.get(OPENAPI_PATH, serveOpenApi(EDGE_OPENAPI));
   app.get('/metrics', (_req, res) => {
-    res.type('text/plain; version=0.0.4; charset=utf-8').send(metrics.render());
+    res.type('text/plain; version=0.0.4; charset=utf-8').send(metrics());
   });
   app.use(createAuthzenMetadataRouter(deps.publicUrl));
 

@@ -89,7 +89,7 @@ export function createIsRoute(deps: { runtime: EdgeRuntime; verifyJwt: VerifyJwt
       // What the decision was made from (read by the authorizer, so exact even across a swap).
       const used = { policyDigest: decision?.policyDigest ?? policy.image.digest, directoryRevision: decision?.directoryRevision ?? directory.revision };
 
-      runtime.metrics.decision(allowed);
+      runtime.answered(allowed);
       logger.info(
         {
           req_id: input.id,

@@ -19,7 +19,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['idp', 'relay', 'control-plane', 'edge'],
   // platform: areas that plug into a service's hook (EdgeRuntimeDeps.plugins and .imageSignatures, RelayDeps.cluster,
   // the control plane's extensions) or serve over one
-  ['decision-records', 'authzen', 'signed-images', 'cluster', 'decision-store', 'console'],
+  ['decision-records', 'edge-metrics', 'authzen', 'signed-images', 'cluster', 'decision-store', 'console'],
   // apps: what a user runs or copies, and the processes that plug the platform in (the sidecar
   // for an edge, control-plane-server for the control plane and its relay)
   ['authorizer', 'embedded-edge', 'apps', 'sidecar', 'stack', 'interop', 'control-plane-server'],

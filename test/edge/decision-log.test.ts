@@ -2,7 +2,6 @@ import { join } from 'node:path';
 import { createLocalAuthorizer, type LocalDecision } from '../../src/decision';
 import { createDecisionLog } from '../../src/decision-records/decision-log';
 import { decisionLogMetrics } from '../../src/decision-records/decision-log-metrics';
-import { createEdgeMetrics } from '../../src/edge/edge-metrics';
 import { createDecisionShipper } from '../../src/decision-records/ship-decisions';
 import type { ActivePolicy } from '../../src/edge/edge-state';
 import { compilePolicyImage, readPolicyFolder } from '../../src/policy';
@@ -63,7 +62,7 @@ describe('createDecisionLog', () => {
     expect(log.take(2).map((r) => r.request_id)).toEqual(['r2', 'r3']);
     log.record(request, decision, 'r5', 0, active, directory);
     expect(log.take(10).map((r) => r.request_id)).toEqual(['r4', 'r5']);
-    const metrics = createEdgeMetrics({ policy: active, directory }, () => decisionLogMetrics(log)).render();
+    const metrics = decisionLogMetrics(log);
     expect(metrics).toContain('outpost_edge_decision_records_dropped_total 2\n');
     expect(metrics).toContain('outpost_edge_decision_records_queued 0\n');
   });

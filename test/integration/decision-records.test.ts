@@ -207,7 +207,7 @@ describe.each(SQL_ENGINES)('decision records on $name', (engine) => {
       for (let n = 0; n < 200; n++) expect((await small.authorize(request(n))).allowed).toBe(true);
       // The sidecar too: it answers from its last good state.
       expect(await edgeAllows(stack.edge.url, { type: 'SUB', value: USERS.rick.id }, 'rbac.DELETE', 'x')).toBe(true);
-      const metrics = small.edge.metrics.render();
+      const metrics = small.edge.metrics();
       expect(metrics).toContain('outpost_edge_decision_records_queued 50\n');
       expect(metrics).toContain('outpost_edge_decision_records_dropped_total 150\n');
 

@@ -1,22 +1,17 @@
 import { prometheusLabel as label } from '../observability';
-import type { EdgeState } from './edge-state';
+import type { EdgePlugin, SyncJob, SyncResult } from '../edge';
 
-/** Which job a sync belonged to, and how it ended. */
-export type SyncJob = 'policy' | 'directory';
-export type SyncResult = 'updated' | 'unchanged' | 'failed';
-
-/** The edge's counters, rendered in the Prometheus text exposition format (version 0.0.4). */
-export interface EdgeMetrics {
-  decision(allowed: boolean): void;
-  sync(job: SyncJob, result: SyncResult): void;
-  render(): string;
-}
+/** The edge's counters and gauges as a plug-in: its `metrics(state)` renders them. */
+export interface EdgeMetrics extends Required<Pick<EdgePlugin, 'onAnswer' | 'onSync' | 'metrics'>> {}
 
 /**
- * A few counters and gauges, written by hand: the format is a handful of text lines
- * and a metrics library would be the edge's largest dependency. `more` adds the plug-ins' lines.
+ * The edge's own `/metrics` lines (Prometheus text exposition format, version 0.0.4) as an
+ * edge plug-in: answers by outcome, sync runs by job and result, the directory revision and
+ * the active image. A few counters written by hand: the format is a handful of text lines and a
+ * metrics library would be the edge's largest dependency. The sidecar plugs it in first, so
+ * its lines come before every other plug-in's.
  */
-export function createEdgeMetrics(state: EdgeState, more: () => string = () => ''): EdgeMetrics {
+export function edgeMetrics(): EdgeMetrics {
   const decisions = { allowed: 0, denied: 0 };
   const syncs = new Map<string, number>();
   for (const job of ['policy', 'directory'] as const) {
@@ -24,15 +19,15 @@ export function createEdgeMetrics(state: EdgeState, more: () => string = () => '
   }
 
   return {
-    decision(allowed) {
+    onAnswer(allowed) {
       if (allowed) decisions.allowed += 1;
       else decisions.denied += 1;
     },
-    sync(job, result) {
+    onSync(job: SyncJob, result: SyncResult) {
       const key = `${job}|${result}`;
       syncs.set(key, (syncs.get(key) ?? 0) + 1);
     },
-    render() {
+    metrics(state) {
       const lines = [
         '# HELP outpost_edge_decisions_total Authorization decisions answered, by outcome.',
         '# TYPE outpost_edge_decisions_total counter',
@@ -56,7 +51,7 @@ export function createEdgeMetrics(state: EdgeState, more: () => string = () => '
         const { name, digest } = state.policy.image;
         lines.push(`outpost_edge_policy_info{policy="${label(name)}",digest="${label(digest)}"} 1`);
       }
-      return `${lines.join('\n')}\n${more()}`;
+      return `${lines.join('\n')}\n`;
     },
   };
 }

@@ -1,0 +1,1 @@
+export { edgeMetrics } from './edge-metrics';
