@@ -7,7 +7,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createConnection, createServer, type AddressInfo } from 'node:net';
+import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findProjectRoot, loadConfig, readDemoTenantFile } from '../../src/config';
@@ -15,38 +15,13 @@ import { fetchToken } from '../../scripts/lib/fetch-token';
 import { callResource, exec, registrations, tenantFromDemo, type RegistrationView, type TenantCredentials } from '../integration/stack-client';
 import { childrenOf, commandLine, stopLauncher } from './process-tree';
 import { compiled } from '../helpers/compiled';
+import { freePort, freePortRun } from '../../scripts/lib/free-port';
 
 const STARTUP_TIMEOUT_MS = 90_000;
 const FAILOVER_TIMEOUT_MS = 45_000;
 const STOP_TIMEOUT_MS = 30_000;
 const PASSWORD = 'V@erySecre#t123!'; // data/citadel-directory.json
 
-function listen(port: number): Promise<ReturnType<typeof createServer> | undefined> {
-  const server = createServer();
-  return new Promise((resolve) => {
-    server.once('error', () => resolve(undefined));
-    server.listen(port, '127.0.0.1', () => resolve(server));
-  });
-}
-
-/** A free port `p` with `p+1 … p+extra` free as well (the front and the nodes after it). */
-async function freePortRun(extra: number): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt += 1) {
-    const first = await listen(0);
-    const port = (first!.address() as AddressInfo).port;
-    const held = [first!];
-    for (let i = 1; i <= extra; i += 1) {
-      const next = await listen(port + i);
-      if (!next) break;
-      held.push(next);
-    }
-    await Promise.all(held.map((s) => new Promise((resolve) => s.close(resolve))));
-    if (held.length === extra + 1) return port;
-  }
-  throw new Error(`no ${extra + 1} consecutive free ports found`);
-}
-
-const freePort = () => freePortRun(0);
 
 /** Whether something accepts a TCP connection on 127.0.0.1:`port`. */
 function accepts(port: number): Promise<boolean> {
@@ -91,7 +66,7 @@ describe('npm run cluster', () => {
   }, STOP_TIMEOUT_MS + 10_000);
 
   it('serves through the front, survives and restarts a killed node, and leaves nothing behind on SIGTERM', async () => {
-    const front = await freePortRun(2);
+    const front = await freePortRun(3);
     const ports = { idp: await freePort(), edge: await freePort() };
     // Every app of apps.json on a free port of its own (the samples, and any `npm run new-app` added).
     const appPorts: Record<string, string> = {};
