@@ -43,7 +43,7 @@ function parsePage(query: Record<string, unknown>): { limit: number; after: stri
 
 /**
  * One element of the `result` array (docs/service-interface.md §2.5); `info` carries more,
- * as docs/reference/api.md lists, the extensions' fields (drift) after the seed's (additive:
+ * as docs/reference/api.md lists, the extensions' fields after the seed's (additive:
  * the contract's fields never change), then `node` in cluster mode.
  */
 function toView(r: Registration, link: EdgeLink, added: readonly Readonly<Record<string, unknown>>[]) {
@@ -79,7 +79,7 @@ type RegistrationInfo = {
   connected_at: string;
   last_seen: string;
   node?: string | null;
-  /** The extensions' fields (drift: `latest_policy_digest`, `policy_drift`, `central_directory_revision`, `directory_lag`). */
+  /** The extensions' fields (RelayExtensionParts.registrationInfo), after the seed's. */
   [added: string]: unknown;
 };
 
