@@ -108,7 +108,7 @@ export function createBroadcaster(deps: BroadcasterDeps) {
       for (const [owner, ids] of byNode) {
         if (remaining <= 0) parts.push(Promise.resolve({ confirmed: 0, failed: ids.map((id) => ({ id, code: 'edge_timeout' })) }));
         else if (owner === undefined) parts.push(sendToLocalEdges(ids, (id) => deps.local({ tenantId, instanceId: id }), command, remaining));
-        else parts.push(deps.cluster!.broadcast(owner, tenantId, ids, command, remaining));
+        else parts.push(deps.cluster!.sendMany(owner, tenantId, ids, command, remaining));
       }
       let confirmed = 0;
       const failed: FailedEdge[] = [];

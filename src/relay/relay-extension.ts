@@ -30,7 +30,7 @@ export interface RelayView {
   /** Every live, registered session this node holds. */
   readonly held: () => Iterable<EdgeSession>;
   /** Cluster mode: this node's id and the way to the edges other nodes hold. */
-  readonly cluster?: Pick<ClusterNode, 'node' | 'broadcast'>;
+  readonly cluster?: Pick<ClusterNode, 'node' | 'sendMany'>;
   /** How long exec waits for an edge's confirmation: a deadline for anything sent through the view. */
   readonly execTimeoutMs: number;
   /** Throws 503 `relay_closing` once the relay is closing. */
