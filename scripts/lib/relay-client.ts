@@ -1,5 +1,6 @@
-import { BROADCAST_PATH, EXEC_PATH, INSTANCE_REGISTRATIONS_PATH, REGISTRATIONS_PAGE, type BroadcastResult } from '../../src/relay';
-import type { CommandName } from '../../src/relay-protocol';
+import { EXEC_PATH, INSTANCE_REGISTRATIONS_PATH, REGISTRATIONS_PAGE } from '../../src/relay';
+import type { BroadcastResult } from '../../src/relay-broadcast';
+import { BROADCAST_PATH, type CommandName } from '../../src/relay-protocol';
 import { refusedKeyAdvice } from './refused-key-advice';
 import { ScriptError } from './script-error';
 import type { TenantCredentials } from './tenant-credentials';

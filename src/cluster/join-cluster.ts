@@ -130,7 +130,7 @@ export function joinCluster(deps: ClusterNodeDeps): ClusterNode {
     exec: (key, command) => route<EdgeStatus>(key, { kind: 'exec', tenant: key.tenantId, instance: key.instanceId, command }),
     sample: (key) => route<DecisionSampleReply>(key, { kind: 'sample', tenant: key.tenantId, instance: key.instanceId }),
     tryDecision: async (key, request) => parseRoutedTryResult(await route<unknown>(key, { kind: 'try', tenant: key.tenantId, instance: key.instanceId, request })),
-    async broadcast(owner, tenantId, instanceIds, command, timeoutMs) {
+    async sendMany(owner, tenantId, instanceIds, command, timeoutMs) {
       // The owner stops waiting a little before the asker does, so its answer arrives in time.
       const ownerTimeoutMs = Math.max(1, timeoutMs - Math.min(ROUTED_BROADCAST_MARGIN_MS, Math.floor(timeoutMs / 4)));
       const parts: Promise<SendOutcome>[] = [];

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { HttpError, parseBody, parseParam, jsonBody, noBody, refuseWriteQuery } from '../http';
 import { COMMANDS, INSTANCE_ID_PATTERN } from '../relay-protocol';
 import type { Relay } from '../relay';
+import type { RelayBroadcast } from '../relay-broadcast';
 import { type ControlPlaneStore, type DemoTenantFileLocation, directoryNames, recordAudit, recordRotatedDemoKey } from '../control-plane';
 import { consoleAuditRoutes } from './console-audit-routes';
 import { openDecisionRepository } from '../decision-store';
@@ -27,10 +28,10 @@ export const consoleCommandSchema = z.strictObject({ command: z.enum(COMMANDS) }
 export interface ConsoleDeps {
   readonly store: ControlPlaneStore;
   /**
-   * The relay's exec, broadcast and registrations: the console takes exactly the API's path (§4.2, §4.3, "Broadcast");
-   * and its `tryDecision`, for the Decisions view's "Try a decision" (absent: 404 there).
+   * The relay's exec and registrations, and its broadcast plug-in's broadcast (src/relay-broadcast): the console takes
+   * exactly the API's path (§4.2, §4.3, "Broadcast"); and its `tryDecision`, for the Decisions view's "Try a decision" (absent: 404 there).
    */
-  readonly relay: Pick<Relay, 'exec' | 'broadcast' | 'registrations'> & Partial<Pick<Relay, 'tryDecision'>>;
+  readonly relay: Pick<Relay, 'exec' | 'registrations'> & Pick<RelayBroadcast, 'broadcast'> & Partial<Pick<Relay, 'tryDecision'>>;
   readonly auth: ConsoleAuthOptions;
   /** The console's web page under `/console/`; the API alone when absent. */
   readonly page?: ConsolePage;

@@ -81,7 +81,7 @@ async function main(): Promise<void> {
   });
   // A tenant that turned push on change on (the demo tenant does) has each directory change and
   // policy push broadcast to its edges by itself (docs/reference/api.md, "Push on change").
-  const push = startPushOnChange({ store, relay, logger });
+  const push = startPushOnChange({ store, broadcast: relay.broadcast, logger });
   // Decision records' admin API and the console, plugged into the control plane's app.
   const extensions = controlPlaneExtensions(store, {
     relay,

@@ -5,7 +5,7 @@ import { createApp, createErrorResponder, finishAppWith, OPENAPI_PATH, refuseWri
 import { controlPlaneOpenApi } from './control-plane-openapi';
 import type { Logger } from '../observability';
 import { POLICY_IMAGE_LIMITS } from '../policy';
-import { commandRoutes, type RelayCommands } from '../relay';
+import type { Relay } from '../relay';
 import { storageErrorTranslator } from '../sql';
 import { adminDirectoryRoutes } from './admin-directory-routes';
 import { adminPolicyRoutes, type DecisionSampler } from './admin-policy-routes';
@@ -43,12 +43,12 @@ export interface ControlPlaneAppDeps {
   /** The platform's extensions, mounted after `routers` (their routes in `/openapi.json`). */
   readonly extensions?: readonly ControlPlaneExtension[];
   /**
-   * Opt-in (RELAY_BARE_EXEC=on): the relay's exec and broadcast, whose plain requests are then
+   * Opt-in (RELAY_BARE_EXEC=on): the relay's exec and its extensions' commands (broadcast), whose plain requests are then
    * served on bare `node:http` ahead of the app (src/fast-path), with the answers of their
    * Express routes in the management router, which answers the others. Without it (the
    * default) those routes are the router's alone: one Express route per request.
    */
-  readonly bareExec?: RelayCommands;
+  readonly bareExec?: Pick<Relay, 'commandRoutes'>;
   /** The relay's decision samples; with it the admin API serves the dry run of a candidate image. */
   readonly sampleDecisions?: DecisionSampler;
 }
@@ -89,6 +89,6 @@ export function createControlPlaneApp(deps: ControlPlaneAppDeps): RequestListene
   if (!deps.bareExec) return app;
   // The Discovery API key is checked against the store as of each call (a rotated key is refused
   // on every node at once), before any byte of the body. What this saves: BENCHMARKS.md, "One path per request".
-  const routes = tenantJsonRoutes(commandRoutes(deps.bareExec), (headers) => authenticateTenant(deps.store, 'discovery', headers));
+  const routes = tenantJsonRoutes(deps.bareExec.commandRoutes, (headers) => authenticateTenant(deps.store, 'discovery', headers));
   return serveBareJsonRoutes(routes, app, answerError, deps.logger);
 }

@@ -1,5 +1,4 @@
 import type { Logger } from '../observability';
-import type { BroadcastFilter, Relay } from '../relay';
 import type { CommandName } from '../relay-protocol';
 import type { ControlPlaneStore } from './control-plane-store';
 import type { TenantChange } from './note-changes';
@@ -18,10 +17,27 @@ export interface PushOnChangeDeps {
    * (`tenants.pushOnChange`), read when its broadcast is about to start.
    */
   readonly store: { onChange: ControlPlaneStore['onChange']; readonly tenants: Pick<ControlPlaneStore['tenants'], 'pushOnChange'> };
-  readonly relay: Pick<Relay, 'broadcast'>;
+  /**
+   * The tenant-wide broadcast (docs/reference/api.md, "Broadcast"): a platform plug-in of the
+   * relay (src/relay-broadcast), handed in by the control plane's process.
+   */
+  readonly broadcast: PushBroadcast;
   readonly logger: Logger;
   readonly coalesceMs?: number;
 }
+
+/** Which edges a push is for: one policy's, and only those behind in what changed. */
+export interface PushFilter {
+  readonly policyName?: string;
+  readonly staleOnly: 'policy' | 'directory';
+}
+
+/** What push on change asks of the broadcast, and reads of its answer. */
+export type PushBroadcast = (
+  tenantId: string,
+  command: CommandName,
+  filter: PushFilter,
+) => Promise<{ readonly sent: number; readonly confirmed: number; readonly failed: readonly unknown[]; readonly not_connected: number }>;
 
 /** The running push; see {@link startPushOnChange}. */
 export interface PushOnChange {
@@ -33,7 +49,7 @@ export interface PushOnChange {
 }
 
 /** What a change asks of the edges: a directory change → `sync_edge_directory` to all; a push → `discovery` to that policy's edges. */
-function pushOf(change: TenantChange): { key: string; command: CommandName; filter: BroadcastFilter } {
+function pushOf(change: TenantChange): { key: string; command: CommandName; filter: PushFilter } {
   // Only edges behind in what changed: a follow-up broadcast skips the ones the first brought up to date.
   if (change.kind === 'directory') return { key: `${change.tenantId}\u0000directory`, command: 'sync_edge_directory', filter: { staleOnly: 'directory' } };
   return {
@@ -63,10 +79,10 @@ export function startPushOnChange(deps: PushOnChangeDeps): PushOnChange {
   const pending = new Map<string, Pending>();
   let closed = false;
 
-  async function run(tenantId: string, command: CommandName, filter: BroadcastFilter): Promise<void> {
+  async function run(tenantId: string, command: CommandName, filter: PushFilter): Promise<void> {
     try {
       if (!(await deps.store.tenants.pushOnChange(tenantId))) return;
-      const result = await deps.relay.broadcast(tenantId, command, filter);
+      const result = await deps.broadcast(tenantId, command, filter);
       const failed = result.failed.length;
       log[failed === 0 ? 'info' : 'warn'](
         { tenant_id: tenantId, command, sent: result.sent, confirmed: result.confirmed, failed, not_connected: result.not_connected },
@@ -77,7 +93,7 @@ export function startPushOnChange(deps: PushOnChangeDeps): PushOnChange {
     }
   }
 
-  function start(key: string, tenantId: string, command: CommandName, filter: BroadcastFilter, entry: Pending): void {
+  function start(key: string, tenantId: string, command: CommandName, filter: PushFilter, entry: Pending): void {
     entry.timer = undefined;
     entry.running = run(tenantId, command, filter).finally(() => {
       entry.running = undefined;
@@ -90,7 +106,7 @@ export function startPushOnChange(deps: PushOnChangeDeps): PushOnChange {
     });
   }
 
-  function schedule(key: string, tenantId: string, command: CommandName, filter: BroadcastFilter, entry: Pending): void {
+  function schedule(key: string, tenantId: string, command: CommandName, filter: PushFilter, entry: Pending): void {
     entry.timer = setTimeout(() => start(key, tenantId, command, filter, entry), coalesceMs);
   }
 

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findProjectRoot } from '../config';
 import { createControlPlaneApp, createControlPlaneRelay, createTenant, openControlPlaneStore, type ControlPlaneStore } from '../control-plane';
+import { relayPlatform } from '../control-plane-server';
 import { checkPolicyImage } from '../decision';
 import { loadDirectorySeed } from '../directory';
 import { createEdge, type Edge } from '../sidecar';
@@ -80,7 +81,8 @@ export async function startInteropPdp(options: InteropPdpOptions): Promise<Inter
     await store.images.push(tenant.tenantId, image);
     const connection = await store.tenants.addConnection(tenant.tenantId, image.name, CONNECTION_LABEL);
 
-    const relay: Relay = await createControlPlaneRelay({ store, logger, execTimeoutMs: EXEC_TIMEOUT_MS, heartbeatMs: SYNC_INTERVAL_MS });
+    // The relay's platform (broadcast, drift, /metrics) as the control plane's process plugs it in.
+    const relay: Relay = await createControlPlaneRelay({ store, logger, execTimeoutMs: EXEC_TIMEOUT_MS, heartbeatMs: SYNC_INTERVAL_MS, extensions: relayPlatform(store).extensions });
     let controlPlane: Server | undefined;
     undo.push(() => controlPlane && close(controlPlane));
     undo.push(() => relay.close());

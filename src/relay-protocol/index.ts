@@ -16,4 +16,4 @@ export { DECISION_RECORD_LIMITS, decisionRecordSchema, fitsDecisionRecord } from
 export type { DecisionRecord, DecisionRecordReason } from './decision-record';
 export { tryDecisionRequestSchema, tryResultFrameSchema } from './try-decision';
 export type { TryDecisionRequest, TryDecisionResult } from './try-decision';
-export { INSTANCE_REGISTRATIONS_PATH, METRICS_PATH, REGISTRATIONS_PAGE } from './management-paths';
+export { BROADCAST_LIMITS, BROADCAST_PATH, INSTANCE_REGISTRATIONS_PATH, METRICS_PATH, REGISTRATIONS_PAGE } from './management-paths';

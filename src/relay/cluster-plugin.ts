@@ -44,11 +44,12 @@ export interface ClusterNode {
   /** Asks the edge to decide `request` without recording it, through the node that holds it. */
   tryDecision(key: InstanceKey, request: TryDecisionRequest): Promise<TryDecisionResult>;
   /**
-   * Sends a command to several of the tenant's edges that `owner` holds, in requests of at
-   * most `MAX_BUS_BROADCAST_IDS` ids, and resolves within `timeoutMs` with what they came to;
-   * a request that fails or times out fails each of its ids with that error's code.
+   * Sends a command to several of the tenant's edges that `owner` holds (a plug-in's share of
+   * a tenant-wide command on another node), in requests of at most `MAX_BUS_BROADCAST_IDS` ids,
+   * and resolves within `timeoutMs` with what they came to; a request that fails or times out
+   * fails each of its ids with that error's code.
    */
-  broadcast(owner: string, tenantId: string, instanceIds: readonly string[], command: CommandName, timeoutMs: number): Promise<SendOutcome>;
+  sendMany(owner: string, tenantId: string, instanceIds: readonly string[], command: CommandName, timeoutMs: number): Promise<SendOutcome>;
   /** The node holding each of the tenant's instances, or null; one round trip. 503 while Redis is down. */
   owners(tenantId: string, instanceIds: readonly string[]): Promise<(string | null)[]>;
   /** Stops the timers, releases every held edge, leaves the cluster and closes its connection. */

@@ -1,17 +1,17 @@
 import type { Server } from 'node:http';
 import { WebSocketServer } from 'ws';
 import { MAX_FRAME_BYTES } from '../relay-protocol';
-import { createBroadcaster } from './broadcast';
 import type { ClusterNode } from './cluster-plugin';
 import { closeRelay } from './close-relay';
 import { startHeartbeat } from './heartbeat';
 import { createLastSeenBatch } from './last-seen-batch';
-import { createManagementRouter, registrationsPage } from './management-router';
+import { commandRoutesOf, createManagementRouter, registrationsPage } from './management-router';
 import { openRegistrationStore } from './registration-store';
 import { MAX_SOCKETS_PER_CONNECTION, type Relay, type RelayDeps } from './relay';
 import { openRelayDatabase } from './relay-database';
 import { createRelayExec, whyNotHeld } from './relay-exec';
-import { connectedRegistrations, createLinks } from './relay-registrations';
+import type { RelayView } from './relay-extension';
+import { createLinks } from './relay-registrations';
 import { createEdgeUpgrade } from './relay-upgrade';
 import { RelayState } from './relay-state';
 
@@ -77,37 +77,30 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   });
   const links = createLinks(state, cluster);
   const { exec, tryDecision, sampleDecisions } = createRelayExec({ state, registrations, cluster });
-  const broadcast = createBroadcaster({
+  // The platform's areas over the management API (broadcast, drift, /metrics): a read and send view, no writes.
+  const view: RelayView = {
     registrations,
-    desiredState: deps.desiredState,
     links,
-    local: (tenantId, instanceId) => state.session({ tenantId, instanceId }),
+    local: (key) => state.session(key),
+    held: () => state.sessions(),
     ...(cluster ? { cluster } : {}),
-    timeoutMs: deps.execTimeoutMs,
-    ...(deps.maxBroadcastEdges === undefined ? {} : { maxEdges: deps.maxBroadcastEdges }),
+    execTimeoutMs: deps.execTimeoutMs,
     checkOpen: () => state.checkRunning(),
-  });
+    requireDiscoveryKey: deps.requireDiscoveryKey,
+  };
+  const extensions = (deps.extensions ?? []).map((extension) => extension.start(view));
 
   return {
-    managementRouter: createManagementRouter({
-      requireDiscoveryKey: deps.requireDiscoveryKey,
-      registrations,
-      links,
-      exec,
-      broadcast,
-      desiredState: deps.desiredState,
-      metricsToken: deps.metricsToken,
-      connectedRegistrations: () => connectedRegistrations(state, registrations),
-    }),
+    managementRouter: createManagementRouter({ requireDiscoveryKey: deps.requireDiscoveryKey, registrations, links, exec, extensions }),
+    commandRoutes: commandRoutesOf({ exec, extensions }),
     attach(server) {
       servers.add(server);
       server.on('upgrade', onUpgrade);
     },
     exec,
-    broadcast: (tenantId, command, filter = {}) => broadcast(tenantId, command, filter),
     sampleDecisions,
     tryDecision,
-    registrations: (tenantId, query) => registrationsPage({ registrations, links, desiredState: deps.desiredState }, tenantId, query),
+    registrations: (tenantId, query) => registrationsPage({ registrations, links, extensions }, tenantId, query),
     close: () =>
       closeRelay({ state, wss, servers, onUpgrade, timers: [heartbeat, lastSeen], cluster, registrations, now, log, closeDatabase: () => relayDb.close() }),
   };

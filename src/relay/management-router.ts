@@ -3,18 +3,15 @@ import type { RequestHandler, Router } from 'express';
 import { BadRequestError, ConflictError, httpError, jsonBody } from '../http';
 import { INSTANCE_ID_PATTERN } from '../relay-protocol';
 import type { CommandName, EdgeStatus } from '../relay-protocol';
-import { renderDriftMetrics, renderDriftTotals, type ConnectedEdgeDrift } from './drift-metrics';
-import { edgeDrift, memoizeDesiredState, type DesiredEdgeState, type DesiredStateLookup } from './edge-drift';
-import { commandRoutes } from './command-routes';
-import type { Broadcast } from './broadcast';
-import { metricsView } from './metrics-view';
+import { execRoute, type CommandRoute } from './command-routes';
 import { instanceNotFound } from './relay-errors';
+import type { RelayExtensionParts } from './relay-extension';
 import type { EdgeLink, Registration } from './registration';
 import type { RegistrationStore } from './registration-store';
 
-import { INSTANCE_REGISTRATIONS_PATH, METRICS_PATH, REGISTRATIONS_PAGE } from '../relay-protocol';
+import { INSTANCE_REGISTRATIONS_PATH, REGISTRATIONS_PAGE } from '../relay-protocol';
 
-export { INSTANCE_REGISTRATIONS_PATH, METRICS_PATH, REGISTRATIONS_PAGE };
+export { INSTANCE_REGISTRATIONS_PATH, REGISTRATIONS_PAGE };
 
 /** Dependencies of {@link createManagementRouter}. */
 export interface ManagementRouterDeps {
@@ -24,14 +21,8 @@ export interface ManagementRouterDeps {
   /** Whether each of the tenant's instances is connected, and in cluster mode to which node. */
   readonly links: (tenantId: string, instanceIds: readonly string[]) => Promise<EdgeLink[]>;
   readonly exec: (tenantId: string, instanceId: string, command: CommandName) => Promise<EdgeStatus>;
-  /** The tenant-wide command: every matching connected edge, every node. */
-  readonly broadcast: Broadcast;
-  /** What each edge should run: its policy's `latest` digest and the central directory revision. */
-  readonly desiredState: DesiredStateLookup;
-  /** The registrations of the edges this relay holds a live socket for. */
-  readonly connectedRegistrations: () => Promise<Registration[]>;
-  /** `METRICS_TOKEN`: the bearer token that shows `/metrics` per tenant; none, and no caller sees tenant ids. */
-  readonly metricsToken?: string;
+  /** What the relay's extensions add: routes, commands, listing fields (relay-extension.ts). */
+  readonly extensions: readonly RelayExtensionParts[];
 }
 
 /** `page_size` (1…max, default 100) and `page_token` (opaque: the last id of the previous page). */
@@ -52,10 +43,10 @@ function parsePage(query: Record<string, unknown>): { limit: number; after: stri
 
 /**
  * One element of the `result` array (docs/service-interface.md §2.5); `info` carries more,
- * as docs/reference/api.md lists, the drift fields last (additive: the contract's fields never change).
+ * as docs/reference/api.md lists, the extensions' fields after the seed's (additive:
+ * the contract's fields never change), then `node` in cluster mode.
  */
-function toView(r: Registration, link: EdgeLink, desired: DesiredEdgeState) {
-  const drift = edgeDrift(r, desired);
+function toView(r: Registration, link: EdgeLink, added: readonly Readonly<Record<string, unknown>>[]) {
   const connected = link.connected;
   const view = {
     id: r.instanceId,
@@ -69,12 +60,9 @@ function toView(r: Registration, link: EdgeLink, desired: DesiredEdgeState) {
       connected,
       connected_at: new Date(r.connectedAt).toISOString(),
       last_seen: new Date(r.lastSeen).toISOString(),
-      latest_policy_digest: drift.latestPolicyDigest,
-      policy_drift: drift.policyDrift,
-      central_directory_revision: drift.centralDirectoryRevision,
-      directory_lag: drift.directoryLag,
     } as RegistrationInfo,
   };
+  for (const fields of added) Object.assign(view.info, fields);
   if (link.node !== undefined) view.info.node = link.node;
   return view;
 }
@@ -90,11 +78,9 @@ type RegistrationInfo = {
   connected: boolean;
   connected_at: string;
   last_seen: string;
-  latest_policy_digest: string | null;
-  policy_drift: boolean;
-  central_directory_revision: number | null;
-  directory_lag: number;
   node?: string | null;
+  /** The extensions' fields (RelayExtensionParts.registrationInfo), after the seed's. */
+  [added: string]: unknown;
 };
 
 /** A page of registrations: the body of §4.3, and of the console's authorizers view. */
@@ -104,11 +90,11 @@ export interface RegistrationsPage {
 }
 
 /**
- * One page of the tenant's registrations for `page_size` / `page_token` in `query`, with
- * each edge's drift. Throws 400 for bad paging parameters.
+ * One page of the tenant's registrations for `page_size` / `page_token` in `query`, with the
+ * fields the extensions add to each. Throws 400 for bad paging parameters.
  */
 export async function registrationsPage(
-  deps: Pick<ManagementRouterDeps, 'registrations' | 'links' | 'desiredState'>,
+  deps: Pick<ManagementRouterDeps, 'registrations' | 'links' | 'extensions'>,
   tenantId: string,
   query: Record<string, unknown>,
 ): Promise<RegistrationsPage> {
@@ -116,23 +102,20 @@ export async function registrationsPage(
   // One row more than asked says whether another page exists, without a count query.
   const rows = await deps.registrations.listForTenant(tenantId, { limit: limit + 1, ...(after === undefined ? {} : { after }) });
   const page = rows.slice(0, limit);
-  const desired = memoizeDesiredState(deps.desiredState);
   const ids: string[] = [];
   for (const r of page) ids.push(r.instanceId);
   const links = await deps.links(tenantId, ids);
+  const added: (readonly Readonly<Record<string, unknown>>[])[] = [];
+  for (const extension of deps.extensions) if (extension.registrationInfo) added.push(await extension.registrationInfo(page));
   const result: ReturnType<typeof toView>[] = [];
-  for (let i = 0; i < page.length; i += 1) {
-    const r = page[i]!;
-    result.push(toView(r, links[i]!, await desired(r.tenantId, r.connectionId)));
-  }
+  for (let i = 0; i < page.length; i += 1) result.push(toView(page[i]!, links[i]!, added.map((fields) => fields[i]!)));
   if (rows.length <= limit) return { result };
   return { result, next_page_token: Buffer.from(page[page.length - 1]!.instanceId).toString('base64url') };
 }
 
 /**
- * The relay management API, with path-absolute routes to mount on the control plane app,
- * plus `GET /metrics` (drift gauges: totals without credentials, per tenant with the metrics
- * token). The management routes sit behind the tenant's Discovery API key
+ * The relay management API, with path-absolute routes to mount on the control plane app, then
+ * its extensions' routes. The management routes sit behind the tenant's Discovery API key
  * (docs/service-interface.md §5) and only ever see the caller's own tenant; the tenant id
  * comes from `requireTenantKey`, never from the body.
  */
@@ -143,18 +126,6 @@ export function createManagementRouter(deps: ManagementRouterDeps): Router {
   router.get(INSTANCE_REGISTRATIONS_PATH, discoveryKey, async function listInstanceRegistrations(req, res) {
     const body = await registrationsPage(deps, res.locals.tenantId as string, req.query as Record<string, unknown>);
     res.set('Cache-Control', 'no-store').json(body);
-  });
-
-  router.get(METRICS_PATH, async function driftMetrics(req, res) {
-    // Checked first: a refused caller costs no store reads.
-    const view = metricsView(req.headersDistinct.authorization, deps.metricsToken);
-    const desired = memoizeDesiredState(deps.desiredState);
-    const edges: ConnectedEdgeDrift[] = [];
-    for (const r of await deps.connectedRegistrations()) {
-      edges.push({ tenantId: r.tenantId, drift: edgeDrift(r, await desired(r.tenantId, r.connectionId)) });
-    }
-    const text = view === 'per-tenant' ? renderDriftMetrics(edges) : renderDriftTotals(edges);
-    res.set({ 'Cache-Control': 'no-store', Vary: 'Authorization' }).type('text/plain; version=0.0.4; charset=utf-8').send(text);
   });
 
   // Releases an instance id so another edge connection of the tenant may register it.
@@ -168,16 +139,22 @@ export function createManagementRouter(deps: ManagementRouterDeps): Router {
     res.status(204).end();
   });
 
-  // Exec and broadcast: key first, then content type and size, then the command. With the
-  // opt-in RELAY_BARE_EXEC=on the control plane serves their plain requests on bare node:http
-  // before this router sees them (src/fast-path); the rest are still answered here.
-  for (const route of commandRoutes(deps)) {
+  // Exec and the extensions' commands (broadcast): key first, then content type and size, then
+  // the command. With the opt-in RELAY_BARE_EXEC=on the control plane serves their plain
+  // requests on bare node:http before this router sees them (src/fast-path); the rest are still answered here.
+  for (const route of commandRoutesOf(deps)) {
     router.post(route.path, discoveryKey, requireJson, jsonBody(route.limitBytes), async function runCommand(req, res) {
       const reply = await route.run(res.locals.tenantId as string, req.body);
       res.set(reply.headers).json(reply.body);
     });
   }
+  for (const extension of deps.extensions) if (extension.router) router.use(extension.router);
   return router;
+}
+
+/** Exec, then each extension's commands: what the management router serves and the bare exec may. */
+export function commandRoutesOf(deps: Pick<ManagementRouterDeps, 'exec' | 'extensions'>): readonly CommandRoute[] {
+  return [execRoute(deps), ...deps.extensions.flatMap((extension) => extension.commandRoutes ?? [])];
 }
 
 /**

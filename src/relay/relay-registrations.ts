@@ -1,6 +1,5 @@
 import type { ClusterNode } from './cluster-plugin';
-import type { EdgeLink, Registration } from './registration';
-import type { RegistrationStore } from './registration-store';
+import type { EdgeLink } from './registration';
 import type { RelayState } from './relay-state';
 
 /** Whether each of the tenant's instances is connected and, in cluster mode, which node holds it. */
@@ -25,15 +24,4 @@ export function createLinks(state: RelayState, cluster: ClusterNode | undefined)
     }
     return found;
   };
-}
-
-/** The stored registrations of the edges this node holds a live socket for (`/metrics`). */
-export async function connectedRegistrations(state: RelayState, registrations: RegistrationStore): Promise<Registration[]> {
-  const keys = [...state.sessions()].map((session) => session.key!);
-  const found: Registration[] = [];
-  for (const key of keys) {
-    const registration = await registrations.get(key);
-    if (registration) found.push(registration);
-  }
-  return found;
 }

@@ -2,12 +2,11 @@ import type { RequestHandler, Router } from 'express';
 import type { Server } from 'node:http';
 import type { Logger } from '../observability';
 import type { CommandName, DecisionRecord, EdgeStatus, TryDecisionRequest, TryDecisionResult } from '../relay-protocol';
-import type { BroadcastResult } from './broadcast';
 import type { RelayClusterPlugin } from './cluster-plugin';
-import type { DesiredStateLookup } from './edge-drift';
+import type { CommandRoute } from './command-routes';
 import type { RegistrationsPage } from './management-router';
-import type { BroadcastFilter } from './parse-broadcast-request';
 import type { DecisionSampleReply } from './pending-samples';
+import type { RelayExtension } from './relay-extension';
 import type { InstanceKey } from './registration';
 import type { RelayStore } from './relay-store';
 
@@ -19,8 +18,6 @@ export interface RelayDeps {
    * `res.locals.tenantId`; the control plane supplies it.
    */
   readonly requireDiscoveryKey: RequestHandler;
-  /** What each edge should run (its policy's `latest`, the central directory revision), for drift. */
-  readonly desiredState: DesiredStateLookup;
   readonly logger: Logger;
   /** How long exec waits for the edge's confirmation before 504. */
   readonly execTimeoutMs: number;
@@ -32,8 +29,6 @@ export interface RelayDeps {
   readonly registerTimeoutMs?: number;
   /** Commands that may wait on one edge at once (default 64); more get 429. */
   readonly maxPendingPerEdge?: number;
-  /** Connected edges one broadcast may reach (default `BROADCAST_LIMITS.maxEdges`); more get 409. */
-  readonly maxBroadcastEdges?: number;
   /** Sockets one edge connection may hold open at once (default {@link MAX_SOCKETS_PER_CONNECTION}). */
   readonly maxSocketsPerConnection?: number;
   /**
@@ -42,8 +37,13 @@ export interface RelayDeps {
    * relay closes it when it closes.
    */
   readonly cluster?: RelayClusterPlugin;
-  /** `METRICS_TOKEN`: shows `/metrics` per tenant to its bearer; unset, `/metrics` names no tenant to anyone. */
-  readonly metricsToken?: string;
+  /**
+   * The platform's areas that serve over the management API (relay-extension.ts), started in
+   * this order when the relay is created: the tenant-wide broadcast (src/relay-broadcast),
+   * drift and `/metrics` (src/edge-drift), plugged in by src/control-plane-server. Without
+   * any, the relay serves exec, the registrations and their release alone.
+   */
+  readonly extensions?: readonly RelayExtension[];
   /** Takes the decision records edges ship (docs/reference/api.md, "Decision records"); must not wait or throw. */
   readonly onDecisions?: (key: InstanceKey, records: readonly DecisionRecord[]) => void;
 }
@@ -51,6 +51,8 @@ export interface RelayDeps {
 /** The relay: edge WebSocket endpoint plus the management API of docs/service-interface.md §4.2–4.3. */
 export interface Relay {
   readonly managementRouter: Router;
+  /** Exec, then the extensions' commands: the routes the management router serves, for the opt-in bare exec (src/fast-path). */
+  readonly commandRoutes: readonly CommandRoute[];
   /** Serves the edge WebSocket on `server`'s `upgrade` event. */
   attach(server: Server): void;
   /** Sends a command to one of the tenant's instances and waits for its confirmation. Throws HttpErrors. */
@@ -67,12 +69,9 @@ export interface Relay {
    */
   tryDecision(tenantId: string, instanceId: string, request: TryDecisionRequest): Promise<TryDecisionResult>;
   /**
-   * Sends a command to every connected edge of the tenant matching `filter`, on every node,
-   * and resolves once all confirmed or the deadline (the exec timeout) passed
-   * (docs/reference/api.md, "Broadcast"). Throws 429/409/503 HttpErrors.
+   * One page of the tenant's registrations (`page_size`, `page_token` in `query`), as §4.3
+   * answers, with the extensions' fields. Rejects with 400 for bad paging.
    */
-  broadcast(tenantId: string, command: CommandName, filter?: BroadcastFilter): Promise<BroadcastResult>;
-  /** One page of the tenant's registrations (`page_size`, `page_token` in `query`), as §4.3 answers. Rejects with 400 for bad paging. */
   registrations(tenantId: string, query: Record<string, unknown>): Promise<RegistrationsPage>;
   /** Closes every edge socket (1001), fails pending commands, stores the disconnects and closes its database handle. */
   close(): Promise<void>;

@@ -17,9 +17,9 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['config', 'policy', 'directory', 'decision'],
   // services: the seed's components, each of its own, with their hooks
   ['idp', 'relay', 'control-plane', 'edge'],
-  // platform: areas that plug into a service's hook (EdgeRuntimeDeps.plugins and .imageSignatures, RelayDeps.cluster,
-  // the control plane's extensions) or serve over one
-  ['decision-records', 'edge-metrics', 'authzen', 'signed-images', 'cluster', 'decision-store', 'console'],
+  // platform: areas that plug into a service's hook (EdgeRuntimeDeps.plugins and .imageSignatures, RelayDeps.cluster
+  // and .extensions, the control plane's extensions) or serve over one
+  ['decision-records', 'edge-metrics', 'authzen', 'signed-images', 'cluster', 'edge-drift', 'relay-broadcast', 'decision-store', 'console'],
   // apps: what a user runs or copies, and the processes that plug the platform in (the sidecar
   // for an edge, control-plane-server for the control plane and its relay)
   ['authorizer', 'embedded-edge', 'apps', 'sidecar', 'stack', 'interop', 'control-plane-server'],

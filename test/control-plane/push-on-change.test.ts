@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { silentLogger } from '../../src/observability';
 import { readPolicyFolder } from '../../src/policy';
 import { startPushOnChange, type TenantChange } from '../../src/control-plane';
-import type { BroadcastFilter, BroadcastResult } from '../../src/relay';
+import type { BroadcastFilter, BroadcastResult } from '../../src/relay-broadcast';
 import type { CommandName } from '../../src/relay-protocol';
 import { makeFixture, policiesDir, type Fixture } from './fixture';
 
@@ -65,7 +65,7 @@ function fakes(optedIn: ReadonlySet<string> = new Set(['t1'])) {
 describe('push on change: coalescing', () => {
   it('turns a burst of directory changes into one broadcast of sync_edge_directory to the edges behind', async () => {
     const f = fakes();
-    const push = startPushOnChange({ store: f.store, relay: f.relay, logger: silentLogger(), coalesceMs: 5 });
+    const push = startPushOnChange({ store: f.store, broadcast: f.relay.broadcast, logger: silentLogger(), coalesceMs: 5 });
     for (let i = 0; i < 10; i += 1) f.emit({ tenantId: 't1', kind: 'directory' });
     const first = await f.call(1);
     expect({ tenantId: first.tenantId, command: first.command, filter: first.filter }).toEqual({ tenantId: 't1', command: 'sync_edge_directory', filter: { staleOnly: 'directory' } });
@@ -77,7 +77,7 @@ describe('push on change: coalescing', () => {
 
   it('runs exactly one more broadcast for the changes that arrive while one runs', async () => {
     const f = fakes();
-    const push = startPushOnChange({ store: f.store, relay: f.relay, logger: silentLogger(), coalesceMs: 5 });
+    const push = startPushOnChange({ store: f.store, broadcast: f.relay.broadcast, logger: silentLogger(), coalesceMs: 5 });
     f.emit({ tenantId: 't1', kind: 'directory' });
     const first = await f.call(1);
     for (let i = 0; i < 5; i += 1) f.emit({ tenantId: 't1', kind: 'directory' });
@@ -95,7 +95,7 @@ describe('push on change: coalescing', () => {
 
   it("pushes a policy to that policy's edges with discovery, apart from directory changes", async () => {
     const f = fakes();
-    const push = startPushOnChange({ store: f.store, relay: f.relay, logger: silentLogger(), coalesceMs: 5 });
+    const push = startPushOnChange({ store: f.store, broadcast: f.relay.broadcast, logger: silentLogger(), coalesceMs: 5 });
     f.emit({ tenantId: 't1', kind: 'policy', policyName: 'rbac' });
     f.emit({ tenantId: 't1', kind: 'policy', policyName: 'todo' });
     f.emit({ tenantId: 't1', kind: 'directory' });
@@ -111,7 +111,7 @@ describe('push on change: coalescing', () => {
 
   it('sends nothing for a tenant that did not opt in', async () => {
     const f = fakes(new Set());
-    const push = startPushOnChange({ store: f.store, relay: f.relay, logger: silentLogger(), coalesceMs: 5 });
+    const push = startPushOnChange({ store: f.store, broadcast: f.relay.broadcast, logger: silentLogger(), coalesceMs: 5 });
     f.emit({ tenantId: 't2', kind: 'directory' });
     while (f.asked.length === 0) await new Promise((resolve) => setImmediate(resolve));
     await push.close();
@@ -121,7 +121,7 @@ describe('push on change: coalescing', () => {
 
   it('drops what waits when closed', async () => {
     const f = fakes();
-    const push = startPushOnChange({ store: f.store, relay: f.relay, logger: silentLogger(), coalesceMs: 60_000 });
+    const push = startPushOnChange({ store: f.store, broadcast: f.relay.broadcast, logger: silentLogger(), coalesceMs: 60_000 });
     f.emit({ tenantId: 't1', kind: 'directory' });
     await push.close();
     f.emit({ tenantId: 't1', kind: 'directory' });

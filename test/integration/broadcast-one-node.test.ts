@@ -10,11 +10,12 @@ import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config';
-import { createControlPlaneApp, createControlPlaneRelay, openControlPlaneStore, seedControlPlane, type ControlPlaneStore } from '../../src/control-plane';
+import { createControlPlaneApp, openControlPlaneStore, seedControlPlane, type ControlPlaneStore } from '../../src/control-plane';
+import { startControlPlaneRelay, type ControlPlaneRelay } from '../../src/control-plane-server';
 import { loadDirectorySeed } from '../../src/directory';
 import { baseUrl, close, listen } from '../../src/http';
 import { silentLogger } from '../../src/observability';
-import { BROADCAST_PATH, type Relay } from '../../src/relay';
+import { BROADCAST_PATH } from '../../src/relay-protocol';
 import { waitUntil } from '../helpers/redis';
 import { FakeEdge } from '../relay/fake-edge';
 import { startEdgeNode, type EdgeHandle } from './edge-node';
@@ -26,7 +27,7 @@ const EXEC_TIMEOUT_MS = 1500;
 
 let dir: string;
 let store: ControlPlaneStore;
-let relay: Relay;
+let relay: ControlPlaneRelay;
 let server: Server;
 let url: string;
 let demo: TenantCredentials;
@@ -62,7 +63,7 @@ async function realEdge(name: string, credentials: { connectionId: string; conne
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'outpost-broadcast-one-node-'));
   store = await openControlPlaneStore(join(dir, 'control-plane.sqlite'));
-  relay = await createControlPlaneRelay({ store, logger: silentLogger(), execTimeoutMs: EXEC_TIMEOUT_MS, heartbeatMs: 60_000 });
+  relay = await startControlPlaneRelay({ store, logger: silentLogger(), execTimeoutMs: EXEC_TIMEOUT_MS, heartbeatMs: 60_000 });
   server = await listen(createControlPlaneApp({ store, logger: silentLogger(), routers: [relay.managementRouter] }), 0, '127.0.0.1');
   relay.attach(server);
   url = baseUrl(server);

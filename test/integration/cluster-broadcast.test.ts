@@ -21,11 +21,12 @@ import {
   type ControlPlaneStore,
   type PushOnChange,
 } from '../../src/control-plane';
-import { startControlPlaneRelay } from '../../src/control-plane-server';
+import { startControlPlaneRelay, type ControlPlaneRelay } from '../../src/control-plane-server';
 import { loadDirectorySeed } from '../../src/directory';
 import { baseUrl, close, listen } from '../../src/http';
 import { silentLogger } from '../../src/observability';
-import { BROADCAST_PATH, INSTANCE_REGISTRATIONS_PATH, type Relay } from '../../src/relay';
+import { INSTANCE_REGISTRATIONS_PATH } from '../../src/relay';
+import { BROADCAST_PATH } from '../../src/relay-protocol';
 import { usePostgres } from '../helpers/postgres';
 import { useLocalRedis, waitUntil } from '../helpers/redis';
 import { FakeEdge } from '../relay/fake-edge';
@@ -41,7 +42,7 @@ const postgres = usePostgres();
 interface Node {
   readonly id: string;
   readonly store: ControlPlaneStore;
-  readonly relay: Relay;
+  readonly relay: ControlPlaneRelay;
   readonly push: PushOnChange;
   readonly server: Server;
   readonly url: string;
@@ -69,7 +70,7 @@ async function startNode(id: string, databaseUrl: string): Promise<Node> {
     heartbeatMs: 60_000,
     cluster: { redisUrl: redis.server.url, nodeId: id },
   });
-  const push = startPushOnChange({ store, relay, logger: silentLogger() });
+  const push = startPushOnChange({ store, broadcast: relay.broadcast, logger: silentLogger() });
   const app = createControlPlaneApp({ store, logger: silentLogger(), routers: [relay.managementRouter] });
   const server = await listen(app, 0, '127.0.0.1');
   relay.attach(server);

@@ -14,12 +14,12 @@ import { createTodoApp, openTodoStore, type TodoStore } from '../../src/apps/tod
 import { openLocalAuthorizer, type Authorizer } from '../../src/authorizer';
 import { loadConfig } from '../../src/config';
 import { consoleExtension } from '../../src/console';
-import { createControlPlaneApp, createControlPlaneRelay, openControlPlaneStore, type ControlPlaneStore } from '../../src/control-plane';
+import { createControlPlaneApp, openControlPlaneStore, type ControlPlaneStore } from '../../src/control-plane';
+import { startControlPlaneRelay, type ControlPlaneRelay } from '../../src/control-plane-server';
 import { loadDirectorySeed } from '../../src/directory';
 import { createEdge, type Edge } from '../../src/sidecar';
 import { baseUrl, close, listen } from '../../src/http';
 import { openIdp } from '../../src/idp';
-import type { Relay } from '../../src/relay';
 import { startAppFixture, USERS, type AppFixture } from '../apps/app-fixture';
 import { capturingLogger, type LogLine } from '../helpers/capturing-logger';
 
@@ -52,10 +52,10 @@ beforeAll(async () => {
   await serve('idp', async (logger) => (await openIdp(loadConfig({ AUTH_URL: fixture.idp.url, OUTPOST_DATA_DIR: join(dir, 'idp'), LOG_LEVEL: 'silent' }), logger)).app);
 
   const store: ControlPlaneStore = await openControlPlaneStore(join(dir, 'control-plane.db'));
-  let relay: Relay | undefined;
+  let relay: ControlPlaneRelay | undefined;
   cleanup.unshift(() => store.close());
   await serve('control plane', async (logger) => {
-    relay = await createControlPlaneRelay({ store, logger, execTimeoutMs: 1_000, heartbeatMs: 60_000 });
+    relay = await startControlPlaneRelay({ store, logger, execTimeoutMs: 1_000, heartbeatMs: 60_000 });
     const consoleArea = consoleExtension({ store, relay, auth: { issuer: fixture.idp.issuer, jwksUri: fixture.idp.jwksUri } });
     return createControlPlaneApp({ store, logger, routers: [relay.managementRouter], extensions: [consoleArea] });
   });

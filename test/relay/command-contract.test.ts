@@ -7,7 +7,8 @@
  * Requests go over raw connections, so a duplicate header or a changed framing shows.
  */
 import http from 'node:http';
-import { BROADCAST_PATH, EXEC_PATH } from '../../src/relay';
+import { EXEC_PATH } from '../../src/relay';
+import { BROADCAST_PATH } from '../../src/relay-protocol';
 import { capturingLogger, type LogLine } from '../helpers/capturing-logger';
 import { waitUntil } from '../helpers/redis';
 import { EDGE_ERROR_MESSAGE, type FakeEdge } from './fake-edge';

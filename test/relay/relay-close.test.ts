@@ -20,7 +20,6 @@ it('answers a second close() with the first one’s promise, before and after it
   const relay = await createRelay({
     store: kit.store,
     requireDiscoveryKey: (_req, _res, next) => next(),
-    desiredState: async () => ({ policyDigest: null, directoryRevision: null }),
     logger: silentLogger(),
     execTimeoutMs: 1000,
     heartbeatMs: 60_000,

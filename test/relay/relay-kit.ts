@@ -5,12 +5,12 @@ import { join } from 'node:path';
 import express from 'express';
 import { consolePublicDir } from '../../src/console';
 import { createControlPlaneApp, openControlPlaneStore } from '../../src/control-plane';
-import { controlPlaneExtensions, startControlPlaneRelay } from '../../src/control-plane-server';
+import { controlPlaneExtensions, startControlPlaneRelay, type ControlPlaneRelay } from '../../src/control-plane-server';
 import type { ControlPlaneLocation, ControlPlaneStore } from '../../src/control-plane';
 import { findProjectRoot } from '../../src/config';
 import { baseUrl, close, listen } from '../../src/http';
 import { silentLogger, type Logger } from '../../src/observability';
-import type { Relay, RelayDeps } from '../../src/relay';
+import type { RelayDeps } from '../../src/relay';
 import { SQLITE_ENGINE, type SqlEngineUnderTest } from '../helpers/sql-engines';
 import { FakeEdge } from './fake-edge';
 import type { FakeEdgeOptions } from './fake-edge';
@@ -29,7 +29,7 @@ export const START = Date.parse('2025-03-01T12:00:00.000Z');
 /** A relay on a real HTTP server (port 0) over a real control-plane store (a file in a temp dir, or PostgreSQL). */
 export interface RelayKit {
   readonly store: ControlPlaneStore;
-  readonly relay: Relay;
+  readonly relay: ControlPlaneRelay;
   readonly server: Server;
   readonly url: string;
   readonly a: TestTenant;
@@ -47,7 +47,10 @@ export interface RelayKit {
   stop(): Promise<void>;
 }
 
-type KitOptions = Partial<Pick<RelayDeps, 'execTimeoutMs' | 'heartbeatMs' | 'registerTimeoutMs' | 'maxPendingPerEdge' | 'maxSocketsPerConnection' | 'metricsToken' | 'maxBroadcastEdges'>> & {
+type KitOptions = Partial<Pick<RelayDeps, 'execTimeoutMs' | 'heartbeatMs' | 'registerTimeoutMs' | 'maxPendingPerEdge' | 'maxSocketsPerConnection'>> & {
+  /** The plug-ins' options: METRICS_TOKEN (src/edge-drift), the broadcast's edge bound (src/relay-broadcast). */
+  readonly metricsToken?: string;
+  readonly maxBroadcastEdges?: number;
   /** The store's engine (SQLite by default). */
   readonly engine?: SqlEngineUnderTest;
   /** The control plane's and the relay's logger (silent by default). */

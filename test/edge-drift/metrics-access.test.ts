@@ -3,7 +3,7 @@
  * tenant to an anonymous caller: without credentials it answers totals over every tenant;
  * the per-tenant series need `Authorization: Bearer <METRICS_TOKEN>`.
  */
-import { startRelayKit, type RelayKit } from './relay-kit';
+import { startRelayKit, type RelayKit } from '../relay/relay-kit';
 
 const TOKEN = 'mt_0123456789abcdefghijklmnopqrstuvwxyz';
 let kit: RelayKit;

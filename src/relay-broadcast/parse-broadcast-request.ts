@@ -1,6 +1,6 @@
 import { BadRequestError } from '../http';
+import { isPlainObject, parseCommand } from '../relay';
 import type { CommandName } from '../relay-protocol';
-import { isPlainObject, parseCommand } from './parse-exec-request';
 
 /** Which of the tenant's edges a broadcast is for (docs/reference/api.md, "Broadcast"). */
 export interface BroadcastFilter {

@@ -1,19 +1,8 @@
+import { edgeDrift, memoizeDesiredState, type DesiredStateLookup } from '../edge-drift';
 import { httpError, type HttpError } from '../http';
-import type { CommandName } from '../relay-protocol';
-import { edgeDrift, memoizeDesiredState, type DesiredStateLookup } from './edge-drift';
-import type { EdgeSession } from './edge-session';
+import { sendToLocalEdges, type FailedEdge, type Registration, type RelayView, type SendOutcome } from '../relay';
+import { BROADCAST_LIMITS, type CommandName } from '../relay-protocol';
 import type { BroadcastFilter } from './parse-broadcast-request';
-import type { EdgeLink, Registration } from './registration';
-import type { RegistrationStore } from './registration-store';
-import { sendToLocalEdges, type FailedEdge, type SendOutcome } from './send-to-edges';
-
-/**
- * A broadcast's bounds (docs/reference/limits.md): the connected edges one broadcast may
- * reach (more is 409 `too_many_edges`, sent to none: narrow it with a filter), and the
- * broadcasts one tenant may run at once on one node (more is 429 `too_many_broadcasts`).
- * Its deadline is the exec timeout (`RELAY_EXEC_TIMEOUT_MS`).
- */
-export const BROADCAST_LIMITS = Object.freeze({ maxEdges: 10_000, maxConcurrentPerTenant: 4 });
 
 /** Registrations read per step while the targets are chosen. */
 const SELECT_PAGE = 1000;
@@ -30,23 +19,11 @@ export interface BroadcastResult {
   readonly not_connected: number;
 }
 
-/** Dependencies of {@link createBroadcaster}; the relay supplies them. */
-export interface BroadcasterDeps {
-  readonly registrations: RegistrationStore;
+/** Dependencies of {@link createBroadcaster}: the relay's view (relay-extension.ts) and what each edge should run. */
+export interface BroadcasterDeps extends Pick<RelayView, 'registrations' | 'links' | 'local' | 'cluster' | 'checkOpen'> {
   readonly desiredState: DesiredStateLookup;
-  /** Whether each instance is connected and, in cluster mode, which node holds it (503 while Redis is down). */
-  readonly links: (tenantId: string, instanceIds: readonly string[]) => Promise<EdgeLink[]>;
-  /** This node's live session of one of the tenant's instances. */
-  readonly local: (tenantId: string, instanceId: string) => EdgeSession | undefined;
-  /** Cluster mode: this node's id, and the way to another node's edges. */
-  readonly cluster?: {
-    readonly node: string;
-    broadcast(owner: string, tenantId: string, instanceIds: readonly string[], command: CommandName, timeoutMs: number): Promise<SendOutcome>;
-  };
   /** The deadline: the exec timeout. */
   readonly timeoutMs: number;
-  /** Throws 503 `relay_closing` once the relay is closing. */
-  readonly checkOpen: () => void;
   /** Connected edges one broadcast may reach (default {@link BROADCAST_LIMITS}.maxEdges). */
   readonly maxEdges?: number;
   /** Monotonic milliseconds (default `performance.now`), for the deadline. */
@@ -130,8 +107,8 @@ export function createBroadcaster(deps: BroadcasterDeps) {
       const parts: Promise<SendOutcome>[] = [];
       for (const [owner, ids] of byNode) {
         if (remaining <= 0) parts.push(Promise.resolve({ confirmed: 0, failed: ids.map((id) => ({ id, code: 'edge_timeout' })) }));
-        else if (owner === undefined) parts.push(sendToLocalEdges(ids, (id) => deps.local(tenantId, id), command, remaining));
-        else parts.push(deps.cluster!.broadcast(owner, tenantId, ids, command, remaining));
+        else if (owner === undefined) parts.push(sendToLocalEdges(ids, (id) => deps.local({ tenantId, instanceId: id }), command, remaining));
+        else parts.push(deps.cluster!.sendMany(owner, tenantId, ids, command, remaining));
       }
       let confirmed = 0;
       const failed: FailedEdge[] = [];

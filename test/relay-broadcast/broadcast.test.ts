@@ -6,10 +6,11 @@
 import { join } from 'node:path';
 import { findProjectRoot } from '../../src/config';
 import { readPolicyFolder } from '../../src/policy';
-import { BROADCAST_LIMITS, BROADCAST_PATH, INSTANCE_REGISTRATIONS_PATH } from '../../src/relay';
+import { INSTANCE_REGISTRATIONS_PATH } from '../../src/relay';
+import { BROADCAST_LIMITS, BROADCAST_PATH } from '../../src/relay-protocol';
 import { waitUntil } from '../helpers/redis';
-import { EDGE_STATUS, type FakeEdge } from './fake-edge';
-import { startRelayKit, type RelayKit } from './relay-kit';
+import { EDGE_STATUS, type FakeEdge } from '../relay/fake-edge';
+import { startRelayKit, type RelayKit } from '../relay/relay-kit';
 
 const EXEC_TIMEOUT_MS = 400;
 const discoveryAll = { command: { discovery: {} } };

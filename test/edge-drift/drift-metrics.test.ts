@@ -1,5 +1,5 @@
-import { MAX_DRIFT_METRIC_TENANTS } from '../../src/relay';
-import { renderDriftMetrics, renderDriftTotals, type ConnectedEdgeDrift } from '../../src/relay/drift-metrics';
+import { MAX_DRIFT_METRIC_TENANTS } from '../../src/edge-drift';
+import { renderDriftMetrics, renderDriftTotals, type ConnectedEdgeDrift } from '../../src/edge-drift/drift-metrics';
 
 const current = { latestPolicyDigest: null, policyDrift: false, centralDirectoryRevision: 1, directoryLag: 0 };
 const edge = (tenantId: string, drift: Partial<ConnectedEdgeDrift['drift']> = {}): ConnectedEdgeDrift => ({ tenantId, drift: { ...current, ...drift } });

@@ -1,4 +1,4 @@
-import type { Registration } from './registration';
+import type { Registration } from '../relay';
 
 /**
  * What the control plane wants an edge to run: the `latest` image digest of the policy its
