@@ -10,7 +10,6 @@ export type { DesiredEdgeState } from './edge-drift';
 export { CLOSE_CODES } from './close-codes';
 export { FRAME_RATE } from './frame-rate';
 export { MAX_BAD_FRAMES } from './edge-session';
-export { RELAY_ROUTES, EXEC_OUTCOMES, broadcastResultSchema } from './relay-openapi';
 // The hook cluster mode plugs into (src/cluster), and what a plug-in answers with.
 export type { RelayClusterPlugin, ClusterJoinDeps, ClusterNode } from './cluster-plugin';
 export type { EdgeSession } from './edge-session';

@@ -1,9 +1,7 @@
 import { z } from 'zod';
 import { apiErrors, isCodeAt, type ApiRoute, type RouteError } from '../http';
-import { COMMANDS, EDGE_FAILURE_CODES } from '../relay-protocol';
-import { BROADCAST_LIMITS } from './broadcast';
-import { BROADCAST_PATH, EXEC_PATH } from './command-routes';
-import { INSTANCE_REGISTRATIONS_PATH, METRICS_PATH } from './management-router';
+import { BROADCAST_LIMITS, BROADCAST_PATH, EXEC_PATH } from '../relay';
+import { COMMANDS, EDGE_FAILURE_CODES, INSTANCE_REGISTRATIONS_PATH, METRICS_PATH } from '../relay-protocol';
 
 /** The exec body (docs/service-interface.md §2.3), as `parseExecRequest` checks it. */
 const execBody = z.object({
