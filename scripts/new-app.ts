@@ -34,7 +34,7 @@ function main(name: string, options: { port?: number }): void {
       `  npx jest test/apps/${entry.name}-app.test.ts   (the app against the real IdP)`,
       `  edit policies/${entry.policy}: the next npm start pushes it (the banner says so); npm run dev pushes it as you save`,
       'The short loop, no control plane (docs/guide/03-your-own-app.md): the IdP, and in another terminal the app deciding from policies/ itself (Ctrl+C and run it again after an edit):',
-      '  npm run build && node dist/src/idp/main.js',
+      '  npm run build && node dist/src/idp-server/main.js',
       `  AUTHORIZER=local node dist/src/${entry.entry}.js`,
     ].join('\n'),
   );

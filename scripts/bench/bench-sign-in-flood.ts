@@ -55,7 +55,7 @@ async function main(junk: number, addresses: number, unbounded: boolean): Promis
   const genuine = performance.now() - started;
 
   const statuses = (await Promise.all(flood)).reduce<Record<number, number>>((n, r) => ({ ...n, [r.status]: (n[r.status] ?? 0) + 1 }), {});
-  // Shutdown as on SIGTERM (src/idp/main.ts) while a second flood is being hashed.
+  // Shutdown as on SIGTERM (src/idp-server/main.ts) while a second flood is being hashed.
   // Connections the closing server never accepted are reset: expected here, not an error.
   const second = Array.from({ length: junk }, (_, i) =>
     signIn(url, `127.0.2.${2 + (i % addresses)}`, `again-${i}@flood.test`, 'junk').catch(() => ({ status: 0 })),

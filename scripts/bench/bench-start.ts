@@ -52,7 +52,7 @@ interface Checkout {
   readonly root: string;
   readonly labels: readonly string[];
   readonly portVars: readonly string[];
-  /** Each component's entry file under dist/src (`idp/main.js`) and its label. */
+  /** Each component's entry file under dist/src (`idp-server/main.js`) and its label. */
   readonly entries: ReadonlyMap<string, string>;
 }
 

@@ -1,4 +1,4 @@
-import type { ControlPlaneExtension } from '../control-plane';
+import type { DocumentedExtension } from '../openapi';
 import { CONSOLE_ROUTES } from './console-openapi';
 import { createConsoleRouter, type ConsoleDeps } from './console-routes';
 
@@ -7,6 +7,6 @@ import { createConsoleRouter, type ConsoleDeps } from './console-routes';
  * API under `/console/api`, its page under `/console/` when given one, and both in the
  * control plane's `/openapi.json`.
  */
-export function consoleExtension(deps: ConsoleDeps): ControlPlaneExtension {
+export function consoleExtension(deps: ConsoleDeps): DocumentedExtension {
   return { router: createConsoleRouter(deps), routes: CONSOLE_ROUTES };
 }

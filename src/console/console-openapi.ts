@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { apiErrors, type ApiRoute } from '../http';
-import { EXEC_OUTCOMES, broadcastResultSchema } from '../relay';
+import { EXEC_OUTCOMES, broadcastResultSchema } from '../openapi';
 import { ACCOUNT_KINDS, MEMBER_ROLES } from '../control-plane';
 import { consoleMemberSchema } from './console-member-routes';
 import { CONSOLE_PAGE_PATH } from './console-page';

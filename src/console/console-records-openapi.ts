@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { directoryDataSchema } from '../directory';
 import { apiErrors, type ApiRoute, type RouteError } from '../http';
+import { policyVersionsSchema } from '../openapi';
 import { MEMBER, ROLE, TENANT, bad } from './console-openapi-errors';
-import { policyVersionsSchema } from '../control-plane';
 import { decisionsPageSchema } from '../decision-store';
 import { tryDecisionBodySchema } from './console-decision-routes';
 

@@ -1,12 +1,15 @@
 import { consoleExtension, type ConsoleDeps } from '../console';
 import type { ControlPlaneExtension, ControlPlaneStore } from '../control-plane';
 import { decisionStoreExtension, openDecisionRepository } from '../decision-store';
+import { controlPlaneOpenApiExtension } from '../openapi';
 
 /**
- * The platform's extensions of the control plane's app, as its process plugs them in: the
- * admin API's decision records (src/decision-store) and, given its options, the console
+ * The platform's extensions of the control plane's app, as its process plugs them in:
+ * `/openapi.json` (src/openapi), describing the control plane and the areas plugged in beside it,
+ * the admin API's decision records (src/decision-store) and, given its options, the console
  * (src/console).
  */
 export function controlPlaneExtensions(store: ControlPlaneStore, console?: Omit<ConsoleDeps, 'store'>): ControlPlaneExtension[] {
-  return [decisionStoreExtension(store, openDecisionRepository(store)), ...(console ? [consoleExtension({ store, ...console })] : [])];
+  const areas = [decisionStoreExtension(store, openDecisionRepository(store)), ...(console ? [consoleExtension({ store, ...console })] : [])];
+  return [controlPlaneOpenApiExtension(areas), ...areas];
 }

@@ -1,8 +1,7 @@
 import type { RequestListener } from 'node:http';
 import type { Router } from 'express';
 import { serveBareJsonRoutes, tenantJsonRoutes } from '../fast-path';
-import { createApp, createErrorResponder, finishAppWith, OPENAPI_PATH, refuseWriteQuery, serveOpenApi, jsonBody, type ApiRoute } from '../http';
-import { controlPlaneOpenApi } from './control-plane-openapi';
+import { createApp, createErrorResponder, finishAppWith, refuseWriteQuery, jsonBody } from '../http';
 import type { Logger } from '../observability';
 import { POLICY_IMAGE_LIMITS } from '../policy';
 import type { Relay } from '../relay';
@@ -24,14 +23,12 @@ export const BODY_LIMITS = Object.freeze({ policyImage: 2 * POLICY_IMAGE_LIMITS.
 
 /**
  * A platform area plugged into the control plane's app (decision records' admin listing,
- * src/decision-store; the console, src/console): its router,
- * mounted after the control plane's own routes and the relay's, and those routes' description,
- * which joins the control plane's OpenAPI document. The control plane imports none of them;
- * the process that runs it (src/control-plane-server) hands them over.
+ * src/decision-store; the console, src/console; `/openapi.json`, src/openapi): its router,
+ * mounted after the control plane's own routes and the relay's. The control plane imports
+ * none of them; the process that runs it (src/control-plane-server) hands them over.
  */
 export interface ControlPlaneExtension {
   readonly router: Router;
-  readonly routes: readonly ApiRoute[];
 }
 
 /** Dependencies of {@link createControlPlaneApp}. */
@@ -40,7 +37,7 @@ export interface ControlPlaneAppDeps {
   readonly logger: Logger;
   /** Extra routers (the relay's management API), mounted before the final 404. */
   readonly routers?: readonly Router[];
-  /** The platform's extensions, mounted after `routers` (their routes in `/openapi.json`). */
+  /** The platform's extensions, mounted after `routers`, in their order. */
   readonly extensions?: readonly ControlPlaneExtension[];
   /**
    * Opt-in (RELAY_BARE_EXEC=on): the relay's exec and its extensions' commands (broadcast), whose plain requests are then
@@ -67,7 +64,6 @@ export function createControlPlaneApp(deps: ControlPlaneAppDeps): RequestListene
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
-  app.get(OPENAPI_PATH, serveOpenApi(controlPlaneOpenApi((deps.extensions ?? []).flatMap((extension) => extension.routes))));
   // Outpost's own APIs below (admin, edge; the console refuses the same itself): a write takes its input
   // from the body. The relay's management API keeps the seed's contract as it stands (a query string is ignored there).
   app.use(['/api/v2/admin', '/api/v2/edge'], refuseWriteQuery());

@@ -36,6 +36,10 @@ export type { AuditEntry } from './audit-repository';
 export { DIRECTORY_ROLE_PATTERN, DIRECTORY_USER_REF, resolveUser } from './admin-directory-routes';
 export { directoryChangeAudit } from './directory-change-audit';
 export { policyVersionsView } from './admin-policy-routes';
-export { ADMIN_AUTH, policyVersionsSchema } from './control-plane-openapi';
+// The bodies the admin API validates with, which its OpenAPI document (src/openapi) describes.
+export { tenantSettingsSchema } from './admin-settings-routes';
+export { addSigningKeyBodySchema, signingKeyShape } from './admin-signing-key-routes';
+export { dryRunAnswerSchema, dryRunBodySchema } from './dry-run';
+export { pushBodySchema } from './validate-pushed-image';
 export { inTransaction } from './in-transaction';
 export type { SqlHandle } from './in-transaction';

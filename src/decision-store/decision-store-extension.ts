@@ -1,6 +1,7 @@
 import express from 'express';
-import { ADMIN_AUTH, requireTenantKey, type ControlPlaneExtension, type ControlPlaneStore } from '../control-plane';
+import { requireTenantKey, type ControlPlaneStore } from '../control-plane';
 import { apiErrors, type ApiRoute } from '../http';
+import { ADMIN_AUTH, type DocumentedExtension } from '../openapi';
 import { createDecisionRepository, type DecisionRepository } from './decision-repository';
 import { adminDecisionRoutes, decisionsPageSchema } from './decision-routes';
 
@@ -34,7 +35,7 @@ export function openDecisionRepository(store: ControlPlaneStore): DecisionReposi
  * `GET /api/v2/admin/decisions` behind the tenant's admin key (docs/reference/api.md,
  * "Decision records"), and its route in `/openapi.json`.
  */
-export function decisionStoreExtension(store: ControlPlaneStore, decisions: DecisionRepository): ControlPlaneExtension {
+export function decisionStoreExtension(store: ControlPlaneStore, decisions: DecisionRepository): DocumentedExtension {
   const router = express.Router().use(ADMIN_DECISIONS, requireTenantKey(store, 'admin'), adminDecisionRoutes(decisions));
   return { router, routes: DECISION_STORE_ROUTES };
 }

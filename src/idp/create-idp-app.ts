@@ -1,15 +1,14 @@
 import type { RequestListener } from 'node:http';
-import type { Express, Request, RequestHandler, Response } from 'express';
+import type { Express, Request, RequestHandler, Response, Router } from 'express';
 import type Provider from 'oidc-provider';
 import type { Adapter } from 'oidc-provider';
 import type { Config } from '../config';
-import { createApp, finishApp, oauthError, OPENAPI_PATH, serveOpenApi } from '../http';
+import { createApp, finishApp, oauthError } from '../http';
 import type { Logger } from '../observability';
 import { answerStorageErrors } from './answer-storage-errors';
 import { allowBrowserOrigins } from './allow-browser-origins';
 import { createPasswordCheck, throttleLimitFor } from './check-password';
 import type { Clock } from './clock';
-import { IDP_OPENAPI } from './idp-openapi';
 import { createTokenIssuer } from './issue-tokens';
 import type { KeyStore } from './key-store';
 import type { HashingLimiter } from './limit-hashing';
@@ -52,6 +51,12 @@ export interface IdpAppDeps {
   readonly clock: Clock;
   /** How many sign-ins one address may start (tests make it small). */
   readonly signInLimit?: SignInLimit;
+  /**
+   * The platform's routers (`/openapi.json`, src/openapi), mounted after `/healthz` and before
+   * the IdP's own routes, so none may answer a path of the IdP's. The process that runs the IdP
+   * (src/idp-server) hands them over; the IdP imports none of them.
+   */
+  readonly routers?: readonly Router[];
 }
 
 /**
@@ -86,7 +91,8 @@ function assertBoundedBody(req: Request, res: Response): void {
  * The demo IdP as an Express app. The OAuth 2.0 / OIDC protocol (authorize, the
  * form-encoded token endpoint, revocation, logout, discovery, JWKS) is node-oidc-provider's,
  * mounted last; Outpost's own parts come first: the seed's JSON token endpoint, the
- * password grant's check, the login page, userinfo and the health check.
+ * password grant's check, the login page, userinfo and the health check, with the platform's
+ * routers (`deps.routers`) after the health check.
  * Pure: it opens nothing and listens nowhere; the caller (open-idp.ts, a test) does that.
  */
 export function createIdpApp(deps: IdpAppDeps): Express {
@@ -120,7 +126,7 @@ export function createIdpApp(deps: IdpAppDeps): Express {
   app.get('/healthz', function healthz(_req, res) {
     res.set('Cache-Control', 'no-store').json({ status: 'ok' });
   });
-  app.get(OPENAPI_PATH, serveOpenApi(IDP_OPENAPI));
+  for (const router of deps.routers ?? []) app.use(router);
   app.use(tokenEndpoint({ checkPassword, issueTokens, logger }));
   const audiences = [options.apiAudience, ...options.clients.flatMap((c) => (c.audience === undefined ? [] : [c.audience]))];
   app.use(userinfoEndpoint({ issuer: options.issuer, audiences, keys, users, clockTolerance: options.clockTolerance }));

@@ -5,7 +5,7 @@ import type { Config } from '../config';
 import { loadDirectorySeed } from '../directory';
 import type { Logger } from '../observability';
 import { systemClock, type Clock } from './clock';
-import { createIdpApp } from './create-idp-app';
+import { createIdpApp, type IdpAppDeps } from './create-idp-app';
 import { openKeyStore, type KeyStore } from './key-store';
 import { createHashingLimiter, type HashingLimiter } from './limit-hashing';
 import { openMachineClient, type MachineClient } from './machine-client';
@@ -59,9 +59,10 @@ export function openIdpKeyStore(config: Config, logger: Logger, clock: Clock = s
 /**
  * Loads or creates the IdP's state (password hashes from the directory seed, signing keys,
  * the machine client, the provider's storage: its own SQLite file, or PostgreSQL when
- * `DATABASE_URL` is set) and builds the app. Nothing listens yet.
+ * `DATABASE_URL` is set) and builds the app, with the platform's `routers` plugged in (the
+ * IdP's process, src/idp-server, hands them over). Nothing listens yet.
  */
-export async function openIdp(config: Config, logger: Logger, clock: Clock = systemClock): Promise<Idp> {
+export async function openIdp(config: Config, logger: Logger, clock: Clock = systemClock, plugins: Pick<IdpAppDeps, 'routers'> = {}): Promise<Idp> {
   const files = idpFiles(config.dataDir);
   const seed = loadDirectorySeed(config.directorySeedFile);
   const [users, keys, storage] = await Promise.all([
@@ -75,7 +76,7 @@ export async function openIdp(config: Config, logger: Logger, clock: Clock = sys
   ]);
   const machineClient = openMachineClient(files.machineClientFile);
   const hashing = createHashingLimiter({ maxInFlight: HASHING_IN_FLIGHT, maxQueued: HASHING_QUEUE });
-  const app = createIdpApp({ options: config.idp, users, keys, hashing, adapter: storage.adapter, machineClient, logger, clock });
+  const app = createIdpApp({ options: config.idp, users, keys, hashing, adapter: storage.adapter, machineClient, logger, clock, ...plugins });
   return {
     app,
     keys,

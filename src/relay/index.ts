@@ -8,7 +8,6 @@ export type { DecisionSampleReply } from './pending-samples';
 export { CLOSE_CODES } from './close-codes';
 export { FRAME_RATE } from './frame-rate';
 export { MAX_BAD_FRAMES } from './edge-session';
-export { RELAY_ROUTES, EXEC_OUTCOMES, broadcastResultSchema } from './relay-openapi';
 // The hook cluster mode plugs into (src/cluster), and what a plug-in answers with.
 export type { RelayClusterPlugin, ClusterJoinDeps, ClusterNode } from './cluster-plugin';
 // The hook the platform's management routes plug into (src/relay-broadcast, src/edge-drift), and what they read.

@@ -54,7 +54,7 @@ const bearerChallenge = (path: string) => ({
 export function stackComponents(config: Config): Component[] {
   return [
     {
-      name: 'idp', label: 'IdP', entry: 'idp/main', url: config.idp.url,
+      name: 'idp', label: 'IdP', entry: 'idp-server/main', url: config.idp.url,
       port: config.idp.port, portVar: 'IDP_PORT', readyPath: '/healthz',
       identity: {
         path: '/.well-known/openid-configuration',

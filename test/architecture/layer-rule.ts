@@ -18,11 +18,11 @@ export const LAYERS: readonly (readonly string[])[] = [
   // services: the seed's components, each of its own, with their hooks
   ['idp', 'relay', 'control-plane', 'edge'],
   // platform: areas that plug into a service's hook (EdgeRuntimeDeps.plugins and .imageSignatures, RelayDeps.cluster
-  // and .extensions, the control plane's extensions) or serve over one
-  ['decision-records', 'edge-metrics', 'authzen', 'signed-images', 'cluster', 'edge-drift', 'relay-broadcast', 'decision-store', 'console'],
+  // and .extensions, the control plane's extensions, the IdP's routers) or serve over one
+  ['decision-records', 'edge-metrics', 'authzen', 'signed-images', 'cluster', 'edge-drift', 'relay-broadcast', 'decision-store', 'console', 'openapi'],
   // apps: what a user runs or copies, and the processes that plug the platform in (the sidecar
-  // for an edge, control-plane-server for the control plane and its relay)
-  ['authorizer', 'embedded-edge', 'apps', 'sidecar', 'stack', 'interop', 'control-plane-server'],
+  // for an edge, control-plane-server for the control plane and its relay, idp-server for the IdP)
+  ['authorizer', 'embedded-edge', 'apps', 'sidecar', 'stack', 'interop', 'control-plane-server', 'idp-server'],
 ];
 // Below every layer: the middleware package (packages/express-authz), which any folder may
 // import by its name and which imports nothing of the repository ({@link findPackageEscapes}).

@@ -23,7 +23,10 @@ export function fakeClock(start = Date.now()): FakeClock {
   return clock;
 }
 
-/** An IdP on port 0 with an injected clock; reuses `dataDir` when given (restart tests). */
+/**
+ * An IdP on port 0 with an injected clock; reuses `dataDir` when given (restart tests); with
+ * `routers` the platform's plugged in (as its process does: `idpRouters()`, src/idp-server).
+ */
 export interface IdpFixture {
   readonly url: string;
   readonly config: Config;
@@ -38,7 +41,7 @@ export interface IdpFixture {
 
 export async function startIdpFixture(
   env: Record<string, string> = {},
-  options: { dataDir?: string; clock?: FakeClock } = {},
+  options: { dataDir?: string; clock?: FakeClock; routers?: IdpAppDeps['routers'] } = {},
 ): Promise<IdpFixture> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'outpost-idp-test-'));
   const clock = options.clock ?? fakeClock();
@@ -46,7 +49,7 @@ export async function startIdpFixture(
   const server: Server = await listen((req, res) => handler(req, res), 0, '127.0.0.1');
   const url = baseUrl(server);
   const config = loadConfig({ ...env, AUTH_URL: url, OUTPOST_DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
-  const idp = await openIdp(config, silentLogger(), clock);
+  const idp = await openIdp(config, silentLogger(), clock, options.routers ? { routers: options.routers } : {});
   handler = idp.app;
   return {
     url,

@@ -1,6 +1,6 @@
 import { CONSOLE_ROUTES } from '../../src/console/console-openapi';
-import { CONTROL_PLANE_ROUTES as OWN_ROUTES, controlPlaneOpenApi } from '../../src/control-plane/control-plane-openapi';
 import { DECISION_STORE_ROUTES } from '../../src/decision-store/decision-store-extension';
+import { CONTROL_PLANE_ROUTES as OWN_ROUTES, controlPlaneOpenApi } from '../../src/openapi';
 
 /** What src/control-plane-server plugs into the control plane, in its order: decision records, then the console. */
 const EXTENSION_ROUTES = [...DECISION_STORE_ROUTES, ...CONSOLE_ROUTES];

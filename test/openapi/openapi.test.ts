@@ -13,8 +13,9 @@ import { loadDirectorySeed } from '../../src/directory';
 import type { Edge } from '../../src/sidecar';
 import { EDGE_OPENAPI, EDGE_ROUTES } from '../../src/sidecar/edge-openapi';
 import { baseUrl, close, listen } from '../../src/http';
-import { IDP_OPENAPI, IDP_ROUTES } from '../../src/idp/idp-openapi';
+import { idpRouters } from '../../src/idp-server';
 import { silentLogger } from '../../src/observability';
+import { IDP_OPENAPI, IDP_ROUTES } from '../../src/openapi';
 import { startAppFixture, USERS, type AppFixture } from '../apps/app-fixture';
 import { makeSyncedEdge, removeDir, tempDir } from '../edge/edge-kit';
 import { startFakeControlPlane, type FakeControlPlane } from '../edge/fake-control-plane';
@@ -29,7 +30,7 @@ const PASSWORD = 'V@erySecre#t123!';
 describe('IdP /openapi.json', () => {
   let f: IdpFixture;
   beforeAll(async () => {
-    f = await startIdpFixture({ LOGIN_MAX_FAILURES: '1000' });
+    f = await startIdpFixture({ LOGIN_MAX_FAILURES: '1000' }, { routers: idpRouters() });
   });
   afterAll(() => f.close());
 

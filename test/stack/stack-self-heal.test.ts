@@ -25,7 +25,7 @@ const STOP_TIMEOUT_MS = 30_000;
  * any `npm run new-app` added: each gets a free port of its own, as the others do).
  */
 const COMPONENTS: readonly { label: string; entry: string; port: string; path: string }[] = [
-  { label: 'IdP', entry: 'src/idp/main.ts', port: 'IDP_PORT', path: '/healthz' },
+  { label: 'IdP', entry: 'src/idp-server/main.ts', port: 'IDP_PORT', path: '/healthz' },
   { label: 'control plane', entry: 'src/control-plane-server/main.ts', port: 'CONTROL_PLANE_PORT', path: '/healthz' },
   { label: 'edge authorizer', entry: 'src/sidecar/main.ts', port: 'EDGE_PORT', path: '/readyz' },
   ...loadConfig({}).apps.list.map((app) => ({ label: app.label, entry: `src/${app.entry}.ts`, port: app.vars.port, path: '/readyz' })),

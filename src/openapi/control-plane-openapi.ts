@@ -1,11 +1,8 @@
 import { z } from 'zod';
+import { addSigningKeyBodySchema, dryRunAnswerSchema, dryRunBodySchema, pushBodySchema, signingKeyShape, tenantSettingsSchema } from '../control-plane';
 import { directoryChangeSchema, directoryDataSchema } from '../directory';
 import { apiErrors, buildOpenApiDocument, type ApiRoute, type RouteError } from '../http';
-import { RELAY_ROUTES } from '../relay';
-import { tenantSettingsSchema } from './admin-settings-routes';
-import { addSigningKeyBodySchema, signingKeyShape } from './admin-signing-key-routes';
-import { dryRunAnswerSchema, dryRunBodySchema } from './dry-run';
-import { pushBodySchema } from './validate-pushed-image';
+import { RELAY_ROUTES } from './relay-openapi';
 
 /** A policy's stored images, newest first, and its `latest` digest (the admin API's and the console's listing). */
 export const policyVersionsSchema = z.strictObject({

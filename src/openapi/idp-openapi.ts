@@ -1,7 +1,17 @@
 import { z } from 'zod';
 import { apiErrors, buildOpenApiDocument, type ApiRoute, type RouteError } from '../http';
-import { DISCOVERY_PATH, JWKS_PATH, LOGIN_PATH, ROUTES, USERINFO_PATH } from './provider';
-import { TOKEN_PATH } from './token-endpoint';
+
+/**
+ * The IdP's paths (src/idp/provider.ts, src/idp/token-endpoint.ts), written out: importing them
+ * would load the IdP and node-oidc-provider into every process that loads this area (the control
+ * plane's does, for its own document). test/openapi/openapi.test.ts fails if one is not served.
+ */
+const TOKEN_PATH = '/api/v1/idp/token';
+const DISCOVERY_PATH = '/.well-known/openid-configuration';
+const JWKS_PATH = '/.well-known/jwks.json';
+const LOGIN_PATH = '/login';
+const USERINFO_PATH = '/userinfo';
+const ROUTES = { authorization: '/authorize', revocation: '/revoke', end_session: '/logout' } as const;
 
 /** The seed's JSON token request (docs/service-interface.md §2.1), as `readCredentials` checks it. */
 const jsonTokenRequest = z.object({ username: z.string().min(1).max(256), password: z.string().min(1).max(1024) });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { apiErrors, isCodeAt, type ApiRoute, type RouteError } from '../http';
+import { EXEC_PATH } from '../relay';
 import { BROADCAST_LIMITS, BROADCAST_PATH, COMMANDS, EDGE_FAILURE_CODES, INSTANCE_REGISTRATIONS_PATH, METRICS_PATH } from '../relay-protocol';
-import { EXEC_PATH } from './command-routes';
 
 /** The exec body (docs/service-interface.md §2.3), as `parseExecRequest` checks it. */
 const execBody = z.object({
