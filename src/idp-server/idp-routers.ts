@@ -1,7 +1,8 @@
-import type { Router } from 'express';
-import { IDP_OPENAPI, openApiRouter } from '../openapi';
+import { Router } from 'express';
+import { OPENAPI_PATH, serveOpenApi } from '../http';
+import { IDP_OPENAPI } from './idp-openapi';
 
 /** The platform's routers plugged into the IdP (`createIdpApp`'s `routers`) as its process runs it: `/openapi.json`. */
 export function idpRouters(): Router[] {
-  return [openApiRouter(IDP_OPENAPI)];
+  return [Router().get(OPENAPI_PATH, serveOpenApi(IDP_OPENAPI))];
 }

@@ -15,7 +15,7 @@ import { EDGE_OPENAPI, EDGE_ROUTES } from '../../src/sidecar/edge-openapi';
 import { baseUrl, close, listen } from '../../src/http';
 import { idpRouters } from '../../src/idp-server';
 import { silentLogger } from '../../src/observability';
-import { IDP_OPENAPI, IDP_ROUTES } from '../../src/openapi';
+import { IDP_OPENAPI, IDP_ROUTES } from '../../src/idp-server';
 import { startAppFixture, USERS, type AppFixture } from '../apps/app-fixture';
 import { makeSyncedEdge, removeDir, tempDir } from '../edge/edge-kit';
 import { startFakeControlPlane, type FakeControlPlane } from '../edge/fake-control-plane';

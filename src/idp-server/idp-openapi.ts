@@ -2,9 +2,11 @@ import { z } from 'zod';
 import { apiErrors, buildOpenApiDocument, type ApiRoute, type RouteError } from '../http';
 
 /**
- * The IdP's paths (src/idp/provider.ts, src/idp/token-endpoint.ts), written out: importing them
- * would load the IdP and node-oidc-provider into every process that loads this area (the control
- * plane's does, for its own document). test/openapi/openapi.test.ts fails if one is not served.
+ * The IdP's paths (src/idp/provider.ts, src/idp/token-endpoint.ts), written out as its clients
+ * see them; test/openapi/openapi.test.ts fails if one is not served. The document lives with the
+ * IdP's process, as the sidecar's lives with the sidecar: in src/openapi, every process that
+ * loads that area's documents (the control plane's) would load this one too, and the IdP's
+ * process would load the control plane's.
  */
 const TOKEN_PATH = '/api/v1/idp/token';
 const DISCOVERY_PATH = '/.well-known/openid-configuration';
