@@ -1,4 +1,4 @@
 // The control plane's process (main.ts): the one place that plugs the platform into the control
-// plane and its relay (decision records, the console, cluster mode), as src/sidecar does for an edge.
+// plane and its relay (decision records, signed images, the console, cluster mode), as src/sidecar does for an edge.
 export { startControlPlaneRelay } from './start-control-plane-relay';
 export { controlPlaneExtensions } from './control-plane-extensions';

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { directoryChangeSchema, directoryDataSchema } from '../directory';
 import { apiErrors, buildOpenApiDocument, type ApiRoute, type RouteError } from '../http';
+import { addSigningKeyBodySchema, signingKeyShape } from '../policy';
 import { RELAY_ROUTES } from '../relay';
 import { tenantSettingsSchema } from './admin-settings-routes';
-import { addSigningKeyBodySchema, signingKeyShape } from './admin-signing-key-routes';
 import { dryRunAnswerSchema, dryRunBodySchema } from './dry-run';
 import { pushBodySchema } from './validate-pushed-image';
 

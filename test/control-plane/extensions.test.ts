@@ -7,6 +7,7 @@ import request from 'supertest';
 import { z } from 'zod';
 import { consoleExtension } from '../../src/console';
 import { createControlPlaneApp, type ControlPlaneExtension } from '../../src/control-plane';
+import { signedImagePushCheck } from '../../src/signed-images';
 import { controlPlaneExtensions } from '../../src/control-plane-server';
 import { silentLogger } from '../../src/observability';
 import { adminHeaders, makeFixture, type Fixture } from './fixture';
@@ -26,7 +27,7 @@ describe("the control plane's extensions", () => {
   const paths = async (app: Parameters<typeof request>[0]) => Object.keys((await request(app).get('/openapi.json')).body.paths as object);
 
   it("serves an extension's router and names its routes in /openapi.json", async () => {
-    const app = createControlPlaneApp({ store: fx.store, logger: silentLogger(), extensions: [PROBE] });
+    const app = createControlPlaneApp({ pushCheck: signedImagePushCheck(), store: fx.store, logger: silentLogger(), extensions: [PROBE] });
     expect((await request(app).get('/probe')).body).toEqual({ probed: true });
     const served = await paths(app);
     expect(served).toContain('/probe');
@@ -34,7 +35,7 @@ describe("the control plane's extensions", () => {
   });
 
   it('serves neither without one: the console is not part of the control plane', async () => {
-    const app = createControlPlaneApp({ store: fx.store, logger: silentLogger() });
+    const app = createControlPlaneApp({ pushCheck: signedImagePushCheck(), store: fx.store, logger: silentLogger() });
     expect((await request(app).get('/probe')).status).toBe(404);
     expect((await request(app).get('/console/api/me')).status).toBe(404);
     expect((await request(app).get('/api/v2/admin/decisions').set(adminHeaders(fx.demo.tenant_id, fx.demo.admin_api_key))).status).toBe(404);
@@ -45,7 +46,7 @@ describe("the control plane's extensions", () => {
   });
 
   it("plugs decision records in as the control plane's process does: the admin listing, behind the admin key", async () => {
-    const app = createControlPlaneApp({ store: fx.store, logger: silentLogger(), extensions: controlPlaneExtensions(fx.store) });
+    const app = createControlPlaneApp({ pushCheck: signedImagePushCheck(), store: fx.store, logger: silentLogger(), extensions: controlPlaneExtensions(fx.store) });
     const listed = await request(app).get('/api/v2/admin/decisions').set(adminHeaders(fx.demo.tenant_id, fx.demo.admin_api_key));
     expect([listed.status, listed.body]).toEqual([200, { decisions: [], next: null }]);
     expect((await request(app).get('/api/v2/admin/decisions')).status).toBe(401);
@@ -55,7 +56,7 @@ describe("the control plane's extensions", () => {
   it('plugs the console in: its routes are served and documented, and a write with a query string is refused before its token is read', async () => {
     const relay = { exec: () => Promise.reject(new Error('unused')), broadcast: () => Promise.reject(new Error('unused')), registrations: () => Promise.reject(new Error('unused')) };
     const auth = { issuer: 'http://idp.invalid', jwksUri: 'http://idp.invalid/.well-known/jwks.json' };
-    const app = createControlPlaneApp({ store: fx.store, logger: silentLogger(), extensions: [consoleExtension({ store: fx.store, relay, auth })] });
+    const app = createControlPlaneApp({ pushCheck: signedImagePushCheck(), store: fx.store, logger: silentLogger(), extensions: [consoleExtension({ store: fx.store, relay, auth })] });
     expect((await request(app).get('/console/api/me')).status).toBe(401);
     expect(await paths(app)).toContain('/console/api/me');
     const refused = await request(app).post('/console/api/tenants/t/discovery-key/rotate?force=1');

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config';
 import { createControlPlaneApp, createControlPlaneRelay, openControlPlaneStore, seedControlPlane, type ControlPlaneStore } from '../../src/control-plane';
+import { signedImagePushCheck } from '../../src/signed-images';
 import { loadDirectorySeed } from '../../src/directory';
 import { baseUrl, close, listen } from '../../src/http';
 import { silentLogger } from '../../src/observability';
@@ -63,7 +64,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'outpost-broadcast-one-node-'));
   store = await openControlPlaneStore(join(dir, 'control-plane.sqlite'));
   relay = await createControlPlaneRelay({ store, logger: silentLogger(), execTimeoutMs: EXEC_TIMEOUT_MS, heartbeatMs: 60_000 });
-  server = await listen(createControlPlaneApp({ store, logger: silentLogger(), routers: [relay.managementRouter] }), 0, '127.0.0.1');
+  server = await listen(createControlPlaneApp({ pushCheck: signedImagePushCheck(), store, logger: silentLogger(), routers: [relay.managementRouter] }), 0, '127.0.0.1');
   relay.attach(server);
   url = baseUrl(server);
   const config = loadConfig({ LOG_LEVEL: 'silent' });
