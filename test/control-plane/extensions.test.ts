@@ -1,6 +1,6 @@
 // The control plane's hook for the platform (createControlPlaneApp's extensions): an extension's
 // router is served after the control plane's own routes, its routes join /openapi.json, and an
-// app given none serves neither. Decision records' admin listing is one, the console another
+// app given none serves neither. Decision records' admin listing is one, image-signing keys another, the console a third
 // (which refuses a write's query string itself).
 import express from 'express';
 import request from 'supertest';
@@ -39,17 +39,21 @@ describe("the control plane's extensions", () => {
     expect((await request(app).get('/probe')).status).toBe(404);
     expect((await request(app).get('/console/api/me')).status).toBe(404);
     expect((await request(app).get('/api/v2/admin/decisions').set(adminHeaders(fx.demo.tenant_id, fx.demo.admin_api_key))).status).toBe(404);
+    expect((await request(app).get('/api/v2/admin/signing-keys').set(adminHeaders(fx.demo.tenant_id, fx.demo.admin_api_key))).status).toBe(404);
     const served = await paths(app);
     expect(served).not.toContain('/probe');
     expect(served).not.toContain('/api/v2/admin/decisions');
     expect(served.filter((path) => path.startsWith('/console'))).toEqual([]);
   });
 
-  it("plugs decision records in as the control plane's process does: the admin listing, behind the admin key", async () => {
+  it("plugs decision records and signing keys in as the control plane's process does: the admin listings, behind the admin key", async () => {
     const app = createControlPlaneApp({ pushCheck: signedImagePushCheck(), store: fx.store, logger: silentLogger(), extensions: controlPlaneExtensions(fx.store) });
     const listed = await request(app).get('/api/v2/admin/decisions').set(adminHeaders(fx.demo.tenant_id, fx.demo.admin_api_key));
     expect([listed.status, listed.body]).toEqual([200, { decisions: [], next: null }]);
     expect((await request(app).get('/api/v2/admin/decisions')).status).toBe(401);
+    const keys = await request(app).get('/api/v2/admin/signing-keys').set(adminHeaders(fx.demo.tenant_id, fx.demo.admin_api_key));
+    expect([keys.status, keys.body]).toEqual([200, { keys: [] }]);
+    expect((await request(app).get('/api/v2/admin/signing-keys')).status).toBe(401);
     expect(await paths(app)).toContain('/api/v2/admin/decisions');
   });
 
