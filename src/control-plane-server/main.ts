@@ -1,5 +1,5 @@
 // The control plane's process ({relay_url}): tenants and keys, policy registry, central directory,
-// and the relay that edges connect to, with the platform plugged in (decision records, the console, cluster mode). With `npm start` running:
+// and the relay that edges connect to, with the platform plugged in (decision records, signed images, the console, cluster mode). With `npm start` running:
 //   T=$(jq -r .tenant_id .data/demo-tenant.json); K=$(jq -r .discovery_api_key .data/demo-tenant.json)
 //   curl -s localhost:8585/api/v2/management/control_plane/instance_registrations \
 //     -H 'content-type: application/json' -H "service-tenant-id: $T" -H "Authorization: basic $K"
@@ -9,6 +9,7 @@ import { loadDirectorySeed } from '../directory';
 import { baseUrl, close, listen, shutdownOnSignal } from '../http';
 import { createLogger } from '../observability';
 import { useBaselineWasm } from '../policy';
+import { signedImagePushCheck } from '../signed-images';
 import { SERVER_BUSY_TIMEOUT_MS, controlPlaneLocation, createControlPlaneApp, describeControlPlaneLocation, startPushOnChange, openControlPlaneStore, seedControlPlane, ensureDemoAppConnections, ensureDemoAccounts, ensureDemoConnectionLabels, describeForeignDemoTenant, syncDemoPolicyFolders } from '../control-plane';
 import { controlPlaneExtensions } from './control-plane-extensions';
 import { startControlPlaneRelay } from './start-control-plane-relay';
@@ -24,6 +25,8 @@ async function main(): Promise<void> {
   const database = describeControlPlaneLocation(location);
   logger.info(database, 'opening the control-plane database');
   const store = await openControlPlaneStore(location, { busyTimeoutMs: SERVER_BUSY_TIMEOUT_MS });
+  // Signed images: every path that stores a policy image asks it first (a tenant with signing keys takes signed pushes only).
+  const pushCheck = signedImagePushCheck();
   const directorySeed = loadDirectorySeed(config.directorySeedFile).directory;
   const demo = await seedControlPlane(store, {
     policiesDir: config.policiesDir,
@@ -40,7 +43,7 @@ async function main(): Promise<void> {
       'created the DEMO tenant; its keys are in the file (demo only)',
     );
     if (process.stdout.isTTY) console.log(`DEMO tenant credentials (demo only):\n${JSON.stringify(demo, null, 2)}`);
-  } else if (await ensureDemoAppConnections(store, config.dataDir, { apps: config.apps.list, policiesDir: config.policiesDir })) {
+  } else if (await ensureDemoAppConnections(store, config.dataDir, { apps: config.apps.list, policiesDir: config.policiesDir, pushCheck })) {
     // An app listed in apps.json since the first start: its connection, and its policy's image if the tenant had none.
     logger.warn({ file: demoTenantPath(config.dataDir) }, "added the embedded-edge connections of apps.json's new apps to the DEMO tenant");
   }
@@ -61,6 +64,7 @@ async function main(): Promise<void> {
     policiesDir: config.policiesDir,
     apps: config.apps.list,
     edgesPinKeys: config.edge.policySigningKeysFile !== undefined,
+    pushCheck,
   });
   for (const sync of synced ?? []) {
     const line = describePolicyFolderSync(sync);
@@ -82,7 +86,7 @@ async function main(): Promise<void> {
   // A tenant that turned push on change on (the demo tenant does) has each directory change and
   // policy push broadcast to its edges by itself (docs/reference/api.md, "Push on change").
   const push = startPushOnChange({ store, broadcast: relay.broadcast, logger });
-  // Decision records' admin API and the console, plugged into the control plane's app.
+  // Decision records' admin API, the signing keys' and the console, plugged into the control plane's app.
   const extensions = controlPlaneExtensions(store, {
     relay,
     auth: { issuer: config.idp.issuer, jwksUri: `${config.idp.url}/.well-known/jwks.json` },
@@ -92,6 +96,7 @@ async function main(): Promise<void> {
   const app = createControlPlaneApp({
     store,
     logger,
+    pushCheck,
     routers: [relay.managementRouter],
     extensions,
     sampleDecisions: relay.sampleDecisions,

@@ -1,11 +1,13 @@
 import { Router } from 'express';
 import { ConflictError, HttpError, httpError, NotFoundError, parseBody, parseParam, statusOf } from '../http';
 import { POLICY_NAME_PATTERN } from '../decision-protocol';
+import type { PolicyImage } from '../policy';
 import type { DecisionSampleReply } from '../relay';
 import { recordAdminKeyAudit } from './audit-repository';
 import type { ControlPlaneStore } from './control-plane-store';
 import { directoryNames, type NameOf } from './directory-names';
 import { dryRunBodySchema, replaySample, type SampleReplay } from './dry-run';
+import type { ImagePushCheck } from './image-push-check';
 import { LATEST_TAG, MAX_IMAGES_PER_TENANT } from './policy-image-repository';
 import { authenticatedTenant } from './require-tenant-key';
 import { pushBodySchema, validatePushedImage } from './validate-pushed-image';
@@ -72,9 +74,13 @@ function namePrincipals(replay: SampleReplay, nameOf: NameOf) {
 /** Asks a tenant's edge for its decision sample over the relay (exec's errors: 404, 409, 502, 504). */
 export type DecisionSampler = (tenantId: string, instanceId: string) => Promise<DecisionSampleReply>;
 
+/** A candidate of a dry run is never stored: the push check is not asked, and nothing is verified. */
+const NOT_STORED = () => Promise.resolve(undefined);
+
 /**
  * The policy registry's admin API (admin key), and with a `sampler` (the relay) the dry
- * run of a candidate against one edge's recorded decisions. Every accepted push (a new image,
+ * run of a candidate against one edge's recorded decisions. Every push is handed to the
+ * `pushCheck` (signed images: src/signed-images) before Cedar sees it. Every accepted push (a new image,
  * or one stored already that `latest` points at again) is written to the tenant's audit log as
  * the admin key's, with the push (`policy.push`, or `policy.push.signed`; target
  * `<name>@<digest>`); a refused one writes nothing:
@@ -84,7 +90,7 @@ export type DecisionSampler = (tenantId: string, instanceId: string) => Promise<
  *     -d '{"files":{"manifest.json":"…","schema.cedarschema":"…","rbac.cedar":"…"}}'
  *   curl {relay_url}/api/v2/admin/policies/rbac -H 'service-tenant-id: …' -H 'Authorization: basic …'
  */
-export function adminPolicyRoutes(store: ControlPlaneStore, sampler?: DecisionSampler): Router {
+export function adminPolicyRoutes(store: ControlPlaneStore, pushCheck: ImagePushCheck, sampler?: DecisionSampler): Router {
   const router = Router();
 
   if (sampler) {
@@ -93,7 +99,7 @@ export function adminPolicyRoutes(store: ControlPlaneStore, sampler?: DecisionSa
       const tenantId = authenticatedTenant(res.locals);
       const name = parseParam(req.params.name, POLICY_NAME_PATTERN, 'policy name');
       const { files, instance_id: instanceId } = parseBody(dryRunBodySchema, req.body);
-      const { image } = await validatePushedImage(name, { files }, []);
+      const { image } = await validatePushedImage(name, { files }, NOT_STORED);
       const sample = await sampler(tenantId, instanceId);
       if (sample.status.policy_name !== name) {
         throw new ConflictError(`instance ${instanceId} serves policy ${sample.status.policy_name}, not ${name}`, 'policy_mismatch');
@@ -118,8 +124,8 @@ export function adminPolicyRoutes(store: ControlPlaneStore, sampler?: DecisionSa
   router.post('/:name', async (req, res) => {
     const tenantId = authenticatedTenant(res.locals);
     const name = parseParam(req.params.name, POLICY_NAME_PATTERN, 'policy name');
-    const keys = (await store.signingKeys.list(tenantId)).map((k) => k.jwk);
-    const { image, signature, version } = await validatePushedImage(name, parseBody(pushBodySchema, req.body), keys);
+    const check = (image: PolicyImage, signature: string | undefined) => pushCheck.check({ tenantId, image, signature }, store);
+    const { image, signature, version } = await validatePushedImage(name, parseBody(pushBodySchema, req.body), check);
     const pushed = await store.transaction(async (tx) => {
       const result = await tx.images.push(tenantId, image, signature, version);
       // A quota or stale-version refusal stored nothing: nothing to audit.

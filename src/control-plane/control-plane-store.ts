@@ -4,8 +4,8 @@ import type { DirectoryRepository } from './directory-repository';
 import type { MembershipRepository } from './membership-repository';
 import type { ChangeListener } from './note-changes';
 import type { PolicyImageRepository } from './policy-image-repository';
-import type { SigningKeyRepository } from './signing-key-repository';
 import type { EdgeConnection } from './connection-repository';
+import type { SqlHandle } from './in-transaction';
 import type { TenantKeyKind } from './tenant-keys';
 import type { TenantRepository } from './tenant-repository';
 
@@ -41,14 +41,18 @@ export const SERVER_BUSY_TIMEOUT_MS = 250;
 
 /** The store's repositories: over the database, or over one transaction (`transaction`). */
 export interface ControlPlaneRepositories {
+  /**
+   * The handle these repositories read and write through (the transaction's, inside one): a
+   * platform area's own repository over the tables the schema declares for it (signing keys:
+   * src/signed-images) joins the same transaction through it.
+   */
+  readonly sql: SqlHandle;
   readonly tenants: TenantRepository;
   /** Each tenant's kind (personal or organization) and members with their roles. */
   readonly members: MembershipRepository;
   /** Each tenant's log of changes made through the console. */
   readonly audit: AuditRepository;
   readonly images: PolicyImageRepository;
-  /** Each tenant's registered image-signing public keys. */
-  readonly signingKeys: SigningKeyRepository;
   readonly directory: DirectoryRepository;
 }
 
@@ -56,13 +60,14 @@ export interface ControlPlaneRepositories {
  * The control plane's persistent state (opened by `openControlPlaneStore`,
  * `open-control-plane-store.ts`) behind one asynchronous SQL interface (a SQLite
  * file for one node, or the PostgreSQL database several nodes share): tenants and their keys, edge connections, account kinds and members, the
- * policy registry (with image signatures and signing keys), each tenant's central
+ * policy registry (with image signatures), each tenant's central
  * directory, and the relay's registration table. Secrets are only stored as SHA-256 hashes.
  */
 export interface ControlPlaneStore extends ControlPlaneRepositories {
   /**
    * The database itself, for the repositories of the platform's areas over the tables the
-   * schema declares for them (decision records: src/decision-store); this store's own
+   * schema declares for them (decision records: src/decision-store; signing keys:
+   * src/signed-images); this store's own
    * repositories are the ones above.
    */
   readonly database: SqlDatabase;

@@ -9,9 +9,9 @@ import { storageErrorTranslator } from '../sql';
 import { adminDirectoryRoutes } from './admin-directory-routes';
 import { adminPolicyRoutes, type DecisionSampler } from './admin-policy-routes';
 import { adminSettingsRoutes } from './admin-settings-routes';
-import { adminSigningKeyRoutes } from './admin-signing-key-routes';
 import type { ControlPlaneStore } from './control-plane-store';
 import { edgeRoutes } from './edge-routes';
+import { requirePushCheck, type ImagePushCheck } from './image-push-check';
 import { requireConnection } from './require-connection';
 import { authenticateTenant, requireTenantKey } from './require-tenant-key';
 
@@ -23,9 +23,10 @@ export const BODY_LIMITS = Object.freeze({ policyImage: 2 * POLICY_IMAGE_LIMITS.
 
 /**
  * A platform area plugged into the control plane's app (decision records' admin listing,
- * src/decision-store; the console, src/console; `/openapi.json`, src/openapi): its router,
- * mounted after the control plane's own routes and the relay's. The control plane imports
- * none of them; the process that runs it (src/control-plane-server) hands them over.
+ * src/decision-store; image-signing keys, src/signed-images; the console, src/console;
+ * `/openapi.json`, src/openapi): its router, mounted after the control plane's own routes and
+ * the relay's. The control plane imports none of them; the process that runs it
+ * (src/control-plane-server) hands them over.
  */
 export interface ControlPlaneExtension {
   readonly router: Router;
@@ -35,6 +36,12 @@ export interface ControlPlaneExtension {
 export interface ControlPlaneAppDeps {
   readonly store: ControlPlaneStore;
   readonly logger: Logger;
+  /**
+   * Asked of every pushed image before it is stored (signed images: `signedImagePushCheck()`,
+   * src/signed-images). Required: an app built without one throws rather than take unsigned
+   * pushes for a tenant with signing keys.
+   */
+  readonly pushCheck: ImagePushCheck;
   /** Extra routers (the relay's management API), mounted before the final 404. */
   readonly routers?: readonly Router[];
   /** The platform's extensions, mounted after `routers`, in their order. */
@@ -51,12 +58,13 @@ export interface ControlPlaneAppDeps {
 }
 
 /**
- * The control plane's HTTP app: `GET /healthz`, the admin API (policy registry, image
- * signing keys, central directory and the tenant's settings, admin key), the edge download API (connection credentials), then
+ * The control plane's HTTP app: `GET /healthz`, the admin API (policy registry, its pushes
+ * checked by `pushCheck`, central directory and the tenant's settings, admin key), the edge download API (connection credentials), then
  * any extra routers and the extensions, with the opt-in bare exec in front when asked for. Starts nothing; the
  * relay attaches its WebSocket to the server the caller creates.
  */
 export function createControlPlaneApp(deps: ControlPlaneAppDeps): RequestListener {
+  const pushCheck = requirePushCheck(deps.pushCheck, 'createControlPlaneApp');
   const app = createApp(deps.logger);
   // ETags are set on purpose (digests, revisions), never derived from bodies.
   app.set('etag', false);
@@ -71,9 +79,8 @@ export function createControlPlaneApp(deps: ControlPlaneAppDeps): RequestListene
   // Credentials first, body second: an unauthenticated caller gets 401 and never makes the
   // server read or parse a body; each route group parses with its own size limit.
   const admin = requireTenantKey(deps.store, 'admin');
-  app.use('/api/v2/admin/policies', admin, jsonBody(BODY_LIMITS.policyImage), adminPolicyRoutes(deps.store, deps.sampleDecisions));
+  app.use('/api/v2/admin/policies', admin, jsonBody(BODY_LIMITS.policyImage), adminPolicyRoutes(deps.store, pushCheck, deps.sampleDecisions));
   app.use('/api/v2/admin/directory', admin, jsonBody(BODY_LIMITS.other), adminDirectoryRoutes(deps.store));
-  app.use('/api/v2/admin/signing-keys', admin, jsonBody(BODY_LIMITS.other), adminSigningKeyRoutes(deps.store));
   app.use('/api/v2/admin/settings', admin, jsonBody(BODY_LIMITS.other), adminSettingsRoutes(deps.store));
   app.use('/api/v2/edge', requireConnection(deps.store), edgeRoutes(deps.store));
 

@@ -12,8 +12,9 @@ export { describeForeignDemoTenant, DemoTenantFileConflictError } from './demo-t
 export { recordRotatedDemoKey } from './record-rotated-demo-key';
 export type { DemoTenantFileLocation } from './record-rotated-demo-key';
 export { authenticatedTenant, requireTenantKey } from './require-tenant-key';
-export { createControlPlaneApp } from './create-control-plane-app';
+export { createControlPlaneApp, BODY_LIMITS } from './create-control-plane-app';
 export type { ControlPlaneExtension } from './create-control-plane-app';
+export type { ImagePushCheck } from './image-push-check';
 export { createControlPlaneRelay } from './create-control-plane-relay';
 export type { ControlPlaneRelayDeps } from './create-control-plane-relay';
 export { startPushOnChange } from './push-on-change';
@@ -29,16 +30,16 @@ export type { AccountKind, MemberRole } from './account';
 export { syncPolicyFolder, policyFolder } from './sync-policy-folder';
 export type { PolicyRegistry } from './sync-policy-folder';
 export { syncDemoPolicyFolders, servedPolicies, defaultSigningKeyFile } from './sync-demo-policy-folders';
-// What the platform's areas plugged into the control plane (src/console, src/decision-store) read of it.
+// What the platform's areas plugged into the control plane (src/console, src/decision-store, src/signed-images) read of it.
 export type { ControlPlaneRepositories } from './control-plane-store';
-export { recordAudit, recordCliAudit } from './audit-repository';
+export { recordAudit, recordAdminKeyAudit, recordCliAudit } from './audit-repository';
+export { LOCK_TENANT } from './tenant-repository';
 export type { AuditEntry } from './audit-repository';
 export { DIRECTORY_ROLE_PATTERN, DIRECTORY_USER_REF, resolveUser } from './admin-directory-routes';
 export { directoryChangeAudit } from './directory-change-audit';
 export { policyVersionsView } from './admin-policy-routes';
 // The bodies the admin API validates with, which its OpenAPI document (src/openapi) describes.
 export { tenantSettingsSchema } from './admin-settings-routes';
-export { addSigningKeyBodySchema, signingKeyShape } from './admin-signing-key-routes';
 export { dryRunAnswerSchema, dryRunBodySchema } from './dry-run';
 export { pushBodySchema } from './validate-pushed-image';
 export { inTransaction } from './in-transaction';

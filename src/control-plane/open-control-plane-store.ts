@@ -9,7 +9,6 @@ import { migrateSchema } from './migrations/migrate-schema';
 import { MIGRATION_LOCK_KEY, takeNodeLock } from './migrations/postgres-migrations';
 import { notingDirectory, notingImages, type ChangeListener, type TenantChange } from './note-changes';
 import { createPolicyImageRepository } from './policy-image-repository';
-import { createSigningKeyRepository } from './signing-key-repository';
 import { cachedTenantKeyCheck } from './tenant-key-cache';
 import { createTenantRepository } from './tenant-repository';
 
@@ -54,11 +53,11 @@ export async function openControlPlaneStore(at: ControlPlaneLocation, options: C
     for (const listener of listeners) listener(change);
   };
   const repositories = (sql: SqlHandle, note: ChangeListener = emit): ControlPlaneRepositories => ({
+    sql,
     tenants: createTenantRepository(sql, now),
     members: createMembershipRepository(sql, now),
     audit: createAuditRepository(sql, now),
     images: notingImages(createPolicyImageRepository(sql, now), note),
-    signingKeys: createSigningKeyRepository(sql, now),
     directory: notingDirectory(createDirectoryRepository(sql, options.changeLogLimit ?? DEFAULT_CHANGE_LOG_LIMIT), note),
   });
   const own = repositories(db);

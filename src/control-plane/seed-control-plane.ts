@@ -2,10 +2,12 @@ import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DirectoryData } from '../directory';
 import { checkPolicyImage } from '../decision';
+import { HttpError } from '../http';
 import { readPolicyFolder, type PolicyImage } from '../policy';
 import type { ControlPlaneRepositories, ControlPlaneStore } from './control-plane-store';
 import { createTenant } from './create-tenant';
 import { appConnectionLabel, projectApps, type DemoApp } from './demo-apps';
+import { requirePushCheck, type ImagePushCheck } from './image-push-check';
 import { DEMO_CONNECTION_LABELS } from './label-demo-connections';
 import { refuseOtherEnginesDemoTenant, type DemoTenantDatabase } from './demo-tenant-database';
 import { seedDemoAccounts } from './seed-demo-accounts';
@@ -75,6 +77,8 @@ function readSeedImages(policiesDir: string): PolicyImage[] {
  * writes `<dataDir>/demo-tenant.json` (mode 0600) with the database it belongs to. All of it
  * happens in one transaction that also covers the file write, so a failure leaves nothing
  * half-made; another engine's file in that folder is refused first (`refuseOtherEnginesDemoTenant`).
+ * Its images go to the tenant this same transaction creates, which has no signing keys yet,
+ * so no push check is asked here (every later push is checked: `ImagePushCheck`).
  *
  * Returns the demo credentials for the caller to print once, or undefined when the store
  * already has tenants: later starts change nothing (the keys exist only as hashes then).
@@ -121,17 +125,21 @@ export interface DemoAppsOptions {
   readonly apps?: readonly DemoApp[];
   /** Where an app's policy folder is read from when the tenant has no image of it yet; default the project's `policies/`. */
   readonly policiesDir?: string;
+  /** Asked of each image before it is pushed, as the admin API asks it (required: see `ImagePushCheck`). */
+  readonly pushCheck: ImagePushCheck;
 }
 
 /**
  * An app added to `apps.json` after the first start (or a data directory seeded before the
  * apps embedded an edge) has no connection: adds one per listed app the demo tenant file
  * lacks, and pushes the image of any of their policies the tenant has none of (compiled and
- * its tests run first, as at the seed), then rewrites `demo-tenant.json`, in one
+ * its tests run first, as at the seed; none that the push check refuses unsigned, such as for a
+ * tenant with signing keys, whose folder sync then names the signed push to run), then rewrites `demo-tenant.json`, in one
  * transaction. Does nothing when the file is absent, lacks nothing, or names a tenant the
  * store lacks. Returns true when it added anything.
  */
-export async function ensureDemoAppConnections(store: ControlPlaneStore, dataDir: string, options: DemoAppsOptions = {}): Promise<boolean> {
+export async function ensureDemoAppConnections(store: ControlPlaneStore, dataDir: string, options: DemoAppsOptions): Promise<boolean> {
+  const pushCheck = requirePushCheck(options.pushCheck, 'ensureDemoAppConnections');
   const apps = options.apps ?? projectApps();
   let demo: DemoTenant;
   try {
@@ -141,7 +149,7 @@ export async function ensureDemoAppConnections(store: ControlPlaneStore, dataDir
   }
   const lacking = (file: DemoTenant) => apps.filter((app) => file.app_connections?.[app.connection] === undefined);
   if (lacking(demo).length === 0 || !(await store.tenants.exists(demo.tenant_id))) return false;
-  const images = await missingImages(store, demo.tenant_id, lacking(demo), options.policiesDir ?? join(findProjectRoot(), 'policies'));
+  const images = await missingImages(store, demo.tenant_id, lacking(demo), options.policiesDir ?? join(findProjectRoot(), 'policies'), pushCheck);
   return store.exclusiveTransaction(async (tx) => {
     // Re-read under the lock: a node sharing this data directory may have added them meanwhile.
     const current = readDemoTenantFile(dataDir);
@@ -154,13 +162,29 @@ export async function ensureDemoAppConnections(store: ControlPlaneStore, dataDir
   });
 }
 
-/** The checked images of the apps' policies the tenant has no image of, from their folders (a missing folder is skipped: nothing to push). */
-async function missingImages(store: ControlPlaneStore, tenantId: string, apps: readonly DemoApp[], policiesDir: string): Promise<PolicyImage[]> {
+/** Whether the push check takes `image` unsigned for the tenant; a refusal (an HttpError) is a no, anything else is thrown. */
+async function acceptedUnsigned(pushCheck: ImagePushCheck, store: ControlPlaneStore, tenantId: string, image: PolicyImage): Promise<boolean> {
+  try {
+    await pushCheck.check({ tenantId, image, signature: undefined }, store);
+    return true;
+  } catch (err) {
+    if (err instanceof HttpError) return false;
+    throw err;
+  }
+}
+
+/**
+ * The checked images of the apps' policies the tenant has no image of, from their folders (a
+ * missing folder is skipped: nothing to push; so is an image the push check refuses).
+ */
+async function missingImages(store: ControlPlaneStore, tenantId: string, apps: readonly DemoApp[], policiesDir: string, pushCheck: ImagePushCheck): Promise<PolicyImage[]> {
   const images: PolicyImage[] = [];
   for (const policy of new Set(apps.map((app) => app.policy))) {
     const folder = join(policiesDir, policy);
     if ((await store.images.tagged(tenantId, policy)) !== undefined || !existsSync(folder)) continue;
     const image = readPolicyFolder(folder);
+    // Asked before Cedar sees the image's text, as on a push.
+    if (!(await acceptedUnsigned(pushCheck, store, tenantId, image))) continue;
     checkPolicyImage(image);
     images.push(image);
   }

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { readDemoTenantFile, writePolicyFoldersReport, type DemoTenant, type PolicyFolderSync } from '../config';
 import type { ControlPlaneStore } from './control-plane-store';
 import type { DemoApp } from './demo-apps';
+import { requirePushCheck, type ImagePushCheck } from './image-push-check';
 import { DEMO_POLICY } from './seed-control-plane';
 import { policyFolder, syncPolicyFolder, type PolicyRegistry } from './sync-policy-folder';
 
@@ -18,17 +19,24 @@ export interface DemoPolicyFoldersOptions {
   readonly apps: readonly Pick<DemoApp, 'policy'>[];
   /** `EDGE_POLICY_SIGNING_KEYS` is set. */
   readonly edgesPinKeys: boolean;
+  /** Asked before any push, as the admin API asks it (required: see `ImagePushCheck`). */
+  readonly pushCheck: ImagePushCheck;
 }
 
-/** The policy registry of one tenant, in the store: a push is audited as the policy folder's, and tells push on change like any other. */
-export function storePolicyRegistry(store: ControlPlaneStore, tenantId: string): PolicyRegistry {
+/**
+ * The policy registry of one tenant, in the store: whether it takes signed pushes only is the
+ * push check's answer, which also checks each push (an unsigned one it refuses is not stored);
+ * a push is audited as the policy folder's, and tells push on change like any other.
+ */
+export function storePolicyRegistry(store: ControlPlaneStore, tenantId: string, pushCheck: ImagePushCheck): PolicyRegistry {
   return {
     async latest(name) {
       const found = (await store.images.latest(tenantId)).find((i) => i.name === name);
       return found && { digest: found.digest, signed: found.signed };
     },
-    requiresSignature: async () => (await store.signingKeys.list(tenantId)).length > 0,
+    requiresSignature: () => pushCheck.requiresSignature(tenantId, store),
     async push(image) {
+      await pushCheck.check({ tenantId, image, signature: undefined }, store);
       await store.transaction(async (tx) => {
         const pushed = await tx.images.push(tenantId, image);
         if (pushed.quotaExceeded) throw new Error('every image slot of the tenant is tagged (quota_exceeded)');
@@ -54,11 +62,12 @@ export function defaultSigningKeyFile(dataDir: string, projectRoot: string): str
  * Later starts: the policy folder is the source of truth on a developer's machine. For each
  * policy the demo tenant's edges serve, `policies/<name>` is compared with the tenant's
  * latest image and pushed when it differs ({@link syncPolicyFolder}: not unsigned where keys
- * are pinned, not when it fails to compile or its tests fail). Writes what it did to
+ * are pinned or the push check wants a signature, not when it fails to compile or its tests fail). Writes what it did to
  * `<dataDir>/policy-folders.json` for the banner (every start, so the banner never shows an
  * earlier start's), and returns it; undefined (the file empty) without a demo tenant of this store.
  */
 export async function syncDemoPolicyFolders(store: ControlPlaneStore, options: DemoPolicyFoldersOptions): Promise<PolicyFolderSync[] | undefined> {
+  const pushCheck = requirePushCheck(options.pushCheck, 'syncDemoPolicyFolders');
   let demo: DemoTenant;
   try {
     demo = readDemoTenantFile(options.dataDir);
@@ -70,7 +79,7 @@ export async function syncDemoPolicyFolders(store: ControlPlaneStore, options: D
     writePolicyFoldersReport(options.dataDir, []);
     return undefined;
   }
-  const registry = storePolicyRegistry(store, demo.tenant_id);
+  const registry = storePolicyRegistry(store, demo.tenant_id, pushCheck);
   const projectRoot = join(options.policiesDir, '..');
   const signingKeyFile = defaultSigningKeyFile(options.dataDir, projectRoot);
   const results: PolicyFolderSync[] = [];

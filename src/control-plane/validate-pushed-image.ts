@@ -1,18 +1,7 @@
 import { z } from 'zod';
 import { checkPolicyImage, PolicyTestsFailedError } from '../decision';
 import { HttpError, httpError, statusOf } from '../http';
-import {
-  PolicyImageError,
-  PolicyImageTooLargeError,
-  PolicySignatureError,
-  PolicyValidationError,
-  createPolicyImage,
-  signatureSchema,
-  verifyImageSignature,
-  verifyPolicyImage,
-  type PolicyImage,
-  type PublicSigningKey,
-} from '../policy';
+import { PolicyImageError, PolicyImageTooLargeError, PolicyValidationError, createPolicyImage, signatureSchema, verifyPolicyImage, type PolicyImage } from '../policy';
 
 /** At most this many problems are listed in a refusal; a generated policy can have thousands. */
 export const MAX_LISTED_PROBLEMS = 20;
@@ -48,7 +37,7 @@ export const pushBodySchema = z.union([
 
 /**
  * A pushed image that passed every check, with the signature to store beside it and, when
- * the tenant's keys verified that signature, the version it signed (else undefined: a
+ * the push check verified that signature, the version it signed (else undefined: a
  * tenant without keys may push a signature, stored unchecked for edges to verify).
  */
 export interface AcceptedImage {
@@ -58,28 +47,15 @@ export interface AcceptedImage {
 }
 
 /**
- * When the tenant has registered keys, the image must carry a signature by one of them
- * over its name and digest: 400 `signature_required` without one, 400 `invalid_signature`
- * for a wrong key, another image or a signature of the old format (no version). Returns
- * the signed version. Checked before Cedar sees any of the image's text.
+ * The push check of the tenant (`ImagePushCheck.check`, bound to it): refuses by throwing;
+ * resolves with the version a verified signature signs.
  */
-async function checkSignature(image: PolicyImage, signature: string | undefined, keys: readonly PublicSigningKey[]): Promise<number | undefined> {
-  if (keys.length === 0) return undefined;
-  if (signature === undefined) {
-    throw httpError('signature_required', 'this tenant has registered signing keys: push the image signed (npm run policy -- push --sign <private key file>)');
-  }
-  try {
-    return (await verifyImageSignature(image, signature, keys)).version;
-  } catch (err) {
-    if (err instanceof PolicySignatureError) throw httpError('invalid_signature', err.message);
-    throw err;
-  }
-}
+export type PushedImageCheck = (image: PolicyImage, signature: string | undefined) => Promise<number | undefined>;
 
 /**
- * Turns a push body into a verified image named `name`, checks its signature against the
- * tenant's registered `keys` (when it has any; whether its version is new is the
- * registry's check, made as it stores), then compiles it against its own Cedar
+ * Turns a push body into a verified image named `name`, hands it and its signature to the
+ * tenant's push `check` (signed images: a tenant with keys takes signed images only; whether
+ * a signed version is new is the registry's check, made as it stores), then compiles it against its own Cedar
  * schema and runs the tests it carries, so nothing unsigned, invalid or failing its own
  * tests ever enters the registry. Text over the nesting limits, or text Cedar itself
  * fails on, is a 400 `invalid_policy` (the engine is replaced, so the next push of any
@@ -92,7 +68,7 @@ async function checkSignature(image: PolicyImage, signature: string | undefined,
 export async function validatePushedImage(
   name: string,
   body: z.infer<typeof pushBodySchema>,
-  keys: readonly PublicSigningKey[],
+  check: PushedImageCheck,
 ): Promise<AcceptedImage> {
   let image: PolicyImage;
   let version: number | undefined;
@@ -100,7 +76,8 @@ export async function validatePushedImage(
     const { signature: _signature, ...unsigned } = body;
     image = 'digest' in unsigned ? verifyPolicyImage(unsigned) : verifyPolicyImage(createPolicyImage(name, unsigned.files));
     if (image.name !== name) throw new PolicyImageError(`image name "${image.name}" does not match the URL's "${name}"`);
-    version = await checkSignature(image, body.signature, keys);
+    // Before Cedar sees any of the image's text.
+    version = await check(image, body.signature);
     checkPolicyImage(image);
   } catch (err) {
     if (err instanceof PolicyImageTooLargeError) throw httpError('payload_too_large', err.message);

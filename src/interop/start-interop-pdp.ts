@@ -12,6 +12,7 @@ import { baseUrl, close, listen } from '../http';
 import type { Logger } from '../observability';
 import { readPolicyFolder } from '../policy';
 import type { Relay } from '../relay';
+import { signedImagePushCheck } from '../signed-images';
 import type { InteropScenario } from './interop-scenarios';
 
 /** Options of {@link startInteropPdp}. */
@@ -86,7 +87,7 @@ export async function startInteropPdp(options: InteropPdpOptions): Promise<Inter
     let controlPlane: Server | undefined;
     undo.push(() => controlPlane && close(controlPlane));
     undo.push(() => relay.close());
-    controlPlane = await listen(createControlPlaneApp({ store, logger, routers: [relay.managementRouter] }), 0, '127.0.0.1');
+    controlPlane = await listen(createControlPlaneApp({ store, logger, pushCheck: signedImagePushCheck(), routers: [relay.managementRouter] }), 0, '127.0.0.1');
     relay.attach(controlPlane);
     const relayUrl = baseUrl(controlPlane);
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { addSigningKeyBodySchema, dryRunAnswerSchema, dryRunBodySchema, pushBodySchema, signingKeyShape, tenantSettingsSchema } from '../control-plane';
+import { dryRunAnswerSchema, dryRunBodySchema, pushBodySchema, tenantSettingsSchema } from '../control-plane';
 import { directoryChangeSchema, directoryDataSchema } from '../directory';
 import { apiErrors, buildOpenApiDocument, type ApiRoute, type RouteError } from '../http';
 import { RELAY_ROUTES } from './relay-openapi';
@@ -15,7 +15,8 @@ const ADMIN = '/api/v2/admin';
 /** The admin key's refusal, as every admin route (and an extension's) documents it. */
 export const ADMIN_AUTH: RouteError = { code: 'unauthorized', when: 'missing or wrong tenant id or admin key' };
 /** An admin write: the admin key, and no query string. */
-const ADMIN_WRITE: readonly RouteError[] = [ADMIN_AUTH, 'unknown_query_parameter'];
+/** What an admin write may answer besides its own errors. */
+export const ADMIN_WRITE: readonly RouteError[] = [ADMIN_AUTH, 'unknown_query_parameter'];
 const EDGE_AUTH: RouteError = { code: 'unauthorized', when: 'missing or wrong edge connection credentials' };
 const bad = (when: string): RouteError => ({ code: 'bad_request', when });
 const tooLarge: RouteError = { code: 'payload_too_large', when: 'image over 32 files, 64 KiB a file or 128 KiB in all, or over 100 test cases' };
@@ -98,29 +99,6 @@ export const CONTROL_PLANE_ROUTES: readonly ApiRoute[] = [
       },
       ...apiErrors([bad('invalid policy name'), ADMIN_AUTH, 'unknown_policy']),
     },
-  },
-  {
-    method: 'post',
-    path: `${ADMIN}/signing-keys`,
-    summary: 'Register a public key (Ed25519 or P-256 JWK); from then on pushes must be signed',
-    requestBody: { content: { 'application/json': addSigningKeyBodySchema } },
-    responses: {
-      201: { description: 'registered', schema: z.strictObject({ kid: z.string() }) },
-      200: { description: 'already registered', schema: z.strictObject({ kid: z.string() }) },
-      ...apiErrors([bad('not a public Ed25519 or P-256 JWK, or a weak (small-order) Ed25519 key'), ...ADMIN_WRITE, { code: 'quota_exceeded', when: 'the tenant has 10 signing keys' }]),
-    },
-  },
-  {
-    method: 'get',
-    path: `${ADMIN}/signing-keys`,
-    summary: "The tenant's registered signing keys",
-    responses: { 200: { description: 'the keys', schema: z.strictObject({ keys: z.array(signingKeyShape) }) }, ...apiErrors([ADMIN_AUTH]) },
-  },
-  {
-    method: 'delete',
-    path: `${ADMIN}/signing-keys/{kid}`,
-    summary: 'Remove a signing key',
-    responses: { 204: { description: 'removed' }, ...apiErrors([bad('invalid key id'), ...ADMIN_WRITE, 'unknown_key']) },
   },
   {
     method: 'get',

@@ -38,6 +38,12 @@ const p256Key = z.strictObject({ kty: z.literal('EC'), crv: z.literal('P-256'), 
 export const publicSigningKeySchema = z.union([ed25519Key, p256Key]);
 export type PublicSigningKey = z.infer<typeof publicSigningKeySchema>;
 
+/** The admin API's `POST /api/v2/admin/signing-keys` body: one public key. A private key (`d`) is refused, never stored. */
+export const addSigningKeyBodySchema = z.strictObject({ jwk: publicSigningKeySchema });
+
+/** One registered key as the admin API lists it. */
+export const signingKeyShape = z.strictObject({ kid: z.string(), jwk: publicSigningKeySchema, created_at: z.string() });
+
 /** The private half, as `npm run policy -- keygen` writes it. */
 export const privateSigningKeySchema = z.union([
   z.strictObject({ ...ed25519Fields, d: coordinate }).refine(strongPoint, WEAK_KEY),

@@ -39,6 +39,8 @@ export {
   signingKeyId,
   publicPart,
   publicSigningKeySchema,
+  addSigningKeyBodySchema,
+  signingKeyShape,
   privateSigningKeySchema,
   signingKeySetSchema,
   signatureSchema,

@@ -3,6 +3,9 @@ import { verifyImageSignature, type PublicSigningKey } from '../policy';
 import { loadPolicyVersionFloor } from './verify-policy-version';
 
 export { loadPinnedSigningKeys } from './pinned-signing-keys';
+// On the control plane: its push check and the admin API's signing keys.
+export { signedImagePushCheck } from './signed-image-push-check';
+export { signingKeysExtension } from './signing-keys-extension';
 
 /**
  * Signed images on an edge (docs/guide/05-policy-lifecycle.md, "Signed images"), plugged into

@@ -17,6 +17,7 @@ import {
   seedControlPlane,
   type ControlPlaneStore,
 } from '../../src/control-plane';
+import { signedImagePushCheck } from '../../src/signed-images';
 import { consolePublicDir } from '../../src/console';
 import { controlPlaneExtensions, startControlPlaneRelay } from '../../src/control-plane-server';
 import { loadDirectorySeed } from '../../src/directory';
@@ -73,7 +74,7 @@ export async function startConsoleStack(): Promise<ConsoleStack> {
       auth: { issuer: idp.issuer, jwksUri: idp.jwksUri },
       page: { publicDir: consolePublicDir(config.projectRoot), authUrl: idp.url },
     });
-    handler = createControlPlaneApp({ store, logger: silentLogger(), routers: [relay.managementRouter], extensions });
+    handler = createControlPlaneApp({ pushCheck: signedImagePushCheck(), store, logger: silentLogger(), routers: [relay.managementRouter], extensions });
     relay.attach(server);
     const demo = tenantFromDemo(seeded);
     const edge = await startEdgeNode({

@@ -10,6 +10,7 @@ import { SQLITE_MIGRATION_PLAN } from '../../src/control-plane/migrations/sqlite
 import { openPostgresDatabase, openSqliteDatabase } from '../../src/sql';
 import { SQL_ENGINES } from '../helpers/sql-engines';
 import { seedDirectory } from './fixture';
+import { createSigningKeyRepository } from '../../src/signed-images/signing-key-repository';
 
 const newTenant = (store: ControlPlaneStore, name = 'acme') =>
   createTenant(store, { name, directory: { roles: seedDirectory.roles, users: [], resources: [] } });
@@ -236,8 +237,8 @@ describe('openControlPlaneStore on a SQLite file (file modes, WAL, the file\'s b
     expect(userVersion()).toBe(10);
     expect(await store.tenants.exists(a.tenantId)).toBe(true);
     const jwk = { kty: 'OKP', crv: 'Ed25519', x: 'A'.repeat(43) } as const;
-    expect(await store.signingKeys.add(a.tenantId, 'kid-1', jwk)).toEqual({ created: true });
-    expect(await store.signingKeys.list(a.tenantId)).toEqual([{ kid: 'kid-1', jwk, createdAt: expect.any(Number) }]);
+    expect(await createSigningKeyRepository(store.sql).add(a.tenantId, 'kid-1', jwk)).toEqual({ created: true });
+    expect(await createSigningKeyRepository(store.sql).list(a.tenantId)).toEqual([{ kid: 'kid-1', jwk, createdAt: expect.any(Number) }]);
     await store.close();
   });
 

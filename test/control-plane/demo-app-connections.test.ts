@@ -9,6 +9,7 @@ import { loadConfig, readDemoTenantFile, writeDemoTenantFile } from '../../src/c
 import { ensureDemoAppConnections, openControlPlaneStore, seedControlPlane, type ControlPlaneStore } from '../../src/control-plane';
 import { PolicyTestsFailedError } from '../../src/decision';
 import { readPolicyFolder } from '../../src/policy';
+import { signedImagePushCheck } from '../../src/signed-images';
 import { SQL_ENGINES } from '../helpers/sql-engines';
 import { URLS, policiesDir, seedDirectory } from './fixture';
 
@@ -46,7 +47,7 @@ describe.each(SQL_ENGINES)('ensureDemoAppConnections on $name', (engine) => {
     const policies = writeAddedLaterPolicy(join(dir, 'policies'));
     expect(await store.images.tagged(before.tenant_id, 'added-later')).toBeUndefined();
 
-    expect(await ensureDemoAppConnections(store, dir, { apps: [...listed, addedLater], policiesDir: policies })).toBe(true);
+    expect(await ensureDemoAppConnections(store, dir, { apps: [...listed, addedLater], policiesDir: policies, pushCheck: signedImagePushCheck() })).toBe(true);
     const after = readDemoTenantFile(dir);
     expect(after).toEqual({ ...before, app_connections: { ...before.app_connections, 'added-later': expect.anything() } });
     const added = after.app_connections!['added-later']!;
@@ -55,7 +56,7 @@ describe.each(SQL_ENGINES)('ensureDemoAppConnections on $name', (engine) => {
     expect(tenant.connections.find((c) => c.connectionId === added.connection_id)?.label).toBe('added-later app (embedded edge)');
     expect((await store.images.tagged(before.tenant_id, 'added-later'))?.image.digest).toBe(readPolicyFolder(join(policies, 'added-later')).digest);
 
-    expect(await ensureDemoAppConnections(store, dir, { apps: [...listed, addedLater], policiesDir: policies })).toBe(false);
+    expect(await ensureDemoAppConnections(store, dir, { apps: [...listed, addedLater], policiesDir: policies, pushCheck: signedImagePushCheck() })).toBe(false);
     expect(readDemoTenantFile(dir)).toEqual(after);
     expect((await store.tenants.get(before.tenant_id))!.connections).toHaveLength(tenant.connections.length);
   });
@@ -64,7 +65,7 @@ describe.each(SQL_ENGINES)('ensureDemoAppConnections on $name', (engine) => {
     const { tenant_id: tenantId } = readDemoTenantFile(dir);
     const versions = (await store.images.versions(tenantId, 'todo')).length;
     const todoAgain = { connection: 'todo-two', policy: 'todo', label: 'second todo app' };
-    expect(await ensureDemoAppConnections(store, dir, { apps: [...listed, todoAgain], policiesDir })).toBe(true);
+    expect(await ensureDemoAppConnections(store, dir, { apps: [...listed, todoAgain], policiesDir, pushCheck: signedImagePushCheck() })).toBe(true);
     expect(readDemoTenantFile(dir).app_connections!['todo-two']).toBeDefined();
     expect(await store.images.versions(tenantId, 'todo')).toHaveLength(versions);
   });
@@ -72,7 +73,7 @@ describe.each(SQL_ENGINES)('ensureDemoAppConnections on $name', (engine) => {
   it("refuses a new app's policy that fails its own tests, and adds nothing", async () => {
     const before = readDemoTenantFile(dir);
     const policies = writeAddedLaterPolicy(join(dir, 'policies'), 'deny');
-    await expect(ensureDemoAppConnections(store, dir, { apps: [...listed, addedLater], policiesDir: policies })).rejects.toThrow(PolicyTestsFailedError);
+    await expect(ensureDemoAppConnections(store, dir, { apps: [...listed, addedLater], policiesDir: policies, pushCheck: signedImagePushCheck() })).rejects.toThrow(PolicyTestsFailedError);
     expect(readDemoTenantFile(dir)).toEqual(before);
     expect(await store.images.tagged(before.tenant_id, 'added-later')).toBeUndefined();
   });
@@ -80,7 +81,7 @@ describe.each(SQL_ENGINES)('ensureDemoAppConnections on $name', (engine) => {
   it('adds what an older file lacks, to a file without app connections at all', async () => {
     const { app_connections: _dropped, ...old } = readDemoTenantFile(dir);
     writeDemoTenantFile(dir, old);
-    expect(await ensureDemoAppConnections(store, dir, { apps: listed, policiesDir })).toBe(true);
+    expect(await ensureDemoAppConnections(store, dir, { apps: listed, policiesDir, pushCheck: signedImagePushCheck() })).toBe(true);
     expect(Object.keys(readDemoTenantFile(dir).app_connections!).sort()).toEqual(listed.map((a) => a.connection).sort());
   });
 });

@@ -12,6 +12,7 @@ import {
   type ControlPlaneStore,
   type ControlPlaneStoreOptions,
 } from '../../src/control-plane';
+import { signedImagePushCheck, signingKeysExtension } from '../../src/signed-images';
 import { loadDirectorySeed, type DirectoryData } from '../../src/directory';
 import { silentLogger } from '../../src/observability';
 import { SQLITE_ENGINE, type SqlEngineUnderTest } from '../helpers/sql-engines';
@@ -53,7 +54,7 @@ export async function makeFixture(options: ControlPlaneStoreOptions = {}, engine
     dir,
     location,
     store,
-    app: createControlPlaneApp({ store, logger: silentLogger() }),
+    app: createControlPlaneApp({ store, logger: silentLogger(), pushCheck: signedImagePushCheck(), extensions: [signingKeysExtension(store)] }),
     demo,
     other: { ...keys, ...conn },
     async close() {

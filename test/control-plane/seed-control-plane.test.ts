@@ -14,6 +14,7 @@ import {
   type ControlPlaneLocation,
   type ControlPlaneStore,
 } from '../../src/control-plane';
+import { signedImagePushCheck } from '../../src/signed-images';
 import { DEMO_TENANT_FILE, loadConfig, readDemoTenantFile, writeDemoTenantFile } from '../../src/config';
 import { PolicyTestsFailedError } from '../../src/decision';
 import { PolicyValidationError, readPolicyFolder } from '../../src/policy';
@@ -98,12 +99,12 @@ describe.each(SQL_ENGINES)('seedControlPlane on $name', (engine) => {
   it('adds the apps\' connections to a demo tenant seeded before they existed, once', async () => {
     const { app_connections: _dropped, ...old } = (await seed())!;
     writeDemoTenantFile(dir, old);
-    expect(await ensureDemoAppConnections(store, dir)).toBe(true);
+    expect(await ensureDemoAppConnections(store, dir, { pushCheck: signedImagePushCheck() })).toBe(true);
     const upgraded = readDemoTenantFile(dir);
     expect(upgraded).toMatchObject(old);
     const rbac = upgraded.app_connections!.rbac;
     expect((await store.verifyConnection(rbac.connection_id, rbac.connection_secret))?.policyName).toBe('rbac');
-    expect(await ensureDemoAppConnections(store, dir)).toBe(false);
+    expect(await ensureDemoAppConnections(store, dir, { pushCheck: signedImagePushCheck() })).toBe(false);
     expect(readDemoTenantFile(dir)).toEqual(upgraded);
     expect((await store.tenants.list()).find((t) => t.id === upgraded.tenant_id)!.connections).toHaveLength(1 + 2 * APPS.length); // the seed's, and one more per app
     expect((await store.tenants.get(upgraded.tenant_id))!.connections.find((c) => c.connectionId === rbac.connection_id)?.label).toBe(labelOf(APPS.find((app) => app.name === 'rbac')!));
@@ -168,7 +169,7 @@ describe.each(SQL_ENGINES)('seedControlPlane on $name', (engine) => {
   }
 
   it('adds no app connections without a demo tenant file', async () => {
-    expect(await ensureDemoAppConnections(store, dir)).toBe(false);
+    expect(await ensureDemoAppConnections(store, dir, { pushCheck: signedImagePushCheck() })).toBe(false);
     expect(await store.tenants.list()).toHaveLength(0);
   });
 

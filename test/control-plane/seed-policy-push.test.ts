@@ -11,9 +11,11 @@ import { describePolicyFolderSync, loadConfig, readDemoTenantFile, readPolicyFol
 import { openControlPlaneStore, seedControlPlane, syncDemoPolicyFolders, type ControlPlaneStore } from '../../src/control-plane';
 import { readPolicyFolder, signingKeyId } from '../../src/policy';
 import { banner } from '../../src/stack/banner';
+import { signedImagePushCheck } from '../../src/signed-images';
 import { stackComponents } from '../../src/stack/components';
 import { newSigningKey } from '../helpers/signing';
 import { URLS, policiesDir as projectPolicies, seedDirectory } from './fixture';
+import { createSigningKeyRepository } from '../../src/signed-images/signing-key-repository';
 
 /** One app, `notes`, on its own policy (the todo policy under another name); the sidecar serves `rbac`. */
 const APPS = [{ connection: 'notes', policy: 'notes', label: 'notes app' }];
@@ -40,7 +42,7 @@ describe('npm start pushes a policy folder changed since the image the edges hol
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const sync = (edgesPinKeys = false) => syncDemoPolicyFolders(store, { dataDir: dir, policiesDir: policies, apps: APPS, edgesPinKeys });
+  const sync = (edgesPinKeys = false) => syncDemoPolicyFolders(store, { dataDir: dir, policiesDir: policies, apps: APPS, edgesPinKeys, pushCheck: signedImagePushCheck() });
   const latest = async (name: string) => (await store.images.latest(tenantId)).find((i) => i.name === name);
   const versions = (name: string) => store.images.versions(tenantId, name);
   const edit = (line = '// an edit') => appendFileSync(join(policies, 'notes', 'todo.cedar'), `\n${line}\n`);
@@ -105,7 +107,7 @@ describe('npm start pushes a policy folder changed since the image the edges hol
 
   it('with signing keys registered for the tenant, pushes nothing unsigned and names the command to run', async () => {
     const { publicJwk } = await newSigningKey();
-    await store.signingKeys.add(tenantId, await signingKeyId(publicJwk), publicJwk);
+    await createSigningKeyRepository(store.sql).add(tenantId, await signingKeyId(publicJwk), publicJwk);
     edit();
     const results = await sync();
     expect(results!.find((r) => r.name === 'notes')).toMatchObject({ kind: 'needs_signature', why: 'changed', pinnedBy: "the tenant's signing keys" });

@@ -6,6 +6,7 @@ import { MAX_IMAGES_PER_TENANT } from '../../src/control-plane/policy-image-repo
 import { SIGNING_KEY_LIMITS } from '../../src/policy';
 import { POSTGRES_ENGINE } from '../helpers/sql-engines';
 import { policiesDir, seedDirectory, URLS } from './fixture';
+import { createSigningKeyRepository } from '../../src/signed-images/signing-key-repository';
 
 // PostgreSQL only: several nodes share one database, each with its own pool, and their
 // transactions run concurrently at READ COMMITTED. (Several SQLite handles in one process
@@ -76,9 +77,9 @@ describe('several control-plane nodes writing one PostgreSQL database', () => {
     const tenantId = await newTenant();
     const jwk = { kty: 'OKP', crv: 'Ed25519', x: 'A'.repeat(43) } as const;
     const total = SIGNING_KEY_LIMITS.maxKeys + 5;
-    const results = await Promise.all(Array.from({ length: total }, (_, i) => node(i).signingKeys.add(tenantId, `kid-${i}`, jwk)));
+    const results = await Promise.all(Array.from({ length: total }, (_, i) => createSigningKeyRepository(node(i).sql).add(tenantId, `kid-${i}`, jwk)));
     expect(results.filter((r) => r.created)).toHaveLength(SIGNING_KEY_LIMITS.maxKeys);
-    expect(await node(1).signingKeys.list(tenantId)).toHaveLength(SIGNING_KEY_LIMITS.maxKeys);
+    expect(await createSigningKeyRepository(node(1).sql).list(tenantId)).toHaveLength(SIGNING_KEY_LIMITS.maxKeys);
   });
 
   it('never leaves an organization without an owner when two nodes remove its two owners at once', async () => {

@@ -8,6 +8,7 @@ import type { Server } from 'node:http';
 import { join } from 'node:path';
 import request from 'supertest';
 import { createControlPlaneApp, createControlPlaneRelay, openControlPlaneStore, seedControlPlane, type ControlPlaneStore } from '../../src/control-plane';
+import { signedImagePushCheck } from '../../src/signed-images';
 import type { Edge } from '../../src/sidecar';
 import { baseUrl, close, listen } from '../../src/http';
 import { silentLogger } from '../../src/observability';
@@ -34,7 +35,7 @@ beforeAll(async () => {
   }))!;
   tenantId = demo.tenant_id;
   relay = await createControlPlaneRelay({ store, logger: silentLogger(), execTimeoutMs: 10_000, heartbeatMs: 60_000 });
-  server = await listen(createControlPlaneApp({ store, logger: silentLogger(), routers: [relay.managementRouter] }), 0, '127.0.0.1');
+  server = await listen(createControlPlaneApp({ pushCheck: signedImagePushCheck(), store, logger: silentLogger(), routers: [relay.managementRouter] }), 0, '127.0.0.1');
   relay.attach(server);
   const events = new EventEmitter();
   const registered = once(events, 'registered');

@@ -12,6 +12,7 @@ import http from 'node:http';
 import type { Server } from 'node:http';
 import express from 'express';
 import { createControlPlaneApp } from '../../src/control-plane';
+import { signedImagePushCheck } from '../../src/signed-images';
 import { baseUrl, close, listen } from '../../src/http';
 import { EXEC_PATH } from '../../src/relay';
 import { BROADCAST_PATH } from '../../src/relay-protocol';
@@ -67,7 +68,7 @@ describe('the opt-in bare exec answers exactly as the default Express routes', (
       reachedExpress += 1;
       next();
     });
-    bareExec = await listen(createControlPlaneApp({ store: kit.store, logger, routers: [counter, kit.relay.managementRouter], bareExec: kit.relay }), 0, '127.0.0.1');
+    bareExec = await listen(createControlPlaneApp({ pushCheck: signedImagePushCheck(), store: kit.store, logger, routers: [counter, kit.relay.managementRouter], bareExec: kit.relay }), 0, '127.0.0.1');
     bareExecUrl = baseUrl(bareExec);
     // The relay stores the disconnect once it sees the close: exec then answers 409.
     await waitUntil('exec answers 409 for edge-gone', async () => (await send(kit.url, { headers: headersOf(kit.a), body: command('edge-gone') }, 'warm-up')).status === 409);

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../../src/config';
 import { createControlPlaneApp, openControlPlaneStore, seedControlPlane, type ControlPlaneStore } from '../../src/control-plane';
 import { startControlPlaneRelay, type ControlPlaneRelay } from '../../src/control-plane-server';
+import { signedImagePushCheck } from '../../src/signed-images';
 import { loadDirectorySeed } from '../../src/directory';
 import { baseUrl, close, listen } from '../../src/http';
 import { silentLogger } from '../../src/observability';
@@ -64,7 +65,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'outpost-broadcast-one-node-'));
   store = await openControlPlaneStore(join(dir, 'control-plane.sqlite'));
   relay = await startControlPlaneRelay({ store, logger: silentLogger(), execTimeoutMs: EXEC_TIMEOUT_MS, heartbeatMs: 60_000 });
-  server = await listen(createControlPlaneApp({ store, logger: silentLogger(), routers: [relay.managementRouter] }), 0, '127.0.0.1');
+  server = await listen(createControlPlaneApp({ pushCheck: signedImagePushCheck(), store, logger: silentLogger(), routers: [relay.managementRouter] }), 0, '127.0.0.1');
   relay.attach(server);
   url = baseUrl(server);
   const config = loadConfig({ LOG_LEVEL: 'silent' });

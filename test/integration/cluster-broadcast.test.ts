@@ -21,6 +21,7 @@ import {
   type ControlPlaneStore,
   type PushOnChange,
 } from '../../src/control-plane';
+import { signedImagePushCheck } from '../../src/signed-images';
 import { startControlPlaneRelay, type ControlPlaneRelay } from '../../src/control-plane-server';
 import { loadDirectorySeed } from '../../src/directory';
 import { baseUrl, close, listen } from '../../src/http';
@@ -71,7 +72,7 @@ async function startNode(id: string, databaseUrl: string): Promise<Node> {
     cluster: { redisUrl: redis.server.url, nodeId: id },
   });
   const push = startPushOnChange({ store, broadcast: relay.broadcast, logger: silentLogger() });
-  const app = createControlPlaneApp({ store, logger: silentLogger(), routers: [relay.managementRouter] });
+  const app = createControlPlaneApp({ pushCheck: signedImagePushCheck(), store, logger: silentLogger(), routers: [relay.managementRouter] });
   const server = await listen(app, 0, '127.0.0.1');
   relay.attach(server);
   const node = { id, store, relay, push, server, url: baseUrl(server) };

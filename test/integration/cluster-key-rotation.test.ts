@@ -8,6 +8,7 @@
  */
 import type { Server } from 'node:http';
 import { createControlPlaneApp, openControlPlaneStore, type ControlPlaneStore } from '../../src/control-plane';
+import { signedImagePushCheck } from '../../src/signed-images';
 import { startControlPlaneRelay } from '../../src/control-plane-server';
 import { baseUrl, close, listen } from '../../src/http';
 import { silentLogger } from '../../src/observability';
@@ -39,7 +40,7 @@ async function startNode(id: string, databaseUrl: string): Promise<Node> {
     heartbeatMs: 60_000,
     cluster: { redisUrl: redis.server.url, nodeId: id },
   });
-  const server = await listen(createControlPlaneApp({ store, logger: silentLogger(), routers: [relay.managementRouter] }), 0, '127.0.0.1');
+  const server = await listen(createControlPlaneApp({ pushCheck: signedImagePushCheck(), store, logger: silentLogger(), routers: [relay.managementRouter] }), 0, '127.0.0.1');
   relay.attach(server);
   const node = { store, relay, server, url: baseUrl(server) };
   nodes.push(node);

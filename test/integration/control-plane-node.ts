@@ -14,6 +14,7 @@ import {
   type DemoTenantFileLocation,
   type ControlPlaneStore,
 } from '../../src/control-plane';
+import { signedImagePushCheck } from '../../src/signed-images';
 import type { ConsoleAuthOptions } from '../../src/console';
 import { controlPlaneExtensions, startControlPlaneRelay } from '../../src/control-plane-server';
 import { baseUrl, close, listen } from '../../src/http';
@@ -90,7 +91,7 @@ export function createControlPlaneNode(location: ControlPlaneLocation, consoleAu
       try {
         const relay = await startControlPlaneRelay({ store, logger: silentLogger(), execTimeoutMs: EXEC_TIMEOUT_MS, heartbeatMs: HEARTBEAT_MS, metricsToken: METRICS_TOKEN });
         const extensions = controlPlaneExtensions(store, consoleAuth ? { relay, auth: consoleAuth, ...(demoTenantFile ? { demoTenantFile } : {}) } : undefined);
-        const app = createControlPlaneApp({ store, logger: silentLogger(), routers: [relay.managementRouter], extensions, sampleDecisions: relay.sampleDecisions });
+        const app = createControlPlaneApp({ pushCheck: signedImagePushCheck(), store, logger: silentLogger(), routers: [relay.managementRouter], extensions, sampleDecisions: relay.sampleDecisions });
         const server = await listen(withHook(app), port, '127.0.0.1');
         const upgrades = new Set<Duplex>();
         server.on('upgrade', (_req: IncomingMessage, socket: Duplex) => {

@@ -16,6 +16,7 @@ import { loadConfig } from '../../src/config';
 import { consoleExtension } from '../../src/console';
 import { createControlPlaneApp, openControlPlaneStore, type ControlPlaneStore } from '../../src/control-plane';
 import { startControlPlaneRelay, type ControlPlaneRelay } from '../../src/control-plane-server';
+import { signedImagePushCheck } from '../../src/signed-images';
 import { loadDirectorySeed } from '../../src/directory';
 import { createEdge, type Edge } from '../../src/sidecar';
 import { baseUrl, close, listen } from '../../src/http';
@@ -57,7 +58,7 @@ beforeAll(async () => {
   await serve('control plane', async (logger) => {
     relay = await startControlPlaneRelay({ store, logger, execTimeoutMs: 1_000, heartbeatMs: 60_000 });
     const consoleArea = consoleExtension({ store, relay, auth: { issuer: fixture.idp.issuer, jwksUri: fixture.idp.jwksUri } });
-    return createControlPlaneApp({ store, logger, routers: [relay.managementRouter], extensions: [consoleArea] });
+    return createControlPlaneApp({ pushCheck: signedImagePushCheck(), store, logger, routers: [relay.managementRouter], extensions: [consoleArea] });
   });
   cleanup.unshift(() => relay?.close());
 

@@ -16,6 +16,7 @@ import { createRbacApp } from '../../src/apps/rbac';
 import { createEdgeAuthorizer } from '../../src/authorizer';
 import { loadConfig } from '../../src/config';
 import { createControlPlaneApp, openControlPlaneStore, seedControlPlane, startPushOnChange, type ControlPlaneStore, type PushOnChange } from '../../src/control-plane';
+import { signedImagePushCheck } from '../../src/signed-images';
 import { loadDirectorySeed } from '../../src/directory';
 import { baseUrl, close, listen } from '../../src/http';
 import { silentLogger } from '../../src/observability';
@@ -49,7 +50,7 @@ beforeAll(async () => {
   store = await openControlPlaneStore(join(dir, 'control-plane.sqlite'));
   relay = await startControlPlaneRelay({ store, logger: silentLogger(), execTimeoutMs: 10_000, heartbeatMs: 3_600_000 });
   push = startPushOnChange({ store, broadcast: relay.broadcast, logger: silentLogger() });
-  const app = createControlPlaneApp({ store, logger: silentLogger(), routers: [relay.managementRouter] });
+  const app = createControlPlaneApp({ pushCheck: signedImagePushCheck(), store, logger: silentLogger(), routers: [relay.managementRouter] });
   const recording: RequestListener = (req: IncomingMessage, res: ServerResponse) => {
     served.push(`${req.method} ${req.url}`);
     app(req, res);

@@ -1,9 +1,10 @@
 import { CONSOLE_ROUTES } from '../../src/console/console-openapi';
 import { DECISION_STORE_ROUTES } from '../../src/decision-store/decision-store-extension';
+import { SIGNING_KEY_ROUTES } from '../../src/signed-images/signing-keys-extension';
 import { CONTROL_PLANE_ROUTES as OWN_ROUTES, controlPlaneOpenApi } from '../../src/openapi';
 
 /** What src/control-plane-server plugs into the control plane, in its order: decision records, then the console. */
-const EXTENSION_ROUTES = [...DECISION_STORE_ROUTES, ...CONSOLE_ROUTES];
+const EXTENSION_ROUTES = [...DECISION_STORE_ROUTES, ...SIGNING_KEY_ROUTES, ...CONSOLE_ROUTES];
 
 /**
  * Every route the control plane's process serves (src/control-plane-server): the control

@@ -7,9 +7,11 @@ import { controlPlaneExtensions } from '../../src/control-plane-server';
 import { createIdpApp } from '../../src/idp';
 import { idpRouters } from '../../src/idp-server';
 import { silentLogger } from '../../src/observability';
+import { signedImagePushCheck } from '../../src/signed-images';
 import { IDP_OPENAPI } from '../../src/idp-server';
 import { controlPlaneOpenApi } from '../../src/openapi';
 import { DECISION_STORE_ROUTES } from '../../src/decision-store/decision-store-extension';
+import { SIGNING_KEY_ROUTES } from '../../src/signed-images/signing-keys-extension';
 import { makeFixture, type Fixture } from '../control-plane/fixture';
 import { startIdpFixture, type IdpFixture } from '../idp/idp-fixture';
 
@@ -41,12 +43,12 @@ describe('the control plane without the platform plugged in', () => {
   afterAll(() => fx.close());
 
   it('answers 404 for /openapi.json, the JSON 404 of a path it lacks', async () => {
-    const res = await request(createControlPlaneApp({ store: fx.store, logger: silentLogger() })).get('/openapi.json');
+    const res = await request(createControlPlaneApp({ pushCheck: signedImagePushCheck(), store: fx.store, logger: silentLogger() })).get('/openapi.json');
     expect([res.status, res.body]).toEqual([404, { code: 'not_found', message: 'no route for GET /openapi.json' }]);
   });
 
   it('serves its own, the relay\'s and the plugged areas\' routes once its process plugs the document in', async () => {
-    const res = await request(createControlPlaneApp({ store: fx.store, logger: silentLogger(), extensions: controlPlaneExtensions(fx.store) })).get('/openapi.json');
-    expect([res.status, res.text]).toEqual([200, JSON.stringify(controlPlaneOpenApi(DECISION_STORE_ROUTES))]);
+    const res = await request(createControlPlaneApp({ pushCheck: signedImagePushCheck(), store: fx.store, logger: silentLogger(), extensions: controlPlaneExtensions(fx.store) })).get('/openapi.json');
+    expect([res.status, res.text]).toEqual([200, JSON.stringify(controlPlaneOpenApi([...DECISION_STORE_ROUTES, ...SIGNING_KEY_ROUTES]))]);
   });
 });

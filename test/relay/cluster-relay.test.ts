@@ -9,6 +9,7 @@ import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createControlPlaneApp, openControlPlaneStore, type ControlPlaneStore } from '../../src/control-plane';
+import { signedImagePushCheck } from '../../src/signed-images';
 import { startControlPlaneRelay } from '../../src/control-plane-server';
 import { baseUrl, close, listen } from '../../src/http';
 import { silentLogger } from '../../src/observability';
@@ -47,7 +48,7 @@ async function startNode(id: string, options: { maxPendingPerEdge?: number; hear
     ...(options.maxPendingPerEdge ? { maxPendingPerEdge: options.maxPendingPerEdge } : {}),
     cluster: { redisUrl: local.server.url, nodeId: id },
   });
-  const app = createControlPlaneApp({ store, logger: silentLogger(), routers: [relay.managementRouter] });
+  const app = createControlPlaneApp({ pushCheck: signedImagePushCheck(), store, logger: silentLogger(), routers: [relay.managementRouter] });
   const server = await listen(app, 0, '127.0.0.1');
   relay.attach(server);
   let stopped = false;

@@ -13,6 +13,7 @@ import express from 'express';
 import { createControlPlaneApp, createControlPlaneRelay, openControlPlaneStore, type ControlPlaneStore } from '../../src/control-plane';
 import { baseUrl, close, listen } from '../../src/http';
 import { silentLogger } from '../../src/observability';
+import { signedImagePushCheck } from '../../src/signed-images';
 import { EXEC_PATH, INSTANCE_REGISTRATIONS_PATH, type Relay, type RelayExtension } from '../../src/relay';
 import { BROADCAST_PATH, METRICS_PATH } from '../../src/relay-protocol';
 import { FakeEdge } from './fake-edge';
@@ -36,7 +37,7 @@ async function startStack(extensions?: readonly RelayExtension[]): Promise<Stack
   const keys = await store.tenants.create('tenant');
   const connection = await store.tenants.addConnection(keys.tenantId, 'rbac');
   const relay = await createControlPlaneRelay({ store, logger: silentLogger(), execTimeoutMs: 10_000, heartbeatMs: 60_000, ...(extensions ? { extensions } : {}) });
-  const server: Server = await listen(createControlPlaneApp({ store, logger: silentLogger(), routers: [relay.managementRouter], bareExec: relay }), 0, '127.0.0.1');
+  const server: Server = await listen(createControlPlaneApp({ pushCheck: signedImagePushCheck(), store, logger: silentLogger(), routers: [relay.managementRouter], bareExec: relay }), 0, '127.0.0.1');
   relay.attach(server);
   const url = baseUrl(server);
   const edge = await FakeEdge.connect({ baseUrl: url, connectionId: connection.connectionId, secret: connection.connectionSecret, instanceId: 'edge-1' });

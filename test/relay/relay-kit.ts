@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import express from 'express';
 import { consolePublicDir } from '../../src/console';
 import { createControlPlaneApp, openControlPlaneStore } from '../../src/control-plane';
+import { signedImagePushCheck } from '../../src/signed-images';
 import { controlPlaneExtensions, startControlPlaneRelay, type ControlPlaneRelay } from '../../src/control-plane-server';
 import type { ControlPlaneLocation, ControlPlaneStore } from '../../src/control-plane';
 import { findProjectRoot } from '../../src/config';
@@ -96,6 +97,7 @@ export async function startRelayKit(options: KitOptions = {}): Promise<RelayKit>
   });
   const app = createControlPlaneApp({
     store,
+    pushCheck: signedImagePushCheck(),
     logger,
     routers: [routers],
     extensions,

@@ -10,6 +10,7 @@ import { baseUrl, close, listen } from '../../src/http';
 import { readPolicyFolder, signPolicyImage, signingKeyId, verifyImageSignature } from '../../src/policy';
 import { makeFixture, policiesDir, type Fixture } from '../control-plane/fixture';
 import { compiled } from '../helpers/compiled';
+import { createSigningKeyRepository } from '../../src/signed-images/signing-key-repository';
 
 const IMAGE = { name: 'rbac', digest: `sha256:${'ab'.repeat(32)}` };
 const run = promisify(execFile);
@@ -148,9 +149,9 @@ describe('npm run policy -- push --sign: versions', () => {
     expect(await policy('add-key', dashed.publicFile)).toMatchObject({ code: 0 });
     const help = await policy('remove-key', '--help');
     expect(help).toEqual({ code: 0, output: expect.stringContaining('remove a registered signing key') });
-    expect((await fx.store.signingKeys.list(fx.demo.tenant_id)).map((k) => k.kid)).toContain(dashed.kid);
+    expect((await createSigningKeyRepository(fx.store.sql).list(fx.demo.tenant_id)).map((k) => k.kid)).toContain(dashed.kid);
     expect(await policy('remove-key', dashed.kid)).toEqual({ code: 0, output: expect.stringContaining(`${dashed.kid}: removed\n`) });
-    expect((await fx.store.signingKeys.list(fx.demo.tenant_id)).map((k) => k.kid)).toEqual([keys.kid]);
+    expect((await createSigningKeyRepository(fx.store.sql).list(fx.demo.tenant_id)).map((k) => k.kid)).toEqual([keys.kid]);
     const junk = await policy('remove-key', '--not-a-key');
     expect(junk.code).toBe(1);
     expect(junk.output).toContain('policy remove-key: 400');

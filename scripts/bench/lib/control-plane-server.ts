@@ -13,6 +13,7 @@ import { baseUrl, close, listen } from '../../../src/http';
 import { createLogger } from '../../../src/observability';
 import { useBaselineWasm } from '../../../src/policy';
 import type { Relay } from '../../../src/relay';
+import { signedImagePushCheck } from '../../../src/signed-images';
 import { measureMemory, serveParent, stallWatch } from './child-endpoint';
 
 /** What `start` returns: where the relay listens and the demo tenant's credentials. */
@@ -65,9 +66,9 @@ async function start(args: ControlPlaneStartArgs | null = null): Promise<Control
   if (!demo) throw new Error('the fresh store was not seeded');
   // 1,000 fake edges share one connection credential here; real deployments keep the default cap.
   const relay = await startControlPlaneRelay({ store, logger, execTimeoutMs: 10_000, heartbeatMs: args?.heartbeatMs ?? 30_000, maxSocketsPerConnection: args?.maxSocketsPerConnection ?? 5000 });
-  const server = await listen(createControlPlaneApp({ store, logger, routers: [relay.managementRouter], extensions: controlPlaneExtensions(store) }), 0, '127.0.0.1');
+  const server = await listen(createControlPlaneApp({ store, logger, pushCheck: signedImagePushCheck(), routers: [relay.managementRouter], extensions: controlPlaneExtensions(store) }), 0, '127.0.0.1');
   relay.attach(server);
-  const bareExecServer = await listen(createControlPlaneApp({ store, logger, routers: [relay.managementRouter], extensions: controlPlaneExtensions(store), bareExec: relay }), 0, '127.0.0.1');
+  const bareExecServer = await listen(createControlPlaneApp({ store, logger, pushCheck: signedImagePushCheck(), routers: [relay.managementRouter], extensions: controlPlaneExtensions(store), bareExec: relay }), 0, '127.0.0.1');
   running = { store, relay, server, bareExecServer };
   return {
     url: baseUrl(server),

@@ -1,5 +1,4 @@
-import { inTransaction, type SqlHandle } from './in-transaction';
-import { LOCK_TENANT } from './tenant-repository';
+import { inTransaction, LOCK_TENANT, type SqlHandle } from '../control-plane';
 import { SIGNING_KEY_LIMITS, type PublicSigningKey } from '../policy';
 
 /** One registered public key, as listed. */
@@ -14,8 +13,9 @@ export interface RegisteredSigningKey {
 export type AddKeyResult = { readonly created: boolean; readonly quotaExceeded?: false } | { readonly created: false; readonly quotaExceeded: true };
 
 /**
- * The public keys a tenant signs its policy images with. Once a tenant has one, the
- * control plane refuses its unsigned pushes and pushes no key of it verifies.
+ * The public keys a tenant signs its policy images with (the `signing_keys` table the control
+ * plane's schema declares). Once a tenant has one, the push check ({@link signedImagePushCheck})
+ * refuses its unsigned pushes and pushes no key of it verifies.
  */
 export interface SigningKeyRepository {
   /** Registers a key under its id (idempotent), within {@link SIGNING_KEY_LIMITS}.maxKeys. */
@@ -25,8 +25,11 @@ export interface SigningKeyRepository {
   remove(tenantId: string, kid: string): Promise<boolean>;
 }
 
-/** Builds the signing key repository over an open, migrated database. */
-export function createSigningKeyRepository(db: SqlHandle, now: () => number): SigningKeyRepository {
+/**
+ * The signing key repository over the control plane's database, or over one of its
+ * transactions (`ControlPlaneRepositories.sql`), so a key and its audit entry commit together.
+ */
+export function createSigningKeyRepository(db: SqlHandle, now: () => number = Date.now): SigningKeyRepository {
   return {
     add(tenantId, kid, jwk) {
       return inTransaction(db, async (tx): Promise<AddKeyResult> => {

@@ -14,7 +14,7 @@ import {
 } from '../../src/policy';
 import { newSigningKey } from '../helpers/signing';
 import { MAX_IMAGES_PER_TENANT } from '../../src/control-plane/policy-image-repository';
-import { adminHeaders, makeFixture, policiesDir, type Fixture } from './fixture';
+import { adminHeaders, makeFixture, policiesDir, type Fixture } from '../control-plane/fixture';
 import { openLocation, SQL_ENGINES } from '../helpers/sql-engines';
 
 describe.each(SQL_ENGINES)('signing keys and signed pushes on $name', (engine) => {

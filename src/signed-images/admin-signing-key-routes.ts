@@ -1,19 +1,11 @@
 import { Router } from 'express';
-import { z } from 'zod';
+import { authenticatedTenant, recordAdminKeyAudit, type ControlPlaneStore } from '../control-plane';
 import { httpError, NotFoundError, parseBody, parseParam } from '../http';
-import { publicPart, publicSigningKeySchema, signingKeyId, SIGNING_KEY_LIMITS } from '../policy';
-import { recordAdminKeyAudit } from './audit-repository';
-import type { ControlPlaneStore } from './control-plane-store';
-import { authenticatedTenant } from './require-tenant-key';
+import { addSigningKeyBodySchema, publicPart, signingKeyId, SIGNING_KEY_LIMITS } from '../policy';
+import { createSigningKeyRepository } from './signing-key-repository';
 
 /** A key id: an RFC 7638 SHA-256 thumbprint, base64url. */
 const KID = /^[A-Za-z0-9_-]{43}$/;
-
-/** `POST` body: one public key. A private key (`d`) is refused, never stored. */
-export const addSigningKeyBodySchema = z.strictObject({ jwk: publicSigningKeySchema });
-
-/** One registered key as the API shows it. */
-export const signingKeyShape = z.strictObject({ kid: z.string(), jwk: publicSigningKeySchema, created_at: z.string() });
 
 /**
  * The tenant's image-signing keys (admin key). Once a tenant has a key, every push must be
@@ -35,7 +27,7 @@ export function adminSigningKeyRoutes(store: ControlPlaneStore): Router {
     const stored = publicPart(jwk);
     const kid = await signingKeyId(stored);
     const added = await store.transaction(async (tx) => {
-      const result = await tx.signingKeys.add(tenantId, kid, stored);
+      const result = await createSigningKeyRepository(tx.sql).add(tenantId, kid, stored);
       if (result.created) await recordAdminKeyAudit(tx.audit, tenantId, 'signing_key.add', kid);
       return result;
     });
@@ -46,7 +38,7 @@ export function adminSigningKeyRoutes(store: ControlPlaneStore): Router {
   });
 
   router.get('/', async (_req, res) => {
-    const keys = await store.signingKeys.list(authenticatedTenant(res.locals));
+    const keys = await createSigningKeyRepository(store.sql).list(authenticatedTenant(res.locals));
     res.json({ keys: keys.map((k) => ({ kid: k.kid, jwk: k.jwk, created_at: new Date(k.createdAt).toISOString() })) });
   });
 
@@ -54,7 +46,7 @@ export function adminSigningKeyRoutes(store: ControlPlaneStore): Router {
     const tenantId = authenticatedTenant(res.locals);
     const kid = parseParam(req.params.kid, KID, 'key id');
     await store.transaction(async (tx) => {
-      if (!(await tx.signingKeys.remove(tenantId, kid))) throw new NotFoundError('no signing key with that id', 'unknown_key');
+      if (!(await createSigningKeyRepository(tx.sql).remove(tenantId, kid))) throw new NotFoundError('no signing key with that id', 'unknown_key');
       await recordAdminKeyAudit(tx.audit, tenantId, 'signing_key.remove', kid);
     });
     res.status(204).end();
