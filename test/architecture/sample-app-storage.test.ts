@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ROOT } from '../helpers/compiled';
+import { LAYERS } from './layer-rule';
 
 /**
  * Every module file a fresh Node process has loaded after requiring `modules` (compiled, from
@@ -45,8 +46,11 @@ const RBAC_APP = ['./dist/src/apps/rbac', './dist/src/apps/app-dependencies', '.
 /** What it requires then for `AUTHORIZER=embedded`, the default (src/apps/app-dependencies.ts). */
 const EMBEDDED_EDGE = ['./dist/src/embedded-edge', './dist/src/edge', './dist/src/decision-records'];
 
-/** Platform areas and other components, which the sample app loads none of. */
-const PLATFORM_FOLDERS = ['src/authzen', 'src/cluster', 'src/control-plane', 'src/decision-records', 'src/idp', 'src/interop', 'src/openapi', 'src/relay', 'src/sidecar', 'src/sql', 'src/stack'];
+/** Every platform area (the platform layer of LAYERS) and the other components, which the sample app loads none of. */
+const PLATFORM_FOLDERS = [
+  ...LAYERS[LAYERS.length - 2]!.map((folder) => `src/${folder}`), // the platform: the layer below the apps
+  ...['src/control-plane', 'src/idp', 'src/interop', 'src/relay', 'src/sidecar', 'src/sql', 'src/stack'],
+];
 
 describe('the RBAC sample app stands apart from the platform (docs/architecture.md, "Layers")', () => {
   it('loads the packages and the sample, none of the platform, and at most 7,000 lines of its own code, on `local` or `edge`', async () => {
@@ -60,6 +64,10 @@ describe('the RBAC sample app stands apart from the platform (docs/architecture.
     expect(folders).toEqual(expect.arrayContaining(['src/edge', 'src/embedded-edge', 'src/decision-records']));
     expect(folders.filter((folder) => PLATFORM_FOLDERS.includes(folder))).toEqual(['src/decision-records']);
   }, 30_000);
+
+  it('names every platform area among the folders it must not load', () => {
+    expect(PLATFORM_FOLDERS).toEqual(expect.arrayContaining(['src/decision-records', 'src/edge-metrics', 'src/openapi', 'src/relay-broadcast', 'src/signed-images', 'src/console']));
+  });
 
   it('sees a platform folder when one is loaded: the control plane (compiled) loads src/control-plane, src/relay and src/sql', async () => {
     expect((await ownCodeLoadedBy(['./dist/src/control-plane'])).folders).toEqual(expect.arrayContaining(['src/control-plane', 'src/relay', 'src/sql']));
