@@ -23,6 +23,8 @@ export class RegistrationWrites {
    * new) costs no write; last_seen then moves with the heartbeat.
    */
   private storedStatus: string | undefined;
+  /** Settles once the write of {@link storedStatus} has: a caller that reports the same status waits for it too. */
+  private statusWritten: Promise<void> = unchanged;
 
   constructor(
     private readonly store: RegistrationWrite,
@@ -42,13 +44,18 @@ export class RegistrationWrites {
     this.storedStatus = statusFingerprint(status);
   }
 
-  /** Stores a reported status unless it is the one stored; settles once stored (or not: the store never rejects). */
+  /**
+   * Stores a reported status unless it is the one stored or being stored; settles once stored
+   * (or not: the store never rejects). A command's result that repeats a status frame still in
+   * flight waits for that frame's write, so exec never answers before the registration shows it.
+   */
   status(key: InstanceKey, status: EdgeStatus): Promise<void> {
     const fingerprint = statusFingerprint(status);
-    if (fingerprint === this.storedStatus) return unchanged;
+    if (fingerprint === this.storedStatus) return this.statusWritten;
     this.storedStatus = fingerprint;
-    return this.inOrder('status', key.instanceId, () => this.registrations.updateStatus(key, status, this.now())).then((ok) => {
+    this.statusWritten = this.inOrder('status', key.instanceId, () => this.registrations.updateStatus(key, status, this.now())).then((ok) => {
       if (!ok && this.storedStatus === fingerprint) this.storedStatus = undefined; // not stored: write it next time
     });
+    return this.statusWritten;
   }
 }
