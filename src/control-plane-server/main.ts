@@ -9,7 +9,7 @@ import { loadDirectorySeed } from '../directory';
 import { baseUrl, close, listen, shutdownOnSignal } from '../http';
 import { createLogger } from '../observability';
 import { useBaselineWasm } from '../policy';
-import { signedImagePushCheck } from '../signed-images';
+import { signedImagePushCheck } from '../signing-keys';
 import { SERVER_BUSY_TIMEOUT_MS, controlPlaneLocation, createControlPlaneApp, describeControlPlaneLocation, startPushOnChange, openControlPlaneStore, seedControlPlane, ensureDemoAppConnections, ensureDemoAccounts, ensureDemoConnectionLabels, describeForeignDemoTenant, syncDemoPolicyFolders } from '../control-plane';
 import { controlPlaneExtensions } from './control-plane-extensions';
 import { startControlPlaneRelay } from './start-control-plane-relay';

@@ -80,7 +80,7 @@ const NOT_STORED = () => Promise.resolve(undefined);
 /**
  * The policy registry's admin API (admin key), and with a `sampler` (the relay) the dry
  * run of a candidate against one edge's recorded decisions. Every push is handed to the
- * `pushCheck` (signed images: src/signed-images) before Cedar sees it. Every accepted push (a new image,
+ * `pushCheck` (signed images: src/signing-keys) before Cedar sees it. Every accepted push (a new image,
  * or one stored already that `latest` points at again) is written to the tenant's audit log as
  * the admin key's, with the push (`policy.push`, or `policy.push.signed`; target
  * `<name>@<digest>`); a refused one writes nothing:

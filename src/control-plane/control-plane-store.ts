@@ -44,7 +44,7 @@ export interface ControlPlaneRepositories {
   /**
    * The handle these repositories read and write through (the transaction's, inside one): a
    * platform area's own repository over the tables the schema declares for it (signing keys:
-   * src/signed-images) joins the same transaction through it.
+   * src/signing-keys) joins the same transaction through it.
    */
   readonly sql: SqlHandle;
   readonly tenants: TenantRepository;
@@ -67,7 +67,7 @@ export interface ControlPlaneStore extends ControlPlaneRepositories {
   /**
    * The database itself, for the repositories of the platform's areas over the tables the
    * schema declares for them (decision records: src/decision-store; signing keys:
-   * src/signed-images); this store's own
+   * src/signing-keys); this store's own
    * repositories are the ones above.
    */
   readonly database: SqlDatabase;

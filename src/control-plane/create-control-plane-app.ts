@@ -23,7 +23,7 @@ export const BODY_LIMITS = Object.freeze({ policyImage: 2 * POLICY_IMAGE_LIMITS.
 
 /**
  * A platform area plugged into the control plane's app (decision records' admin listing,
- * src/decision-store; image-signing keys, src/signed-images; the console, src/console;
+ * src/decision-store; image-signing keys, src/signing-keys; the console, src/console;
  * `/openapi.json`, src/openapi): its router, mounted after the control plane's own routes and
  * the relay's. The control plane imports none of them; the process that runs it
  * (src/control-plane-server) hands them over.
@@ -38,7 +38,7 @@ export interface ControlPlaneAppDeps {
   readonly logger: Logger;
   /**
    * Asked of every pushed image before it is stored (signed images: `signedImagePushCheck()`,
-   * src/signed-images). Required: an app built without one throws rather than take unsigned
+   * src/signing-keys). Required: an app built without one throws rather than take unsigned
    * pushes for a tenant with signing keys.
    */
   readonly pushCheck: ImagePushCheck;

@@ -12,7 +12,7 @@ export interface ImagePush {
  * What the control plane asks of every policy image before it stores one, on each path that
  * does: the admin API's push, the policy-folder sync at start (`syncDemoPolicyFolders`) and the
  * images of apps added to the demo tenant later (`ensureDemoAppConnections`). Signed images
- * (`src/signed-images`, `signedImagePushCheck`) plug it in: a tenant with registered signing
+ * (`src/signing-keys`, `signedImagePushCheck`) plug it in: a tenant with registered signing
  * keys takes signed pushes only (docs/guide/05-policy-lifecycle.md, "Signed images").
  *
  * It is a required dependency of each of those paths, never optional: a control plane built
@@ -37,7 +37,7 @@ export interface ImagePushCheck {
  */
 export function requirePushCheck(check: ImagePushCheck | undefined, who: string): ImagePushCheck {
   if (typeof check?.check !== 'function' || typeof check.requiresSignature !== 'function') {
-    throw new TypeError(`${who} needs a pushCheck (an ImagePushCheck, such as signedImagePushCheck() of src/signed-images): without one it would store unsigned images for tenants with signing keys`);
+    throw new TypeError(`${who} needs a pushCheck (an ImagePushCheck, such as signedImagePushCheck() of src/signing-keys): without one it would store unsigned images for tenants with signing keys`);
   }
   return check;
 }

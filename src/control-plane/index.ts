@@ -30,7 +30,7 @@ export type { AccountKind, MemberRole } from './account';
 export { syncPolicyFolder, policyFolder } from './sync-policy-folder';
 export type { PolicyRegistry } from './sync-policy-folder';
 export { syncDemoPolicyFolders, servedPolicies, defaultSigningKeyFile } from './sync-demo-policy-folders';
-// What the platform's areas plugged into the control plane (src/console, src/decision-store, src/signed-images) read of it.
+// What the platform's areas plugged into the control plane (src/console, src/decision-store, src/signing-keys) read of it.
 export type { ControlPlaneRepositories } from './control-plane-store';
 export { recordAudit, recordAdminKeyAudit, recordCliAudit } from './audit-repository';
 export { LOCK_TENANT } from './tenant-repository';

@@ -12,7 +12,7 @@ import { baseUrl, close, listen } from '../http';
 import type { Logger } from '../observability';
 import { readPolicyFolder } from '../policy';
 import type { Relay } from '../relay';
-import { signedImagePushCheck } from '../signed-images';
+import { signedImagePushCheck } from '../signing-keys';
 import type { InteropScenario } from './interop-scenarios';
 
 /** Options of {@link startInteropPdp}. */

@@ -3,9 +3,8 @@ import { verifyImageSignature, type PublicSigningKey } from '../policy';
 import { loadPolicyVersionFloor } from './verify-policy-version';
 
 export { loadPinnedSigningKeys } from './pinned-signing-keys';
-// On the control plane: its push check and the admin API's signing keys.
-export { signedImagePushCheck } from './signed-image-push-check';
-export { signingKeysExtension } from './signing-keys-extension';
+// The control plane's side (its push check, the admin API's keys) is src/signing-keys: an edge
+// that loads this folder loads none of the control plane.
 
 /**
  * Signed images on an edge (docs/guide/05-policy-lifecycle.md, "Signed images"), plugged into

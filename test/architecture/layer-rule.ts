@@ -19,7 +19,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['idp', 'relay', 'control-plane', 'edge'],
   // platform: areas that plug into a service's hook (EdgeRuntimeDeps.plugins and .imageSignatures, RelayDeps.cluster
   // and .extensions, the control plane's extensions, the IdP's routers) or serve over one
-  ['decision-records', 'edge-metrics', 'authzen', 'signed-images', 'cluster', 'edge-drift', 'relay-broadcast', 'decision-store', 'console', 'openapi'],
+  ['decision-records', 'edge-metrics', 'authzen', 'signed-images', 'signing-keys', 'cluster', 'edge-drift', 'relay-broadcast', 'decision-store', 'console', 'openapi'],
   // apps: what a user runs or copies, and the processes that plug the platform in (the sidecar
   // for an edge, control-plane-server for the control plane and its relay, idp-server for the IdP)
   ['authorizer', 'embedded-edge', 'apps', 'sidecar', 'stack', 'interop', 'control-plane-server', 'idp-server'],

@@ -65,12 +65,25 @@ describe('the RBAC sample app stands apart from the platform (docs/architecture.
     expect(folders.filter((folder) => PLATFORM_FOLDERS.includes(folder))).toEqual(['src/decision-records']);
   }, 30_000);
 
+  it('adds with pinned signing keys (EDGE_POLICY_SIGNING_KEYS) the edge side of signed images only, none of the control plane', async () => {
+    const { folders } = await ownCodeLoadedBy([...RBAC_APP, ...EMBEDDED_EDGE, './dist/src/signed-images']);
+    expect(folders.filter((folder) => PLATFORM_FOLDERS.includes(folder))).toEqual(['src/decision-records', 'src/signed-images']);
+  }, 30_000);
+
   it('names every platform area among the folders it must not load', () => {
     expect(PLATFORM_FOLDERS).toEqual(expect.arrayContaining(['src/decision-records', 'src/edge-metrics', 'src/openapi', 'src/relay-broadcast', 'src/signed-images', 'src/console']));
   });
 
   it('sees a platform folder when one is loaded: the control plane (compiled) loads src/control-plane, src/relay and src/sql', async () => {
     expect((await ownCodeLoadedBy(['./dist/src/control-plane'])).folders).toEqual(expect.arrayContaining(['src/control-plane', 'src/relay', 'src/sql']));
+  }, 30_000);
+});
+
+describe('the sidecar edge stands apart from the control plane', () => {
+  it('loads no control plane, relay, SQL or OpenAPI area of the control plane', async () => {
+    const { folders } = await ownCodeLoadedBy(['./dist/src/sidecar']);
+    expect(folders).toEqual(expect.arrayContaining(['src/sidecar', 'src/edge', 'src/signed-images']));
+    expect(folders.filter((folder) => ['src/control-plane', 'src/relay', 'src/sql', 'src/openapi', 'src/signing-keys', 'src/console'].includes(folder))).toEqual([]);
   }, 30_000);
 });
 

@@ -17,7 +17,7 @@ import {
   seedControlPlane,
   type ControlPlaneStore,
 } from '../../src/control-plane';
-import { signedImagePushCheck } from '../../src/signed-images';
+import { signedImagePushCheck } from '../../src/signing-keys';
 import { consolePublicDir } from '../../src/console';
 import { controlPlaneExtensions, startControlPlaneRelay } from '../../src/control-plane-server';
 import { loadDirectorySeed } from '../../src/directory';

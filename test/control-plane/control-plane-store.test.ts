@@ -10,7 +10,7 @@ import { SQLITE_MIGRATION_PLAN } from '../../src/control-plane/migrations/sqlite
 import { openPostgresDatabase, openSqliteDatabase } from '../../src/sql';
 import { SQL_ENGINES } from '../helpers/sql-engines';
 import { seedDirectory } from './fixture';
-import { createSigningKeyRepository } from '../../src/signed-images/signing-key-repository';
+import { createSigningKeyRepository } from '../../src/signing-keys/signing-key-repository';
 
 const newTenant = (store: ControlPlaneStore, name = 'acme') =>
   createTenant(store, { name, directory: { roles: seedDirectory.roles, users: [], resources: [] } });

@@ -9,7 +9,7 @@ import { loadConfig, readDemoTenantFile, writeDemoTenantFile } from '../../src/c
 import { ensureDemoAppConnections, openControlPlaneStore, seedControlPlane, type ControlPlaneStore } from '../../src/control-plane';
 import { PolicyTestsFailedError } from '../../src/decision';
 import { readPolicyFolder } from '../../src/policy';
-import { signedImagePushCheck } from '../../src/signed-images';
+import { signedImagePushCheck } from '../../src/signing-keys';
 import { SQL_ENGINES } from '../helpers/sql-engines';
 import { URLS, policiesDir, seedDirectory } from './fixture';
 

@@ -8,7 +8,7 @@ import request from 'supertest';
 import { z } from 'zod';
 import { consoleExtension } from '../../src/console';
 import { createControlPlaneApp, type ControlPlaneExtension } from '../../src/control-plane';
-import { signedImagePushCheck } from '../../src/signed-images';
+import { signedImagePushCheck } from '../../src/signing-keys';
 import { controlPlaneExtensions } from '../../src/control-plane-server';
 import { silentLogger } from '../../src/observability';
 import { controlPlaneOpenApiExtension, type DocumentedExtension } from '../../src/openapi';

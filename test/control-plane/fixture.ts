@@ -12,7 +12,7 @@ import {
   type ControlPlaneStore,
   type ControlPlaneStoreOptions,
 } from '../../src/control-plane';
-import { signedImagePushCheck, signingKeysExtension } from '../../src/signed-images';
+import { signedImagePushCheck, signingKeysExtension } from '../../src/signing-keys';
 import { loadDirectorySeed, type DirectoryData } from '../../src/directory';
 import { silentLogger } from '../../src/observability';
 import { SQLITE_ENGINE, type SqlEngineUnderTest } from '../helpers/sql-engines';

@@ -9,8 +9,8 @@ import { createControlPlaneApp, ensureDemoAppConnections, syncDemoPolicyFolders,
 import { httpError } from '../../src/http';
 import { silentLogger } from '../../src/observability';
 import { createPolicyImage, readPolicyFolder, signingKeyId } from '../../src/policy';
-import { signedImagePushCheck } from '../../src/signed-images';
-import { createSigningKeyRepository } from '../../src/signed-images/signing-key-repository';
+import { signedImagePushCheck } from '../../src/signing-keys';
+import { createSigningKeyRepository } from '../../src/signing-keys/signing-key-repository';
 import { newSigningKey } from '../helpers/signing';
 import { adminHeaders, makeFixture, policiesDir, type Fixture } from './fixture';
 

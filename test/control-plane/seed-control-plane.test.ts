@@ -14,7 +14,7 @@ import {
   type ControlPlaneLocation,
   type ControlPlaneStore,
 } from '../../src/control-plane';
-import { signedImagePushCheck } from '../../src/signed-images';
+import { signedImagePushCheck } from '../../src/signing-keys';
 import { DEMO_TENANT_FILE, loadConfig, readDemoTenantFile, writeDemoTenantFile } from '../../src/config';
 import { PolicyTestsFailedError } from '../../src/decision';
 import { PolicyValidationError, readPolicyFolder } from '../../src/policy';

@@ -11,11 +11,11 @@ import { describePolicyFolderSync, loadConfig, readDemoTenantFile, readPolicyFol
 import { openControlPlaneStore, seedControlPlane, syncDemoPolicyFolders, type ControlPlaneStore } from '../../src/control-plane';
 import { readPolicyFolder, signingKeyId } from '../../src/policy';
 import { banner } from '../../src/stack/banner';
-import { signedImagePushCheck } from '../../src/signed-images';
+import { signedImagePushCheck } from '../../src/signing-keys';
 import { stackComponents } from '../../src/stack/components';
 import { newSigningKey } from '../helpers/signing';
 import { URLS, policiesDir as projectPolicies, seedDirectory } from './fixture';
-import { createSigningKeyRepository } from '../../src/signed-images/signing-key-repository';
+import { createSigningKeyRepository } from '../../src/signing-keys/signing-key-repository';
 
 /** One app, `notes`, on its own policy (the todo policy under another name); the sidecar serves `rbac`. */
 const APPS = [{ connection: 'notes', policy: 'notes', label: 'notes app' }];

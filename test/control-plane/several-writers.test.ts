@@ -6,7 +6,7 @@ import { MAX_IMAGES_PER_TENANT } from '../../src/control-plane/policy-image-repo
 import { SIGNING_KEY_LIMITS } from '../../src/policy';
 import { POSTGRES_ENGINE } from '../helpers/sql-engines';
 import { policiesDir, seedDirectory, URLS } from './fixture';
-import { createSigningKeyRepository } from '../../src/signed-images/signing-key-repository';
+import { createSigningKeyRepository } from '../../src/signing-keys/signing-key-repository';
 
 // PostgreSQL only: several nodes share one database, each with its own pool, and their
 // transactions run concurrently at READ COMMITTED. (Several SQLite handles in one process

@@ -8,7 +8,7 @@ import type { Server } from 'node:http';
 import { join } from 'node:path';
 import request from 'supertest';
 import { createControlPlaneApp, createControlPlaneRelay, openControlPlaneStore, seedControlPlane, type ControlPlaneStore } from '../../src/control-plane';
-import { signedImagePushCheck } from '../../src/signed-images';
+import { signedImagePushCheck } from '../../src/signing-keys';
 import type { Edge } from '../../src/sidecar';
 import { baseUrl, close, listen } from '../../src/http';
 import { silentLogger } from '../../src/observability';

@@ -12,7 +12,7 @@ import http from 'node:http';
 import type { Server } from 'node:http';
 import express from 'express';
 import { createControlPlaneApp } from '../../src/control-plane';
-import { signedImagePushCheck } from '../../src/signed-images';
+import { signedImagePushCheck } from '../../src/signing-keys';
 import { baseUrl, close, listen } from '../../src/http';
 import { EXEC_PATH } from '../../src/relay';
 import { BROADCAST_PATH } from '../../src/relay-protocol';

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../../src/config';
 import { createControlPlaneApp, openControlPlaneStore, seedControlPlane, type ControlPlaneStore } from '../../src/control-plane';
 import { startControlPlaneRelay, type ControlPlaneRelay } from '../../src/control-plane-server';
-import { signedImagePushCheck } from '../../src/signed-images';
+import { signedImagePushCheck } from '../../src/signing-keys';
 import { loadDirectorySeed } from '../../src/directory';
 import { baseUrl, close, listen } from '../../src/http';
 import { silentLogger } from '../../src/observability';

@@ -21,7 +21,7 @@ import {
   type ControlPlaneStore,
   type PushOnChange,
 } from '../../src/control-plane';
-import { signedImagePushCheck } from '../../src/signed-images';
+import { signedImagePushCheck } from '../../src/signing-keys';
 import { startControlPlaneRelay, type ControlPlaneRelay } from '../../src/control-plane-server';
 import { loadDirectorySeed } from '../../src/directory';
 import { baseUrl, close, listen } from '../../src/http';

@@ -8,7 +8,7 @@
  */
 import type { Server } from 'node:http';
 import { createControlPlaneApp, openControlPlaneStore, type ControlPlaneStore } from '../../src/control-plane';
-import { signedImagePushCheck } from '../../src/signed-images';
+import { signedImagePushCheck } from '../../src/signing-keys';
 import { startControlPlaneRelay } from '../../src/control-plane-server';
 import { baseUrl, close, listen } from '../../src/http';
 import { silentLogger } from '../../src/observability';

@@ -14,7 +14,7 @@ import {
   type DemoTenantFileLocation,
   type ControlPlaneStore,
 } from '../../src/control-plane';
-import { signedImagePushCheck } from '../../src/signed-images';
+import { signedImagePushCheck } from '../../src/signing-keys';
 import type { ConsoleAuthOptions } from '../../src/console';
 import { controlPlaneExtensions, startControlPlaneRelay } from '../../src/control-plane-server';
 import { baseUrl, close, listen } from '../../src/http';

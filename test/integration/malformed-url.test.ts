@@ -16,7 +16,7 @@ import { loadConfig } from '../../src/config';
 import { consoleExtension } from '../../src/console';
 import { createControlPlaneApp, openControlPlaneStore, type ControlPlaneStore } from '../../src/control-plane';
 import { startControlPlaneRelay, type ControlPlaneRelay } from '../../src/control-plane-server';
-import { signedImagePushCheck } from '../../src/signed-images';
+import { signedImagePushCheck } from '../../src/signing-keys';
 import { loadDirectorySeed } from '../../src/directory';
 import { createEdge, type Edge } from '../../src/sidecar';
 import { baseUrl, close, listen } from '../../src/http';

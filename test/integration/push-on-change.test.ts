@@ -16,7 +16,7 @@ import { createRbacApp } from '../../src/apps/rbac';
 import { createEdgeAuthorizer } from '../../src/authorizer';
 import { loadConfig } from '../../src/config';
 import { createControlPlaneApp, openControlPlaneStore, seedControlPlane, startPushOnChange, type ControlPlaneStore, type PushOnChange } from '../../src/control-plane';
-import { signedImagePushCheck } from '../../src/signed-images';
+import { signedImagePushCheck } from '../../src/signing-keys';
 import { loadDirectorySeed } from '../../src/directory';
 import { baseUrl, close, listen } from '../../src/http';
 import { silentLogger } from '../../src/observability';

@@ -1,6 +1,6 @@
 import { CONSOLE_ROUTES } from '../../src/console/console-openapi';
 import { DECISION_STORE_ROUTES } from '../../src/decision-store/decision-store-extension';
-import { SIGNING_KEY_ROUTES } from '../../src/signed-images/signing-keys-extension';
+import { SIGNING_KEY_ROUTES } from '../../src/signing-keys/signing-keys-extension';
 import { CONTROL_PLANE_ROUTES as OWN_ROUTES, controlPlaneOpenApi } from '../../src/openapi';
 
 /** What src/control-plane-server plugs into the control plane, in its order: decision records, then the console. */

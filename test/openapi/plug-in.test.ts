@@ -7,11 +7,11 @@ import { controlPlaneExtensions } from '../../src/control-plane-server';
 import { createIdpApp } from '../../src/idp';
 import { idpRouters } from '../../src/idp-server';
 import { silentLogger } from '../../src/observability';
-import { signedImagePushCheck } from '../../src/signed-images';
+import { signedImagePushCheck } from '../../src/signing-keys';
 import { IDP_OPENAPI } from '../../src/idp-server';
 import { controlPlaneOpenApi } from '../../src/openapi';
 import { DECISION_STORE_ROUTES } from '../../src/decision-store/decision-store-extension';
-import { SIGNING_KEY_ROUTES } from '../../src/signed-images/signing-keys-extension';
+import { SIGNING_KEY_ROUTES } from '../../src/signing-keys/signing-keys-extension';
 import { makeFixture, type Fixture } from '../control-plane/fixture';
 import { startIdpFixture, type IdpFixture } from '../idp/idp-fixture';
 

@@ -13,7 +13,7 @@ import express from 'express';
 import { createControlPlaneApp, createControlPlaneRelay, openControlPlaneStore, type ControlPlaneStore } from '../../src/control-plane';
 import { baseUrl, close, listen } from '../../src/http';
 import { silentLogger } from '../../src/observability';
-import { signedImagePushCheck } from '../../src/signed-images';
+import { signedImagePushCheck } from '../../src/signing-keys';
 import { EXEC_PATH, INSTANCE_REGISTRATIONS_PATH, type Relay, type RelayExtension } from '../../src/relay';
 import { BROADCAST_PATH, METRICS_PATH } from '../../src/relay-protocol';
 import { FakeEdge } from './fake-edge';

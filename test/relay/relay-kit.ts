@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import express from 'express';
 import { consolePublicDir } from '../../src/console';
 import { createControlPlaneApp, openControlPlaneStore } from '../../src/control-plane';
-import { signedImagePushCheck } from '../../src/signed-images';
+import { signedImagePushCheck } from '../../src/signing-keys';
 import { controlPlaneExtensions, startControlPlaneRelay, type ControlPlaneRelay } from '../../src/control-plane-server';
 import type { ControlPlaneLocation, ControlPlaneStore } from '../../src/control-plane';
 import { findProjectRoot } from '../../src/config';

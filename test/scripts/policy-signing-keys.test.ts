@@ -10,7 +10,7 @@ import { baseUrl, close, listen } from '../../src/http';
 import { readPolicyFolder, signPolicyImage, signingKeyId, verifyImageSignature } from '../../src/policy';
 import { makeFixture, policiesDir, type Fixture } from '../control-plane/fixture';
 import { compiled } from '../helpers/compiled';
-import { createSigningKeyRepository } from '../../src/signed-images/signing-key-repository';
+import { createSigningKeyRepository } from '../../src/signing-keys/signing-key-repository';
 
 const IMAGE = { name: 'rbac', digest: `sha256:${'ab'.repeat(32)}` };
 const run = promisify(execFile);

@@ -13,7 +13,7 @@ import { baseUrl, close, listen } from '../../../src/http';
 import { createLogger } from '../../../src/observability';
 import { useBaselineWasm } from '../../../src/policy';
 import type { Relay } from '../../../src/relay';
-import { signedImagePushCheck } from '../../../src/signed-images';
+import { signedImagePushCheck } from '../../../src/signing-keys';
 import { measureMemory, serveParent, stallWatch } from './child-endpoint';
 
 /** What `start` returns: where the relay listens and the demo tenant's credentials. */
