@@ -15,7 +15,7 @@ function pickRange(): { low: number; high: number } {
   } catch {
     // Not Linux: the default range's start.
   }
-  return ephemeralLow > 12_000 ? { low: 10_000, high: ephemeralLow - 1 } : { low: 1024, high: 9_999 };
+  return { low: ephemeralLow > 12_000 ? 10_000 : 1024, high: ephemeralLow - 1 };
 }
 
 function bind(port: number): Promise<Server | undefined> {

@@ -1,19 +1,10 @@
 import { z } from 'zod';
 import { apiErrors, buildOpenApiDocument, type ApiRoute, type RouteError } from '../http';
+import { DISCOVERY_PATH, JWKS_PATH, LOGIN_PATH, ROUTES, TOKEN_PATH, USERINFO_PATH } from '../idp';
 
-/**
- * The IdP's paths (src/idp/provider.ts, src/idp/token-endpoint.ts), written out as its clients
- * see them; test/openapi/openapi.test.ts fails if one is not served. The document lives with the
- * IdP's process, as the sidecar's lives with the sidecar: in src/openapi, every process that
- * loads that area's documents (the control plane's) would load this one too, and the IdP's
- * process would load the control plane's.
- */
-const TOKEN_PATH = '/api/v1/idp/token';
-const DISCOVERY_PATH = '/.well-known/openid-configuration';
-const JWKS_PATH = '/.well-known/jwks.json';
-const LOGIN_PATH = '/login';
-const USERINFO_PATH = '/userinfo';
-const ROUTES = { authorization: '/authorize', revocation: '/revoke', end_session: '/logout' } as const;
+// The IdP's document lives with the IdP's process, as the edge's lives with the sidecar: in
+// src/openapi, every process that loads that area's documents (the control plane's) would load
+// the IdP and node-oidc-provider too, and the IdP's process would load the control plane's.
 
 /** The seed's JSON token request (docs/service-interface.md §2.1), as `readCredentials` checks it. */
 const jsonTokenRequest = z.object({ username: z.string().min(1).max(256), password: z.string().min(1).max(1024) });

@@ -1,5 +1,5 @@
 // The demo identity provider's process: the IdP (src/idp) with the platform's routers plugged
-// into its hook (`/openapi.json`, src/openapi), as src/control-plane-server does for the control plane.
+// into its hook (`/openapi.json`, idp-openapi.ts here), as src/control-plane-server does for the control plane.
 // Try it (with `npm start` running):
 //   curl -s localhost:5556/api/v1/idp/token -H 'content-type: application/json' \
 //        -d '{"username":"rick@the-citadel.com","password":"V@erySecre#t123!"}'

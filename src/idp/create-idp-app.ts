@@ -52,7 +52,7 @@ export interface IdpAppDeps {
   /** How many sign-ins one address may start (tests make it small). */
   readonly signInLimit?: SignInLimit;
   /**
-   * The platform's routers (`/openapi.json`, src/openapi), mounted after `/healthz` and before
+   * The platform's routers (`/openapi.json`, src/idp-server), mounted after `/healthz` and before
    * the IdP's own routes, so none may answer a path of the IdP's. The process that runs the IdP
    * (src/idp-server) hands them over; the IdP imports none of them.
    */

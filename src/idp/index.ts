@@ -12,5 +12,5 @@ export { hashPassword, verifyPassword } from './password-hash';
 export { createTokenIssuer } from './issue-tokens';
 export { createLoginThrottle } from './login-throttle';
 export { TOKEN_PATH } from './token-endpoint';
-export { JWKS_PATH } from './provider';
+export { DISCOVERY_PATH, JWKS_PATH, LOGIN_PATH, ROUTES, USERINFO_PATH } from './provider';
 export { systemClock } from './clock';

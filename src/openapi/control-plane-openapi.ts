@@ -15,7 +15,6 @@ const ADMIN = '/api/v2/admin';
 /** The admin key's refusal, as every admin route (and an extension's) documents it. */
 export const ADMIN_AUTH: RouteError = { code: 'unauthorized', when: 'missing or wrong tenant id or admin key' };
 /** An admin write: the admin key, and no query string. */
-/** What an admin write may answer besides its own errors. */
 export const ADMIN_WRITE: readonly RouteError[] = [ADMIN_AUTH, 'unknown_query_parameter'];
 const EDGE_AUTH: RouteError = { code: 'unauthorized', when: 'missing or wrong edge connection credentials' };
 const bad = (when: string): RouteError => ({ code: 'bad_request', when });
@@ -155,13 +154,11 @@ const INFO = {
   description: "Admin API (admin key), edge API (connection credentials), relay management API (Discovery API key), console API (the console's access token).",
 };
 
-/** The control plane's own routes alone (no extension), built once. */
-const OWN_DOCUMENT = buildOpenApiDocument(INFO, CONTROL_PLANE_ROUTES);
-
 /**
  * The control plane's OpenAPI 3.1 document, served at `/openapi.json`: its own routes and
- * the relay's, then those of the extensions plugged into it (the console's).
+ * the relay's, then those of the extensions plugged into it (the console's). Built when asked
+ * (once per process: by the extension that serves it), not when this module loads.
  */
 export function controlPlaneOpenApi(extensionRoutes: readonly ApiRoute[] = []): ReturnType<typeof buildOpenApiDocument> {
-  return extensionRoutes.length === 0 ? OWN_DOCUMENT : buildOpenApiDocument(INFO, [...CONTROL_PLANE_ROUTES, ...extensionRoutes]);
+  return buildOpenApiDocument(INFO, [...CONTROL_PLANE_ROUTES, ...extensionRoutes]);
 }

@@ -62,7 +62,10 @@ function toView(r: Registration, link: EdgeLink, added: readonly Readonly<Record
       last_seen: new Date(r.lastSeen).toISOString(),
     } as RegistrationInfo,
   };
-  for (const fields of added) Object.assign(view.info, fields);
+  // Additive only: an extension's field never replaces one already there (the seed's, or an earlier extension's).
+  for (const fields of added) {
+    for (const [name, value] of Object.entries(fields)) if (!Object.hasOwn(view.info, name)) (view.info as Record<string, unknown>)[name] = value;
+  }
   if (link.node !== undefined) view.info.node = link.node;
   return view;
 }

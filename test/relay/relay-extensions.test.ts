@@ -106,13 +106,17 @@ describe('an extension', () => {
   const probe: RelayExtension = {
     name: 'probe',
     start(view) {
-      const router = express.Router().get('/probe', (_req, res) => void res.json({ held: [...view.held()].map((s) => s.key!.instanceId), timeout: view.execTimeoutMs }));
+      const router = express
+        .Router()
+        .get('/probe', (_req, res) => void res.json({ held: [...view.held()].map((s) => s.key!.instanceId), timeout: view.execTimeoutMs }))
+        .get('/probe/tenant', view.requireDiscoveryKey, (_req, res) => void res.json({ tenant: res.locals.tenantId as string }));
       return {
         router,
         commandRoutes: [{ path: '/probe/command', limitBytes: 64, run: async (tenantId, body) => ({ headers: { 'Cache-Control': 'no-store' }, body: { tenantId, body } }) }],
         async registrationInfo(page) {
           seen.push(...page.map((r) => r.instanceId));
-          return page.map((r) => ({ probed: r.instanceId.toUpperCase() }));
+          // `connected` tries to replace a seed field: the listing keeps the seed's.
+          return page.map((r) => ({ probed: r.instanceId.toUpperCase(), connected: 'overwritten' }));
         },
       };
     },
@@ -125,6 +129,9 @@ describe('an extension', () => {
 
   it("mounts its router, serves its commands behind the Discovery key and exec's checks, and appends its fields after the seed's", async () => {
     expect(await (await fetch(`${stack.url}/probe`)).json()).toEqual({ held: ['edge-1'], timeout: 10_000 });
+    // A route of its own behind the relay's Discovery key check, which the view lends it.
+    expect((await fetch(`${stack.url}/probe/tenant`)).status).toBe(401);
+    expect(await (await call(stack, '/probe/tenant')).json()).toEqual({ tenant: stack.tenant.tenantId });
     const command = await call(stack, '/probe/command', { x: 1 });
     expect({ status: command.status, cache: command.headers.get('cache-control'), body: await command.json() }).toEqual({
       status: 200,
@@ -136,7 +143,8 @@ describe('an extension', () => {
     expect(stack.relay.commandRoutes.map((route) => route.path)).toEqual([EXEC_PATH, '/probe/command']);
     const listing = await call(stack, INSTANCE_REGISTRATIONS_PATH);
     expect(await infoKeys(listing.clone())).toEqual([...SEED_FIELDS, 'probed']);
-    expect(((await listing.json()) as { result: { info: { probed: string } }[] }).result[0]!.info.probed).toBe('EDGE-1');
+    const info = ((await listing.json()) as { result: { info: { probed: string; connected: unknown } }[] }).result[0]!.info;
+    expect([info.probed, info.connected]).toEqual(['EDGE-1', true]);
     expect(seen).toEqual(['edge-1']);
   });
 });
