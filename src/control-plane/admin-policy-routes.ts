@@ -128,6 +128,9 @@ export function adminPolicyRoutes(store: ControlPlaneStore, pushCheck: ImagePush
     const { image, signature, version } = await validatePushedImage(name, parseBody(pushBodySchema, req.body), check);
     const pushed = await store.transaction(async (tx) => {
       const result = await tx.images.push(tenantId, image, signature, version);
+      // Asked again where the image is stored: a signing key registered since the first ask
+      // refuses the push here, and the transaction takes the image back.
+      await pushCheck.check({ tenantId, image, signature }, tx);
       // A quota or stale-version refusal stored nothing: nothing to audit.
       if (!('highestVersion' in result) && !result.quotaExceeded) {
         await recordAdminKeyAudit(tx.audit, tenantId, signature === undefined ? 'policy.push' : 'policy.push.signed', `${name}@${result.digest}`);

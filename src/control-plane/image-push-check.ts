@@ -24,7 +24,9 @@ export interface ImagePushCheck {
   /** Whether `tenantId` takes signed pushes only: the folder sync then names the signed push to run instead of pushing. */
   requiresSignature(tenantId: string, within: ControlPlaneRepositories): Promise<boolean>;
   /**
-   * Checks `push` before Cedar sees any of the image's text. Resolves with the version a
+   * Checks `push` before Cedar sees any of the image's text, and again (through the
+   * transaction's repositories) where the image is stored, so a key registered in between
+   * still refuses it. Resolves with the version a
    * verified signature signs (undefined: none was verified; a signature is then stored
    * unchecked, for edges to verify); throws the refusal (an `HttpError`): nothing is stored.
    */

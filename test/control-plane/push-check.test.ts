@@ -122,4 +122,30 @@ describe("the control plane's push check", () => {
     expect(results!.find((r) => r.name === 'notes')).toMatchObject({ kind: 'needs_signature', why: 'changed', pinnedBy: "the tenant's signing keys" });
     expect(await store.images.tagged(tenantId, 'notes')).toBeUndefined();
   });
+
+  it('is asked again inside the transaction that stores the image: a key registered between the two asks refuses the push, and nothing is stored', async () => {
+    // Passes when asked through the store, refuses when asked through a transaction: what a key
+    // registered after the first ask (and before the image is stored) looks like to the check.
+    const within: string[] = [];
+    const check: ImagePushCheck = {
+      requiresSignature: () => Promise.resolve(false),
+      check(_push, repositories) {
+        within.push(repositories === store ? 'store' : 'transaction');
+        return repositories === store ? Promise.resolve(undefined) : Promise.reject(httpError('signature_required', 'a key arrived'));
+      },
+    };
+    const app = createControlPlaneApp({ store, logger: silentLogger(), pushCheck: check });
+    const before = await versions('rbac');
+    const changed = { ...rbac.files, 'rbac.cedar': `${rbac.files['rbac.cedar']}\n// raced\n` };
+    const res = await request(app).post('/api/v2/admin/policies/rbac').set(adminHeaders(tenantId, fx.demo.admin_api_key)).send({ files: changed });
+    expect([res.status, res.body]).toEqual([400, { code: 'signature_required', message: 'a key arrived' }]);
+    expect(await versions('rbac')).toEqual(before);
+    expect(within).toEqual(['store', 'transaction']);
+
+    const policies = writePolicies(fx.dir);
+    appendFileSync(join(policies, 'rbac', 'rbac.cedar'), '\n// an edit\n');
+    const results = await syncDemoPolicyFolders(store, { dataDir: fx.dir, policiesDir: policies, apps: [], edgesPinKeys: false, pushCheck: check });
+    expect(results).toEqual([{ kind: 'refused', folder: 'policies/rbac', name: 'rbac', reason: 'a key arrived' }]);
+    expect(await versions('rbac')).toEqual(before);
+  });
 });
