@@ -36,10 +36,10 @@ export function storePolicyRegistry(store: ControlPlaneStore, tenantId: string, 
     },
     requiresSignature: () => pushCheck.requiresSignature(tenantId, store),
     async push(image) {
-      await pushCheck.check({ tenantId, image, signature: undefined }, store);
       await store.transaction(async (tx) => {
         const pushed = await tx.images.push(tenantId, image);
-        // Asked again where the image is stored (a key registered since refuses it here, storing nothing).
+        // Asked where the image is stored, so a key registered a moment ago still refuses it
+        // (the transaction then stores nothing). Cedar saw the folder already: nothing to ask first.
         await pushCheck.check({ tenantId, image, signature: undefined }, tx);
         if (pushed.quotaExceeded) throw new Error('every image slot of the tenant is tagged (quota_exceeded)');
         await tx.audit.record(tenantId, { actor: POLICY_FOLDER_ACTOR, actorKind: 'cli', action: 'policy.push', target: `${image.name}@${image.digest}`, outcome: 'ok' });
