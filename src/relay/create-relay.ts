@@ -89,10 +89,11 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     requireDiscoveryKey: deps.requireDiscoveryKey,
   };
   const extensions = (deps.extensions ?? []).map((extension) => extension.start(view));
+  const commandRoutes = commandRoutesOf({ exec, extensions });
 
   return {
-    managementRouter: createManagementRouter({ requireDiscoveryKey: deps.requireDiscoveryKey, registrations, links, exec, extensions }),
-    commandRoutes: commandRoutesOf({ exec, extensions }),
+    managementRouter: createManagementRouter({ requireDiscoveryKey: deps.requireDiscoveryKey, registrations, links, commandRoutes, extensions }),
+    commandRoutes,
     attach(server) {
       servers.add(server);
       server.on('upgrade', onUpgrade);

@@ -20,7 +20,8 @@ export interface ManagementRouterDeps {
   readonly registrations: RegistrationStore;
   /** Whether each of the tenant's instances is connected, and in cluster mode to which node. */
   readonly links: (tenantId: string, instanceIds: readonly string[]) => Promise<EdgeLink[]>;
-  readonly exec: (tenantId: string, instanceId: string, command: CommandName) => Promise<EdgeStatus>;
+  /** Exec, then the extensions' commands ({@link commandRoutesOf}): served behind the key, exec's checks first. */
+  readonly commandRoutes: readonly CommandRoute[];
   /** What the relay's extensions add: routes, commands, listing fields (relay-extension.ts). */
   readonly extensions: readonly RelayExtensionParts[];
 }
@@ -145,7 +146,7 @@ export function createManagementRouter(deps: ManagementRouterDeps): Router {
   // Exec and the extensions' commands (broadcast): key first, then content type and size, then
   // the command. With the opt-in RELAY_BARE_EXEC=on the control plane serves their plain
   // requests on bare node:http before this router sees them (src/fast-path); the rest are still answered here.
-  for (const route of commandRoutesOf(deps)) {
+  for (const route of deps.commandRoutes) {
     router.post(route.path, discoveryKey, requireJson, jsonBody(route.limitBytes), async function runCommand(req, res) {
       const reply = await route.run(res.locals.tenantId as string, req.body);
       res.set(reply.headers).json(reply.body);
@@ -156,7 +157,10 @@ export function createManagementRouter(deps: ManagementRouterDeps): Router {
 }
 
 /** Exec, then each extension's commands: what the management router serves and the bare exec may. */
-export function commandRoutesOf(deps: Pick<ManagementRouterDeps, 'exec' | 'extensions'>): readonly CommandRoute[] {
+export function commandRoutesOf(deps: {
+  readonly exec: (tenantId: string, instanceId: string, command: CommandName) => Promise<EdgeStatus>;
+  readonly extensions: readonly RelayExtensionParts[];
+}): readonly CommandRoute[] {
   return [execRoute(deps), ...deps.extensions.flatMap((extension) => extension.commandRoutes ?? [])];
 }
 
