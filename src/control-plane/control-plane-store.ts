@@ -96,8 +96,9 @@ export interface ControlPlaneStore extends ControlPlaneRepositories {
   verifyConnection(connectionId: string, secret: string): Promise<EdgeConnection | undefined>;
   /**
    * A handle the relay writes its registrations through: on a file, a second connection
-   * with the relay's own (short) busy timeout, so a locked file delays registrations by at
-   * most that much while the REST API keeps its own timeout; on ':memory:' and on
+   * with the relay's own (short) busy timeout, so a file locked by another process delays
+   * registrations by at most that much while the REST API keeps its own timeout (this
+   * process's own transactions it waits for: the handles share one queue); on ':memory:' and on
    * PostgreSQL (whose pool has lock and connect time-outs of its own) the store's own
    * handle, whose `close` then does nothing.
    */

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import type { SqlDatabase, SqlExecutor, SqlRunResult, SqlValue } from './sql-database';
 
@@ -23,7 +24,8 @@ const STATEMENT_CACHE_SIZE = 256;
  * better-sqlite3 is one connection, so a statement issued while a transaction is open would
  * run inside it. Transactions therefore queue, one at a time, and a call made on the
  * database while one is queued or running waits its turn (first come, first served); with
- * nothing queued a call runs at once.
+ * nothing queued a call runs at once. Handles on the same file in one process share that
+ * queue (see {@link FileQueue}).
  */
 export function openSqliteDatabase(file: string, options: SqliteDatabaseOptions = {}): Promise<SqlDatabase> {
   const db = new Database(file, { fileMustExist: options.fileMustExist ?? false });
@@ -36,7 +38,7 @@ export function openSqliteDatabase(file: string, options: SqliteDatabaseOptions 
     db.close();
     return Promise.reject(err);
   }
-  return Promise.resolve(wrap(db));
+  return Promise.resolve(wrap(db, file));
 }
 
 /** A synchronous statement's outcome as a promise: its value, or its throw as a rejection. */
@@ -48,7 +50,46 @@ function settle<T>(work: () => T): Promise<T> {
   }
 }
 
-function wrap(db: Database.Database): SqlDatabase {
+/**
+ * The order of work on one database file within this process. A transaction stays open across
+ * its awaits, and a statement on a second handle that ran meanwhile would find the file locked
+ * by the first: better-sqlite3 waits for the lock synchronously, on the event loop the
+ * transaction needs to finish, so it could only time out (SQLITE_BUSY) after stalling the
+ * process (the relay's registration writes beside a stored batch of decisions did, in
+ * test/sql/sqlite-file-queue.test.ts). Sharing one queue per file, such a statement waits its
+ * turn instead; the busy timeout is left to other processes' locks.
+ */
+interface FileQueue {
+  tail: Promise<unknown>;
+  /** Entries queued and not yet finished, over every handle on the file. */
+  queued: number;
+  /** Open handles on the file; the queue is forgotten with the last. */
+  handles: number;
+}
+
+const fileQueues = new Map<string, FileQueue>();
+
+/** The queue of `file` (`':memory:'` is a database of its own on every open). */
+function queueOf(file: string): { queue: FileQueue; release(): void } {
+  if (file === ':memory:') return { queue: { tail: Promise.resolve(), queued: 0, handles: 1 }, release: () => undefined };
+  const key = resolve(file);
+  let queue = fileQueues.get(key);
+  if (queue === undefined) {
+    queue = { tail: Promise.resolve(), queued: 0, handles: 0 };
+    fileQueues.set(key, queue);
+  }
+  queue.handles += 1;
+  const shared = queue;
+  return {
+    queue: shared,
+    release() {
+      shared.handles -= 1;
+      if (shared.handles === 0 && fileQueues.get(key) === shared) fileQueues.delete(key);
+    },
+  };
+}
+
+function wrap(db: Database.Database, file: string): SqlDatabase {
   const statements = new Map<string, Database.Statement>();
   // Statements through this handle that could have written: `data_version` moves only with
   // other connections' commits, so changeStamp counts this handle's own writes here.
@@ -88,21 +129,20 @@ function wrap(db: Database.Database): SqlDatabase {
     },
   };
 
-  // Work queued behind a transaction; `queued` counts entries not yet finished.
-  let tail: Promise<unknown> = Promise.resolve();
-  let queued = 0;
+  // Work queued behind a transaction, on this handle or another on the same file.
+  const { queue, release } = queueOf(file);
   let closed = false;
   const enqueue = <T>(work: () => T | Promise<T>): Promise<T> => {
-    queued += 1;
-    const result = tail.then(work);
+    queue.queued += 1;
+    const result = queue.tail.then(work);
     const done = () => {
-      queued -= 1;
+      queue.queued -= 1;
     };
-    tail = result.then(done, done);
+    queue.tail = result.then(done, done);
     return result;
   };
   /** Runs at once when nothing is queued, else after everything queued before it. */
-  const call = <T>(work: () => T): Promise<T> => (queued > 0 ? enqueue(work) : settle(work));
+  const call = <T>(work: () => T): Promise<T> => (queue.queued > 0 ? enqueue(work) : settle(work));
 
   let txOpen = false;
   const tx: SqlExecutor = {
@@ -146,6 +186,7 @@ function wrap(db: Database.Database): SqlDatabase {
       if (closed) return;
       closed = true;
       await enqueue(() => undefined);
+      release();
       if (db.open) db.close();
     },
   };

@@ -19,6 +19,8 @@ import type { ConsoleAuthOptions } from '../../src/console';
 import { controlPlaneExtensions, startControlPlaneRelay } from '../../src/control-plane-server';
 import { baseUrl, close, listen } from '../../src/http';
 import { silentLogger } from '../../src/observability';
+import { freePort } from '../../scripts/lib/free-port';
+import { freePort } from '../../scripts/lib/free-port';
 import type { Relay } from '../../src/relay';
 
 /** Exec's confirmation timeout: long, so "answers promptly" is told apart from a 504. */
@@ -53,13 +55,15 @@ interface Running {
 }
 
 /**
- * Nothing runs until `start()`; the first start picks a free port, later ones reuse it; every
+ * Nothing runs until `start()`; the first start picks a free port below the kernel's ephemeral
+ * range (a port-0 server's port could be taken, while it is stopped, by any test's port-0
+ * server or outgoing connection, and the restart then fails on EADDRINUSE), later ones reuse it; every
  * start opens the store at `location`. With `consoleAuth` the console API is mounted too,
  * trusting that IdP, and keeping `demoTenantFile` in step with rotations as the real server does.
  */
 export function createControlPlaneNode(location: ControlPlaneLocation, consoleAuth?: ConsoleAuthOptions, demoTenantFile?: DemoTenantFileLocation): ControlPlaneNode {
   let running: Running | undefined;
-  let port = 0;
+  let port: number | undefined;
   let url = '';
   let hook: RequestHook | undefined;
   const withHook = (app: RequestListener): RequestListener => (req, res) => {
@@ -92,6 +96,8 @@ export function createControlPlaneNode(location: ControlPlaneLocation, consoleAu
         const relay = await startControlPlaneRelay({ store, logger: silentLogger(), execTimeoutMs: EXEC_TIMEOUT_MS, heartbeatMs: HEARTBEAT_MS, metricsToken: METRICS_TOKEN });
         const extensions = controlPlaneExtensions(store, consoleAuth ? { relay, auth: consoleAuth, ...(demoTenantFile ? { demoTenantFile } : {}) } : undefined);
         const app = createControlPlaneApp({ pushCheck: signedImagePushCheck(), store, logger: silentLogger(), routers: [relay.managementRouter], extensions, sampleDecisions: relay.sampleDecisions });
+        port ??= await freePort();
+        port ??= await freePort();
         const server = await listen(withHook(app), port, '127.0.0.1');
         const upgrades = new Set<Duplex>();
         server.on('upgrade', (_req: IncomingMessage, socket: Duplex) => {
@@ -99,7 +105,6 @@ export function createControlPlaneNode(location: ControlPlaneLocation, consoleAu
           socket.once('close', () => upgrades.delete(socket));
         });
         relay.attach(server);
-        port = (server.address() as { port: number }).port;
         url = baseUrl(server);
         running = { store, relay, server, upgrades };
       } catch (err) {

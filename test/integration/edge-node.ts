@@ -6,6 +6,7 @@
 import { EventEmitter } from 'node:events';
 import type { Server } from 'node:http';
 import { pino } from 'pino';
+import { freePort } from '../../scripts/lib/free-port';
 import { decisionRecords } from '../../src/decision-records';
 import { createEdge, type Edge } from '../../src/sidecar';
 import { baseUrl, close, listen } from '../../src/http';
@@ -42,7 +43,10 @@ export interface StartEdgeOptions {
   readonly dataDir: string;
   readonly hostname: string;
   readonly jwt: { readonly issuer: string; readonly jwksUri: string; readonly audience: string };
-  /** Default 0 (a free port); a restart passes the previous one. */
+  /**
+   * Default: a free port below the kernel's ephemeral range, so that a restart on it cannot find
+   * it taken by a port-0 server or an outgoing connection; a restart passes the previous one.
+   */
   readonly port?: number;
   /** Wait until the relay confirmed the registration and both first syncs succeeded (default true). */
   readonly waitUntilSynced?: boolean;
@@ -83,7 +87,7 @@ export async function startEdgeNode(options: StartEdgeOptions): Promise<EdgeHand
   let server: Server;
   try {
     await edge.start();
-    server = await listen(edge.app, options.port ?? 0, '127.0.0.1');
+    server = await listen(edge.app, options.port ?? (await freePort()), '127.0.0.1');
   } catch (err) {
     await edge.close();
     throw err;
