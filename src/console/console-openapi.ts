@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { apiErrors, type ApiRoute } from '../http';
+import { apiErrors, badRequest, type ApiRoute } from '../http';
 import { EXEC_OUTCOMES, broadcastResultSchema } from '../openapi';
 import { ACCOUNT_KINDS, MEMBER_ROLES } from '../control-plane';
 import { consoleMemberSchema } from './console-member-routes';
 import { CONSOLE_PAGE_PATH } from './console-page';
 import { consoleConnectionSchema } from './console-connection-routes';
-import { AUTH, MEMBER, ROLE, TENANT, bad } from './console-openapi-errors';
+import { AUTH, MEMBER, ROLE, TENANT } from './console-openapi-errors';
 import { CONSOLE_RECORD_ROUTES, nameOrNull } from './console-records-openapi';
 import { CONSOLE_API_PATH, consoleCommandSchema } from './console-routes';
 
@@ -60,7 +60,7 @@ export const CONSOLE_ROUTES: readonly ApiRoute[] = [
     summary: "The tenant's registered edges, as the relay's instance_registrations lists them (page_size, page_token)",
     responses: {
       200: { description: 'one page of registrations', schema: z.strictObject({ result: z.array(registration), next_page_token: z.string().optional() }) },
-      ...apiErrors([bad('bad page_size or page_token'), ...MEMBER]),
+      ...apiErrors([badRequest('bad page_size or page_token'), ...MEMBER]),
     },
   },
   {
@@ -70,7 +70,7 @@ export const CONSOLE_ROUTES: readonly ApiRoute[] = [
     requestBody: { content: { 'application/json': consoleCommandSchema } },
     responses: {
       200: { description: 'the edge confirmed', schema: z.strictObject({ result: z.strictObject({}) }) },
-      ...apiErrors([bad('bad instance id or body'), 'unknown_command', ...ROLE('admin'), 'instance_not_found', ...EXEC_OUTCOMES]),
+      ...apiErrors([badRequest('bad instance id or body'), 'unknown_command', ...ROLE('admin'), 'instance_not_found', ...EXEC_OUTCOMES]),
     },
   },
   {
@@ -80,7 +80,7 @@ export const CONSOLE_ROUTES: readonly ApiRoute[] = [
     requestBody: { content: { 'application/json': consoleCommandSchema } },
     responses: {
       200: { description: 'sent, confirmed, failed (id and code) and not connected edges', schema: broadcastResultSchema },
-      ...apiErrors([bad('bad body'), 'unknown_command', ...ROLE('admin'), 'too_many_edges', 'too_many_broadcasts', 'relay_closing', 'storage_unavailable', 'routing_unavailable']),
+      ...apiErrors([badRequest('bad body'), 'unknown_command', ...ROLE('admin'), 'too_many_edges', 'too_many_broadcasts', 'relay_closing', 'storage_unavailable', 'routing_unavailable']),
     },
   },
   {
@@ -109,14 +109,14 @@ export const CONSOLE_ROUTES: readonly ApiRoute[] = [
         description: 'the new connection and its secret',
         schema: z.strictObject({ connection_id: z.string(), policy_name: z.string(), label: z.string().nullable(), connection_secret: z.string() }),
       },
-      ...apiErrors([bad('bad body, policy name or label (1-64 characters, no control characters)'), ...ROLE('admin'), 'unknown_policy', 'too_many_connections', 'payload_too_large']),
+      ...apiErrors([badRequest('bad body, policy name or label (1-64 characters, no control characters)'), ...ROLE('admin'), 'unknown_policy', 'too_many_connections', 'payload_too_large']),
     },
   },
   {
     method: 'post',
     path: `${TENANT}/discovery-key/rotate`,
     summary: 'Replace the Discovery API key (admin, owner); the new key is shown this once, the old one stops working',
-    responses: { 200: { description: 'the new key', schema: z.strictObject({ discovery_api_key: z.string() }) }, ...apiErrors([bad('a body was sent: the route takes none'), ...ROLE('admin')]) },
+    responses: { 200: { description: 'the new key', schema: z.strictObject({ discovery_api_key: z.string() }) }, ...apiErrors([badRequest('a body was sent: the route takes none'), ...ROLE('admin')]) },
   },
   {
     method: 'put',
@@ -125,7 +125,7 @@ export const CONSOLE_ROUTES: readonly ApiRoute[] = [
     requestBody: { content: { 'application/json': consoleMemberSchema } },
     responses: {
       200: { description: 'the member', schema: z.strictObject({ user_id: z.string(), role }) },
-      ...apiErrors([bad('bad user id or role'), ...ROLE('owner'), 'last_owner', 'personal_account', 'too_many_members']),
+      ...apiErrors([badRequest('bad user id or role'), ...ROLE('owner'), 'last_owner', 'personal_account', 'too_many_members']),
     },
   },
   {
@@ -134,7 +134,7 @@ export const CONSOLE_ROUTES: readonly ApiRoute[] = [
     summary: 'Remove a member (owner)',
     responses: {
       204: { description: 'removed' },
-      ...apiErrors([bad('bad user id'), ...ROLE('owner'), 'member_not_found', 'last_owner', 'personal_account']),
+      ...apiErrors([badRequest('bad user id'), ...ROLE('owner'), 'member_not_found', 'last_owner', 'personal_account']),
     },
   },
   ...CONSOLE_RECORD_ROUTES,

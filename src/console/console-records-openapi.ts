@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { directoryDataSchema } from '../directory';
-import { apiErrors, type ApiRoute, type RouteError } from '../http';
+import { apiErrors, badRequest, type ApiRoute, type RouteError } from '../http';
 import { policyVersionsSchema } from '../openapi';
-import { MEMBER, ROLE, TENANT, bad } from './console-openapi-errors';
+import { MEMBER, ROLE, TENANT } from './console-openapi-errors';
 import { decisionsPageSchema } from '../decision-store';
 import { tryDecisionBodySchema } from './console-decision-routes';
 
@@ -37,14 +37,14 @@ export const CONSOLE_RECORD_ROUTES: readonly ApiRoute[] = [
           ),
         }),
       },
-      ...apiErrors([bad('bad before'), ...MEMBER]),
+      ...apiErrors([badRequest('bad before'), ...MEMBER]),
     },
   },
   {
     method: 'get',
     path: `${TENANT}/decisions`,
     summary: "The tenant's decision records, newest first, as the admin API lists them (any member)",
-    responses: { 200: { description: 'one page and the cursor of the next', schema: decisionsPageSchema }, ...apiErrors([bad('a bad or unknown query parameter'), ...MEMBER]) },
+    responses: { 200: { description: 'one page and the cursor of the next', schema: decisionsPageSchema }, ...apiErrors([badRequest('a bad or unknown query parameter'), ...MEMBER]) },
   },
   {
     method: 'post',
@@ -63,7 +63,7 @@ export const CONSOLE_RECORD_ROUTES: readonly ApiRoute[] = [
         }),
       },
       ...apiErrors([
-        bad('malformed body or instance id'),
+        badRequest('malformed body or instance id'),
         'unknown_query_parameter',
         ...MEMBER,
         { code: 'not_found', when: 'trying decisions is not served here' },
@@ -84,7 +84,7 @@ export const CONSOLE_RECORD_ROUTES: readonly ApiRoute[] = [
     summary: 'New decision records as server-sent events (event: decision, id, data: the record), after `after` or Last-Event-ID, else from now; the listing\'s filters; ends after 5 minutes (reconnect with the last id)',
     responses: {
       200: { description: 'text/event-stream' },
-      ...apiErrors([bad('a bad or unknown query parameter'), ...MEMBER, { code: 'too_many_streams', when: 'too many streams open for this user (5), this tenant (20) or this node (100)' }]),
+      ...apiErrors([badRequest('a bad or unknown query parameter'), ...MEMBER, { code: 'too_many_streams', when: 'too many streams open for this user (5), this tenant (20) or this node (100)' }]),
     },
   },
   {
@@ -100,7 +100,7 @@ export const CONSOLE_RECORD_ROUTES: readonly ApiRoute[] = [
       summary: `${method === 'put' ? 'Grant' : 'Revoke'} a directory role (admin, owner): the admin API's change, the next revision`,
       responses: {
         200: { description: 'the directory revision after the change', schema: revision },
-        ...apiErrors([bad('bad user id or role'), 'unknown_role', ...ROLE('admin'), 'unknown_user']),
+        ...apiErrors([badRequest('bad user id or role'), 'unknown_role', ...ROLE('admin'), 'unknown_user']),
       },
     }),
   ),
@@ -122,7 +122,7 @@ export const CONSOLE_RECORD_ROUTES: readonly ApiRoute[] = [
     summary: "A policy's stored images (digest, pushed at, signed and the signed version), newest first, and its latest digest",
     responses: {
       200: { description: 'the images', schema: policyVersionsSchema },
-      ...apiErrors([bad('invalid policy name'), ...MEMBER, 'unknown_policy']),
+      ...apiErrors([badRequest('invalid policy name'), ...MEMBER, 'unknown_policy']),
     },
   },
   {
@@ -131,7 +131,7 @@ export const CONSOLE_RECORD_ROUTES: readonly ApiRoute[] = [
     summary: "One stored image's files (read-only)",
     responses: {
       200: { description: 'the image', schema: z.strictObject({ name: z.string(), digest: z.string(), files: z.record(z.string(), z.string()) }) },
-      ...apiErrors([bad('invalid policy name or digest'), ...MEMBER, 'unknown_image']),
+      ...apiErrors([badRequest('invalid policy name or digest'), ...MEMBER, 'unknown_image']),
     },
   },
 ];

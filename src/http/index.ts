@@ -24,7 +24,7 @@ export { serveBrowserModules } from './browser-modules';
 export { serveFile } from './serve-file';
 export { jsonBody, formBody, noBody } from './read-body';
 export { refuseWriteQuery } from './refuse-write-query';
-export { buildOpenApiDocument, serveOpenApi, findApiRoute, apiErrors, OPENAPI_PATH } from './openapi';
+export { buildOpenApiDocument, serveOpenApi, findApiRoute, apiErrors, badRequest, OPENAPI_PATH } from './openapi';
 export type { ApiRoute, RouteError } from './openapi';
 export { requestLog } from './request-context';
 export { securityHeaderRecords } from './security-headers';

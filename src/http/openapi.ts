@@ -43,6 +43,9 @@ export const oauthErrorSchema = z.looseObject({ error: z.string(), error_descrip
  */
 export type RouteError = ErrorCode | { [C in ErrorCode]: { readonly code: C; readonly status?: StatusOf<C>; readonly when?: string; readonly shape?: ErrorShape } }[ErrorCode];
 
+/** A 400 `bad_request` meaning `when` on this route. */
+export const badRequest = (when: string): RouteError => ({ code: 'bad_request', when });
+
 const bodyOf = (shape: ErrorShape, codes: readonly string[]) =>
   shape === 'oauth' ? oauthErrorSchema.extend({ error: z.enum(codes) }) : apiErrorSchema.extend({ code: z.enum(codes) });
 

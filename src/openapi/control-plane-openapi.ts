@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { dryRunAnswerSchema, dryRunBodySchema, pushBodySchema, tenantSettingsSchema } from '../control-plane';
 import { directoryChangeSchema, directoryDataSchema } from '../directory';
-import { apiErrors, buildOpenApiDocument, type ApiRoute, type RouteError } from '../http';
+import { apiErrors, badRequest, buildOpenApiDocument, type ApiRoute, type RouteError } from '../http';
 import { RELAY_ROUTES } from './relay-openapi';
 
 /** A policy's stored images, newest first, and its `latest` digest (the admin API's and the console's listing). */
@@ -17,7 +17,6 @@ export const ADMIN_AUTH: RouteError = { code: 'unauthorized', when: 'missing or 
 /** An admin write: the admin key, and no query string. */
 export const ADMIN_WRITE: readonly RouteError[] = [ADMIN_AUTH, 'unknown_query_parameter'];
 const EDGE_AUTH: RouteError = { code: 'unauthorized', when: 'missing or wrong edge connection credentials' };
-const bad = (when: string): RouteError => ({ code: 'bad_request', when });
 const tooLarge: RouteError = { code: 'payload_too_large', when: 'image over 32 files, 64 KiB a file or 128 KiB in all, or over 100 test cases' };
 
 const revision = z.strictObject({ revision: z.number().int() });
@@ -32,7 +31,7 @@ function directoryChange(method: 'put' | 'delete', path: string, summary: string
     summary,
     responses: {
       200: { description: 'applied; the new directory revision', schema: revision },
-      ...apiErrors([bad('invalid id, role or relation'), 'duplicate_email', 'duplicate_identity', 'unknown_role', ...ADMIN_WRITE, 'unknown_user']),
+      ...apiErrors([badRequest('invalid id, role or relation'), 'duplicate_email', 'duplicate_identity', 'unknown_role', ...ADMIN_WRITE, 'unknown_user']),
     },
   };
 }
@@ -49,7 +48,7 @@ export const CONTROL_PLANE_ROUTES: readonly ApiRoute[] = [
       201: { description: 'stored and tagged', schema: z.strictObject({ name: z.string(), digest: z.string(), tag: z.string() }) },
       200: { description: 'already stored; tagged latest again', schema: z.strictObject({ name: z.string(), digest: z.string(), tag: z.string() }) },
       ...apiErrors([
-        bad('malformed body or invalid name'),
+        badRequest('malformed body or invalid name'),
         'invalid_policy',
         'policy_tests_failed',
         'signature_required',
@@ -69,7 +68,7 @@ export const CONTROL_PLANE_ROUTES: readonly ApiRoute[] = [
     responses: {
       200: { description: 'the flips, counted and listed', schema: dryRunAnswerSchema },
       ...apiErrors([
-        bad('malformed body, invalid name or instance id'),
+        badRequest('malformed body, invalid name or instance id'),
         'invalid_policy',
         'policy_tests_failed',
         ...ADMIN_WRITE,
@@ -96,7 +95,7 @@ export const CONTROL_PLANE_ROUTES: readonly ApiRoute[] = [
         description: 'the images, newest first',
         schema: policyVersionsSchema,
       },
-      ...apiErrors([bad('invalid policy name'), ADMIN_AUTH, 'unknown_policy']),
+      ...apiErrors([badRequest('invalid policy name'), ADMIN_AUTH, 'unknown_policy']),
     },
   },
   {
@@ -110,7 +109,7 @@ export const CONTROL_PLANE_ROUTES: readonly ApiRoute[] = [
     path: `${ADMIN}/settings`,
     summary: 'Turn push on change on or off: each directory change or policy push broadcast to the edges by itself',
     requestBody: { content: { 'application/json': tenantSettingsSchema } },
-    responses: { 200: { description: 'the settings now', schema: tenantSettingsSchema }, ...apiErrors([bad('not {"push_on_change": true|false}'), ...ADMIN_WRITE]) },
+    responses: { 200: { description: 'the settings now', schema: tenantSettingsSchema }, ...apiErrors([badRequest('not {"push_on_change": true|false}'), ...ADMIN_WRITE]) },
   },
   {
     method: 'get',
@@ -142,7 +141,7 @@ export const CONTROL_PLANE_ROUTES: readonly ApiRoute[] = [
     summary: 'Directory changes since a revision (query since=<rev>)',
     responses: {
       200: { description: 'the changes', schema: z.strictObject({ revision: z.number().int(), changes: z.array(directoryChangeSchema) }) },
-      ...apiErrors([bad('bad since'), EDGE_AUTH, 'no_directory', 'resync_required']),
+      ...apiErrors([badRequest('bad since'), EDGE_AUTH, 'no_directory', 'resync_required']),
     },
   },
   ...RELAY_ROUTES,

@@ -12,7 +12,7 @@ import {
   searchResponseSchema,
   type SearchKind,
 } from '../decision-protocol';
-import { apiErrors, buildOpenApiDocument, type ApiRoute, type RouteError } from '../http';
+import { apiErrors, badRequest, buildOpenApiDocument, type ApiRoute, type RouteError } from '../http';
 
 /** What every decision endpoint may answer besides its own refusals: its freshness demand and its readiness. */
 const DECIDING: readonly RouteError[] = [
@@ -22,7 +22,6 @@ const DECIDING: readonly RouteError[] = [
   'not_ready',
   'authorizer_unavailable',
 ];
-const bad = (when: string): RouteError => ({ code: 'bad_request', when });
 /** A body that is not JSON: 400 on the AuthZEN endpoints (the certification asks it), 415 elsewhere. */
 const NOT_JSON_400: RouteError = { code: 'unsupported_media_type', status: 400, when: 'a body that is not JSON' };
 const tooLarge = (kB: number): RouteError => ({ code: 'payload_too_large', when: `body over ${kB} kB` });
@@ -35,7 +34,7 @@ const searchRoute = (kind: SearchKind, needs: string): ApiRoute => ({
   requestBody: { content: { 'application/json': searchRequestSchema } },
   responses: {
     200: { description: 'the permitted entities; `page` when the request had one or the page ended early', schema: searchResponseSchema },
-    ...apiErrors([bad('malformed request, or a missing input entity or id'), 'invalid_page_token', NOT_JSON_400, tooLarge(64), ...DECIDING]),
+    ...apiErrors([badRequest('malformed request, or a missing input entity or id'), 'invalid_page_token', NOT_JSON_400, tooLarge(64), ...DECIDING]),
   },
 });
 
@@ -67,7 +66,7 @@ export const EDGE_ROUTES: readonly ApiRoute[] = [
         schema: z.strictObject({ decisions: z.array(z.strictObject({ decision: z.string(), is: z.boolean(), reasons: z.array(decisionReason).optional() })) }),
       },
       ...apiErrors([
-        bad('malformed request, or a field named in both spellings'),
+        badRequest('malformed request, or a field named in both spellings'),
         'invalid_identity',
         { code: 'unknown_policy', status: 400, when: 'a policy this edge does not serve' },
         'unknown_decision',
@@ -93,7 +92,7 @@ export const EDGE_ROUTES: readonly ApiRoute[] = [
     requestBody: { content: { 'application/json': evaluationRequestSchema } },
     responses: {
       200: { description: 'the decision', schema: evaluationResponseSchema },
-      ...apiErrors([bad('malformed request'), 'unknown_subject_type', 'invalid_explain', 'invalid_property', NOT_JSON_400, tooLarge(64), ...DECIDING]),
+      ...apiErrors([badRequest('malformed request'), 'unknown_subject_type', 'invalid_explain', 'invalid_property', NOT_JSON_400, tooLarge(64), ...DECIDING]),
     },
   },
   {
@@ -107,7 +106,7 @@ export const EDGE_ROUTES: readonly ApiRoute[] = [
           'one decision per evaluation run (fewer when a semantic stops early; an item without subject/action/resource, or refused, is `false` with `context.error`); no or empty `evaluations`: one decision, as /access/v1/evaluation answers',
         schema: z.union([z.object({ evaluations: z.array(evaluationResponseSchema) }), evaluationResponseSchema]),
       },
-      ...apiErrors([bad('malformed request, a single question without subject/action/resource, or over 64 evaluations'), 'unknown_subject_type', 'invalid_explain', 'invalid_property', NOT_JSON_400, tooLarge(64), ...DECIDING]),
+      ...apiErrors([badRequest('malformed request, a single question without subject/action/resource, or over 64 evaluations'), 'unknown_subject_type', 'invalid_explain', 'invalid_property', NOT_JSON_400, tooLarge(64), ...DECIDING]),
     },
   },
   searchRoute('subject', 'needs action and resource.id'),

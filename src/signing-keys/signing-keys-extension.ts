@@ -1,7 +1,7 @@
 import express from 'express';
 import { z } from 'zod';
 import { BODY_LIMITS, requireTenantKey, type ControlPlaneStore } from '../control-plane';
-import { apiErrors, jsonBody, type ApiRoute, type RouteError } from '../http';
+import { apiErrors, badRequest, jsonBody, type ApiRoute } from '../http';
 import { ADMIN_AUTH, ADMIN_WRITE, type DocumentedExtension } from '../openapi';
 import { addSigningKeyBodySchema, signingKeyShape } from '../policy';
 import { adminSigningKeyRoutes } from './admin-signing-key-routes';
@@ -9,7 +9,6 @@ import { adminSigningKeyRoutes } from './admin-signing-key-routes';
 /** Where the admin API keeps a tenant's image-signing keys. */
 const SIGNING_KEYS = '/api/v2/admin/signing-keys';
 
-const bad = (when: string): RouteError => ({ code: 'bad_request', when });
 
 /** The admin API's signing-key routes, for the control plane's OpenAPI document. */
 export const SIGNING_KEY_ROUTES: readonly ApiRoute[] = [
@@ -21,7 +20,7 @@ export const SIGNING_KEY_ROUTES: readonly ApiRoute[] = [
     responses: {
       201: { description: 'registered', schema: z.strictObject({ kid: z.string() }) },
       200: { description: 'already registered', schema: z.strictObject({ kid: z.string() }) },
-      ...apiErrors([bad('not a public Ed25519 or P-256 JWK, or a weak (small-order) Ed25519 key'), ...ADMIN_WRITE, { code: 'quota_exceeded', when: 'the tenant has 10 signing keys' }]),
+      ...apiErrors([badRequest('not a public Ed25519 or P-256 JWK, or a weak (small-order) Ed25519 key'), ...ADMIN_WRITE, { code: 'quota_exceeded', when: 'the tenant has 10 signing keys' }]),
     },
   },
   {
@@ -34,7 +33,7 @@ export const SIGNING_KEY_ROUTES: readonly ApiRoute[] = [
     method: 'delete',
     path: `${SIGNING_KEYS}/{kid}`,
     summary: 'Remove a signing key',
-    responses: { 204: { description: 'removed' }, ...apiErrors([bad('invalid key id'), ...ADMIN_WRITE, 'unknown_key']) },
+    responses: { 204: { description: 'removed' }, ...apiErrors([badRequest('invalid key id'), ...ADMIN_WRITE, 'unknown_key']) },
   },
 ];
 

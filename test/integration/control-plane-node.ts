@@ -20,7 +20,6 @@ import { controlPlaneExtensions, startControlPlaneRelay } from '../../src/contro
 import { baseUrl, close, listen } from '../../src/http';
 import { silentLogger } from '../../src/observability';
 import { freePort } from '../../scripts/lib/free-port';
-import { freePort } from '../../scripts/lib/free-port';
 import type { Relay } from '../../src/relay';
 
 /** Exec's confirmation timeout: long, so "answers promptly" is told apart from a 504. */
@@ -96,7 +95,6 @@ export function createControlPlaneNode(location: ControlPlaneLocation, consoleAu
         const relay = await startControlPlaneRelay({ store, logger: silentLogger(), execTimeoutMs: EXEC_TIMEOUT_MS, heartbeatMs: HEARTBEAT_MS, metricsToken: METRICS_TOKEN });
         const extensions = controlPlaneExtensions(store, consoleAuth ? { relay, auth: consoleAuth, ...(demoTenantFile ? { demoTenantFile } : {}) } : undefined);
         const app = createControlPlaneApp({ pushCheck: signedImagePushCheck(), store, logger: silentLogger(), routers: [relay.managementRouter], extensions, sampleDecisions: relay.sampleDecisions });
-        port ??= await freePort();
         port ??= await freePort();
         const server = await listen(withHook(app), port, '127.0.0.1');
         const upgrades = new Set<Duplex>();
