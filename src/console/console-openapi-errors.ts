@@ -16,4 +16,3 @@ export const AUTH: readonly RouteError[] = [
 export const MEMBER: readonly RouteError[] = [...AUTH, { code: 'tenant_not_found', when: 'no such tenant among your accounts (another tenant looks the same)' }];
 /** A write: a member of at least `least`, and no query string. */
 export const ROLE = (least: string): readonly RouteError[] => [...MEMBER, { code: 'forbidden', when: `your role is below ${least}` }, 'unknown_query_parameter'];
-/** A 400 `bad_request`, saying what was wrong on this route. */

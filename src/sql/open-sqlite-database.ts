@@ -84,7 +84,7 @@ function queueOf(file: string): { queue: FileQueue; release(): void } {
     queue: shared,
     release() {
       shared.handles -= 1;
-      if (shared.handles === 0 && fileQueues.get(key) === shared) fileQueues.delete(key);
+      if (shared.handles === 0) fileQueues.delete(key);
     },
   };
 }
