@@ -1,6 +1,6 @@
 import express from 'express';
 import { requireTenantKey, type ControlPlaneStore } from '../control-plane';
-import { apiErrors, type ApiRoute } from '../http';
+import { apiErrors, badRequest, type ApiRoute } from '../http';
 import { ADMIN_AUTH, type DocumentedExtension } from '../openapi';
 import { createDecisionRepository, type DecisionRepository } from './decision-repository';
 import { adminDecisionRoutes, decisionsPageSchema } from './decision-routes';
@@ -17,7 +17,7 @@ export const DECISION_STORE_ROUTES: readonly ApiRoute[] = [
       "The tenant's decision records, newest first (query: principal, action, resource, decision, instance, request_id, since; before or after <id>; limit ≤ 500)",
     responses: {
       200: { description: 'one page and the cursor of the next', schema: decisionsPageSchema },
-      ...apiErrors([{ code: 'bad_request', when: 'a bad or unknown query parameter' }, ADMIN_AUTH]),
+      ...apiErrors([badRequest('a bad or unknown query parameter'), ADMIN_AUTH]),
     },
   },
 ];

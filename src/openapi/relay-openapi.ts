@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { apiErrors, isCodeAt, type ApiRoute, type RouteError } from '../http';
+import { apiErrors, badRequest, isCodeAt, type ApiRoute, type RouteError } from '../http';
 import { EXEC_PATH } from '../relay';
 import { BROADCAST_LIMITS, BROADCAST_PATH, COMMANDS, EDGE_FAILURE_CODES, INSTANCE_REGISTRATIONS_PATH, METRICS_PATH } from '../relay-protocol';
 
@@ -78,7 +78,7 @@ export const RELAY_ROUTES: readonly ApiRoute[] = [
     requestBody: { content: { 'application/json': execBody } },
     responses: {
       200: { description: 'the edge confirmed', schema: z.strictObject({ result: z.strictObject({}) }) },
-      ...apiErrors([{ code: 'bad_request', when: 'malformed body' }, 'unknown_command', UNAUTHORIZED, 'instance_not_found', ...EXEC_OUTCOMES]),
+      ...apiErrors([badRequest('malformed body'), 'unknown_command', UNAUTHORIZED, 'instance_not_found', ...EXEC_OUTCOMES]),
     },
   },
   {
@@ -89,7 +89,7 @@ export const RELAY_ROUTES: readonly ApiRoute[] = [
     responses: {
       200: { description: 'sent, confirmed, failed (id and code) and not connected edges', schema: broadcastResultSchema },
       ...apiErrors([
-        { code: 'bad_request', when: 'malformed body or unknown filter member' },
+        badRequest('malformed body or unknown filter member'),
         'unknown_command',
         UNAUTHORIZED,
         { code: 'too_many_edges', when: `more than ${BROADCAST_LIMITS.maxEdges} connected edges match (nothing was sent)` },
@@ -109,7 +109,7 @@ export const RELAY_ROUTES: readonly ApiRoute[] = [
         description: 'one page of registrations; next_page_token when more remain',
         schema: z.strictObject({ result: z.array(registration), next_page_token: z.string().optional() }),
       },
-      ...apiErrors([{ code: 'bad_request', when: 'bad page_size or page_token' }, UNAUTHORIZED, ...STORAGE]),
+      ...apiErrors([badRequest('bad page_size or page_token'), UNAUTHORIZED, ...STORAGE]),
     },
   },
   {

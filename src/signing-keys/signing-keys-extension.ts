@@ -9,7 +9,6 @@ import { adminSigningKeyRoutes } from './admin-signing-key-routes';
 /** Where the admin API keeps a tenant's image-signing keys. */
 const SIGNING_KEYS = '/api/v2/admin/signing-keys';
 
-
 /** The admin API's signing-key routes, for the control plane's OpenAPI document. */
 export const SIGNING_KEY_ROUTES: readonly ApiRoute[] = [
   {
