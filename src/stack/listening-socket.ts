@@ -30,7 +30,8 @@ function listeningInodes(port: number): Set<string> | undefined {
  * Whether process `pid` holds a socket listening on `port` (Linux: /proc/net/tcp{,6} and the
  * process's open files). A readiness probe alone cannot tell the component it started from
  * another process already on the port: that one answers 200 while the child dies with
- * EADDRINUSE. Undefined where /proc does not tell (the probe's answer then stands alone).
+ * EADDRINUSE. False for a process that no longer exists; undefined where /proc does not tell
+ * (the probe's answer then stands alone).
  */
 export function holdsListeningSocket(pid: number | undefined, port: number): boolean | undefined {
   if (pid === undefined) return undefined;
@@ -39,8 +40,10 @@ export function holdsListeningSocket(pid: number | undefined, port: number): boo
   let fds: string[];
   try {
     fds = readdirSync(`/proc/${pid}/fd`);
-  } catch {
-    return undefined;
+  } catch (err) {
+    // Gone (it exited and was reaped, e.g. while its port was probed): it holds nothing. Another
+    // user's process (EACCES) cannot be told.
+    return (err as NodeJS.ErrnoException).code === 'ENOENT' ? false : undefined;
   }
   for (const fd of fds) {
     let target: string;

@@ -37,6 +37,12 @@ describe('holdsListeningSocket', () => {
       other.kill();
     }
   });
+
+  it('is false for a process that has exited: a child that died while its port was probed holds nothing', async () => {
+    const gone = spawn(process.execPath, ['-e', '']);
+    await new Promise((resolve) => gone.once('exit', resolve)); // exited and reaped: its /proc entry is gone
+    expect(holdsListeningSocket(gone.pid, port)).toBe(false);
+  });
 });
 
 describe('waitUntilReady with another process on the port', () => {
@@ -55,5 +61,23 @@ describe('waitUntilReady with another process on the port', () => {
     expect(outcome).toBeInstanceOf(NotReadyError);
     expect(outcome).toMatchObject({ reason: 'exited' });
     expect((outcome as Error).message).toMatch(/EADDRINUSE/);
+  });
+
+  it('does not take a 200 that came back after the child died during the probe for the child’s', async () => {
+    const component = { ...stackComponents(loadConfig({})).find((c) => c.name === 'edge')!, port };
+    const logFile = join(dir, 'edge-gone.log');
+    const child = spawn(process.execPath, ['-e', 'process.exit(1)'], { stdio: ['ignore', openSync(logFile, 'a'), 'ignore'] });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const running: RunningComponent = { component, child, logFile, logOffset: 0, exited };
+    // The other process's 200, answered only once the child has exited and been reaped.
+    const answers = async () => {
+      await exited;
+      return true;
+    };
+    const outcome = await waitUntilReady(running, '127.0.0.1', 60_000, { answers }).then(
+      () => 'ready',
+      (err: unknown) => err,
+    );
+    expect(outcome).toMatchObject({ reason: 'exited' });
   });
 });
